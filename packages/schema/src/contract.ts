@@ -1,0 +1,130 @@
+import type { ErrorName } from './error-catalog.ts';
+import { NewPlant, Plant } from './plant.ts';
+import { z } from './zod.ts';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * One operation of the API, declared once. The server's routing and validation, the client's
+ * call and the OpenAPI document are all derived from these fields.
+ */
+export interface Route<
+  TBody extends z.ZodType | undefined = z.ZodType | undefined,
+  TResponse extends z.ZodType = z.ZodType,
+> {
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** OpenAPI path template, e.g. `/plants` or `/plants/{id}`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly tag: 'plants' | 'operations';
+  /** `bearer`: the request must carry `Authorization: Bearer <token>`. */
+  readonly auth: 'bearer' | 'none';
+  /** The required JSON request body, or `undefined` for an operation without one. */
+  readonly body: TBody;
+  readonly response: {
+    readonly status: 200;
+    readonly schema: TResponse;
+    readonly description: string;
+  };
+  /** The catalog errors this operation can answer with (besides 404/405 for other paths). */
+  readonly errors: readonly ErrorName[];
+}
+
+/** Declares a route with its exact types kept (helper for inference only). */
+export function defineRoute<TBody extends z.ZodType | undefined, TResponse extends z.ZodType>(
+  route: Route<TBody, TResponse>,
+): Route<TBody, TResponse> {
+  return route;
+}
+
+/** The body a route's handler receives, after validation. */
+export type RouteBody<R extends Route> = R['body'] extends z.ZodType
+  ? z.output<R['body']>
+  : undefined;
+/** The body a caller passes for a route, before validation. */
+export type RouteInput<R extends Route> = R['body'] extends z.ZodType
+  ? z.input<R['body']>
+  : undefined;
+/** The success body of a route. */
+export type RouteResult<R extends Route> = z.output<R['response']['schema']>;
+
+const Health = z
+  .object({ status: z.literal('ok') })
+  .openapi('Health', { description: 'The probe answered.', example: { status: 'ok' } });
+
+export const createPlant = defineRoute({
+  operationId: 'createPlant',
+  method: 'post',
+  path: '/plants',
+  summary: 'Create a plant',
+  description: 'Creates a new plant in the store and returns it (without its id).',
+  tag: 'plants',
+  auth: 'bearer',
+  body: NewPlant,
+  response: { status: 200, schema: Plant, description: 'Plant response' },
+  errors: [
+    'validationFailed',
+    'malformedJson',
+    'missingBody',
+    'unauthorized',
+    'conflict',
+    'payloadTooLarge',
+    'unsupportedMediaType',
+    'internal',
+    'storeUnavailable',
+  ],
+});
+
+export const getHealth = defineRoute({
+  operationId: 'getHealth',
+  method: 'get',
+  path: '/healthz',
+  summary: 'Liveness probe',
+  description: 'Answers 200 while the process is alive. No credential needed.',
+  tag: 'operations',
+  auth: 'none',
+  body: undefined,
+  response: { status: 200, schema: Health, description: 'The process is alive.' },
+  errors: ['internal'],
+});
+
+export const getReadiness = defineRoute({
+  operationId: 'getReadiness',
+  method: 'get',
+  path: '/readyz',
+  summary: 'Readiness probe',
+  description: 'Answers 200 when the store answers, 503 when it does not. No credential needed.',
+  tag: 'operations',
+  auth: 'none',
+  body: undefined,
+  response: { status: 200, schema: Health, description: 'The store answers.' },
+  errors: ['storeUnavailable', 'internal'],
+});
+
+export const getOpenApiDocument = defineRoute({
+  operationId: 'getOpenApiDocument',
+  method: 'get',
+  path: '/openapi.json',
+  summary: 'This OpenAPI document',
+  description: 'The OpenAPI 3.1 document of this API, as JSON. No credential needed.',
+  tag: 'operations',
+  auth: 'none',
+  body: undefined,
+  response: {
+    status: 200,
+    schema: z.record(z.string(), z.unknown()).openapi({ description: 'An OpenAPI 3.1 document.' }),
+    description: 'The OpenAPI document.',
+  },
+  errors: ['internal'],
+});
+
+/** Every operation of the API, by operationId. Adding a route = one entry here + one handler. */
+export const contract = {
+  createPlant,
+  getHealth,
+  getReadiness,
+  getOpenApiDocument,
+} as const;
+export type Contract = typeof contract;

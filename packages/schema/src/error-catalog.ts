@@ -1,0 +1,78 @@
+/**
+ * Every value the `error` field of an Error response can take. Codes are stable: a code's
+ * meaning never changes, and new codes may be added. The first three digits are the HTTP
+ * status the code is sent with.
+ */
+export const ERROR_CATALOG = {
+  validationFailed: {
+    code: 40001,
+    status: 400,
+    meaning: 'The body is JSON but not a valid NewPlant; the message lists every problem by field.',
+  },
+  malformedJson: {
+    code: 40002,
+    status: 400,
+    meaning: 'The body is not well-formed JSON (or repeats a key with different values).',
+  },
+  missingBody: {
+    code: 40003,
+    status: 400,
+    meaning: 'The request has no body, or an empty one; a NewPlant is required.',
+  },
+  unauthorized: {
+    code: 40101,
+    status: 401,
+    meaning: 'The bearer credential is missing, malformed, unknown, expired or revoked.',
+  },
+  notFound: {
+    code: 40401,
+    status: 404,
+    meaning: 'No operation exists at this path.',
+  },
+  methodNotAllowed: {
+    code: 40501,
+    status: 405,
+    meaning: 'The path exists but not with this method; the Allow header lists the methods.',
+  },
+  conflict: {
+    code: 40901,
+    status: 409,
+    meaning:
+      'A plant with this id already exists with a different name or tag. (The same id with the same name and tag is a safe replay and returns 200.)',
+  },
+  payloadTooLarge: {
+    code: 41301,
+    status: 413,
+    meaning: 'The body is larger than the configured limit (BODY_LIMIT, 64 KiB by default).',
+  },
+  unsupportedMediaType: {
+    code: 41501,
+    status: 415,
+    meaning: 'The body is not sent as application/json.',
+  },
+  internal: {
+    code: 50001,
+    status: 500,
+    meaning: 'An unexpected failure in the server; it is logged, and nothing was stored.',
+  },
+  storeUnavailable: {
+    code: 50301,
+    status: 503,
+    meaning: 'The store cannot be reached right now; retry after the Retry-After seconds.',
+  },
+} as const satisfies Record<string, { code: number; status: number; meaning: string }>;
+
+export type ErrorName = keyof typeof ERROR_CATALOG;
+export type ErrorEntry = (typeof ERROR_CATALOG)[ErrorName];
+
+/** The catalog as a list, in code order. */
+export const ERROR_ENTRIES: readonly (ErrorEntry & { name: ErrorName })[] = (
+  Object.keys(ERROR_CATALOG) as ErrorName[]
+)
+  .map((name) => ({ name, ...ERROR_CATALOG[name] }))
+  .sort((a, b) => a.code - b.code);
+
+/** The HTTP statuses the API can answer with an Error body, ascending. */
+export const ERROR_STATUSES: readonly number[] = [
+  ...new Set(ERROR_ENTRIES.map((entry) => entry.status)),
+].sort((a, b) => a - b);

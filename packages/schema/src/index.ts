@@ -1,0 +1,29 @@
+export {
+  type Contract,
+  contract,
+  createPlant,
+  defineRoute,
+  getHealth,
+  getOpenApiDocument,
+  getReadiness,
+  type HttpMethod,
+  type Route,
+  type RouteBody,
+  type RouteInput,
+  type RouteResult,
+} from './contract.ts';
+export { ErrorBody } from './error-body.ts';
+export {
+  ERROR_CATALOG,
+  ERROR_ENTRIES,
+  ERROR_STATUSES,
+  type ErrorEntry,
+  type ErrorName,
+} from './error-catalog.ts';
+export { formatIssues } from './format-issues.ts';
+export { INT64_MAX, INT64_MIN, Int64, isInt64 } from './int64.ts';
+export { MalformedJsonError, parseJson, parseJsonNumber, stringifyJson } from './json.ts';
+export { API_VERSION, buildOpenApiDocument } from './openapi.ts';
+export { serializeOpenApiDocument } from './openapi-file.ts';
+export { NewPlant, type NewPlantInput, Plant, toPlant } from './plant.ts';
+export { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';

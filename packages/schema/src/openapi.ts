@@ -1,0 +1,197 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { type Contract, contract, type Route } from './contract.ts';
+import { ErrorBody } from './error-body.ts';
+import { ERROR_ENTRIES, ERROR_STATUSES, type ErrorName } from './error-catalog.ts';
+import { INT64_MAX } from './int64.ts';
+import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
+
+/** The version of the published contract (`info.version`). */
+export const API_VERSION = '1.0.0';
+const BEARER = 'bearerAuth';
+
+/** Per error status: the response component's name, description and headers. */
+type HeaderDoc = Record<string, { description: string; schema: { type: 'string' | 'integer' } }>;
+const STATUS_RESPONSES: Record<number, { name: string; summary: string; headers?: HeaderDoc }> = {
+  400: { name: 'BadRequest', summary: 'The request body is missing, malformed or invalid.' },
+  401: {
+    name: 'Unauthorized',
+    summary: 'The bearer credential is missing or not valid.',
+    headers: {
+      'WWW-Authenticate': {
+        description:
+          'RFC 6750 challenge: `Bearer realm="plant-store"`, plus `error="invalid_token"` when a token was sent but refused.',
+        schema: { type: 'string' },
+      },
+    },
+  },
+  404: { name: 'NotFound', summary: 'No operation exists at this path (any unknown path).' },
+  405: {
+    name: 'MethodNotAllowed',
+    summary: 'The path exists, but not with this method (any known path).',
+    headers: {
+      Allow: { description: 'The methods the path supports.', schema: { type: 'string' } },
+    },
+  },
+  409: { name: 'Conflict', summary: 'The id is taken by a plant with another name or tag.' },
+  413: { name: 'PayloadTooLarge', summary: 'The request body is over the size limit.' },
+  415: { name: 'UnsupportedMediaType', summary: 'The request body is not application/json.' },
+  500: { name: 'InternalError', summary: 'An unexpected server failure.' },
+  503: {
+    name: 'ServiceUnavailable',
+    summary: 'The store is unreachable; retry later.',
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before retrying.',
+        schema: { type: 'integer' },
+      },
+    },
+  },
+};
+
+const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
+  validationFailed:
+    'name: Invalid input: expected string, received undefined; colour: unknown property',
+  malformedJson: 'Request body is not valid JSON (at character 17)',
+  missingBody: 'Request body is required: send a NewPlant as application/json',
+  unauthorized: 'A valid bearer credential is required',
+  notFound: 'No operation at GET /plant',
+  methodNotAllowed: 'GET is not allowed on /plants; allowed: POST',
+  conflict: 'A plant with id 10 already exists with a different name or tag',
+  payloadTooLarge: 'Request body is larger than 65536 bytes',
+  unsupportedMediaType: 'Request body must be application/json, not text/plain',
+  internal: 'Internal server error',
+  storeUnavailable: 'The store is unavailable; retry later',
+};
+
+const DESCRIPTION = `Creates plants. Every request carries a bearer credential (\`Authorization: Bearer <token>\`).
+
+**ids are exact 64-bit integers.** The full range -9223372036854775808 … ${INT64_MAX} is accepted
+and stored without rounding. JavaScript consumers must not round-trip ids through
+\`JSON.parse\`/\`JSON.stringify\` (they round above 2^53); use a \`bigint\`-aware serializer.
+
+**Creates are idempotent per id.** Sending the same id with the same name and tag again answers
+200 with the same plant, so a client may safely retry. The same id with a different name or tag
+answers 409.
+
+**Bodies are strict.** Unknown properties, \`null\` for \`tag\`, a \`name\` or \`tag\` that is empty,
+longer than ${NAME_MAX_LENGTH} / ${TAG_MAX_LENGTH} characters, not well-formed Unicode or holding
+control characters are rejected with 400. A JSON object that repeats a key with different values
+is malformed JSON (400).
+
+**Errors** always have the Error shape. The \`error\` codes:
+
+| error | HTTP status | meaning |
+|---|---|---|
+${ERROR_ENTRIES.map((e) => `| ${e.code} | ${e.status} | ${e.meaning} |`).join('\n')}
+
+Any unknown path answers 404 (\`NotFound\` response) and any other method on a known path
+answers 405 (\`MethodNotAllowed\` response, with an \`Allow\` header).`;
+
+function errorResponse(status: number) {
+  const meta = STATUS_RESPONSES[status];
+  if (!meta) throw new Error(`no response description for status ${status}`);
+  const entries = ERROR_ENTRIES.filter((entry) => entry.status === status);
+  return {
+    name: meta.name,
+    component: {
+      description: meta.summary,
+      ...(meta.headers ? { headers: meta.headers } : {}),
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/Error' },
+          examples: Object.fromEntries(
+            entries.map((entry) => [
+              entry.name,
+              {
+                summary: `${entry.code}: ${entry.meaning}`,
+                value: { error: entry.code, message: EXAMPLE_MESSAGES[entry.name] },
+              },
+            ]),
+          ),
+        },
+      },
+    },
+  };
+}
+
+function statusesOf(route: Route): number[] {
+  const statuses = new Set<number>();
+  for (const entry of ERROR_ENTRIES) {
+    if (route.errors.includes(entry.name)) statuses.add(entry.status);
+  }
+  return [...statuses].sort((a, b) => a - b);
+}
+
+function registerRoute(registry: OpenAPIRegistry, route: Route): void {
+  registry.registerPath({
+    operationId: route.operationId,
+    method: route.method,
+    path: route.path,
+    summary: route.summary,
+    description: route.description,
+    tags: [route.tag],
+    security: route.auth === 'bearer' ? [{ [BEARER]: [] }] : [],
+    ...(route.body
+      ? {
+          request: {
+            body: {
+              required: true,
+              description: 'Required.',
+              content: { 'application/json': { schema: route.body } },
+            },
+          },
+        }
+      : {}),
+    responses: {
+      [route.response.status]: {
+        description: route.response.description,
+        content: { 'application/json': { schema: route.response.schema } },
+      },
+      ...Object.fromEntries(
+        statusesOf(route).map((status) => [
+          status,
+          { $ref: `#/components/responses/${STATUS_RESPONSES[status]?.name}` },
+        ]),
+      ),
+    },
+  });
+}
+
+/**
+ * Builds the OpenAPI 3.1 document from the route contract: the one place the published
+ * document comes from.
+ *
+ * @example
+ * const doc = buildOpenApiDocument();
+ * doc.paths?.['/plants']?.post?.operationId; // 'createPlant'
+ */
+export function buildOpenApiDocument(routes: Contract = contract) {
+  const registry = new OpenAPIRegistry();
+  registry.register('Error', ErrorBody);
+  registry.registerComponent('securitySchemes', BEARER, {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An opaque access token: `Authorization: Bearer <token>`.',
+  });
+  for (const status of ERROR_STATUSES) {
+    const { name, component } = errorResponse(status);
+    registry.registerComponent('responses', name, component);
+  }
+  for (const route of Object.values(routes)) registerRoute(registry, route);
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Plant Store',
+      version: API_VERSION,
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/', description: 'The server this document is served from' }],
+    security: [{ [BEARER]: [] }],
+    tags: [
+      { name: 'plants', description: 'Create plants.' },
+      { name: 'operations', description: 'Probes and this document, for operators.' },
+    ],
+  });
+}

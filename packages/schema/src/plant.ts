@@ -1,0 +1,44 @@
+import { Int64 } from './int64.ts';
+import { boundedText, NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
+import { z } from './zod.ts';
+
+const name = boundedText(NAME_MAX_LENGTH, 'The name of the plant');
+const tag = boundedText(TAG_MAX_LENGTH, 'Tag that specifies the type of the plant');
+
+/**
+ * A plant as the API returns it. Not strict: a later minor version may add optional
+ * response fields, and a client must keep working when it does.
+ */
+export const Plant = z.object({ name, tag: tag.optional() }).openapi('Plant', {
+  description: 'A plant in the store, as returned by the API (it has no `id`).',
+  example: { name: 'Monstera', tag: 'indoor' },
+});
+export type Plant = z.output<typeof Plant>;
+
+/**
+ * The body of a create-plant request: every field of Plant plus the required int64 `id`.
+ * Strict: an unknown property is an error, never silently dropped.
+ */
+export const NewPlant = z
+  .strictObject({ id: Int64, name, tag: tag.optional() })
+  .openapi('NewPlant', {
+    description:
+      'A plant to create: all fields of Plant plus the required `id`. Unknown properties are rejected.',
+    example: { id: 10, name: 'Monstera', tag: 'indoor' },
+  });
+/** What a caller may pass: `id` as a safe-integer `number` or as a `bigint`. */
+export type NewPlantInput = z.input<typeof NewPlant>;
+/** What validation yields: `id` always a `bigint`. */
+export type NewPlant = z.output<typeof NewPlant>;
+
+/**
+ * The Plant a NewPlant becomes in a response: the same name and tag, no id.
+ *
+ * @example
+ * toPlant({ id: 1n, name: 'Fern' }); // { name: 'Fern' }
+ */
+export function toPlant(newPlant: Pick<NewPlant, 'name' | 'tag'>): Plant {
+  return newPlant.tag === undefined
+    ? { name: newPlant.name }
+    : { name: newPlant.name, tag: newPlant.tag };
+}
