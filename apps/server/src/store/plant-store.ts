@@ -1,0 +1,26 @@
+import type { NewPlant } from '@plant-store/schema';
+
+/**
+ * What `create` did with a NewPlant:
+ * - `created`: the id was free; the plant is now stored (durably, when the promise resolves).
+ * - `replayed`: the id was taken by a plant with the same name and tag; nothing changed.
+ * - `conflict`: the id was taken by a plant with another name or tag; nothing changed.
+ */
+export type CreateOutcome = 'created' | 'replayed' | 'conflict';
+
+/** Thrown by a store that cannot reach its database right now (mapped to 503). */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}
+
+/** Persistence for plants with create-if-absent semantics. */
+export interface PlantStore {
+  /** Stores `plant` unless its id exists; never overwrites. Resolves once the outcome is durable. */
+  create(plant: NewPlant): Promise<CreateOutcome>;
+  /** The stored plant with this id, or `undefined`. */
+  get(id: bigint): Promise<NewPlant | undefined>;
+  /** Resolves when the store answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>;
+  /** Finishes pending work and releases the database. */
+  close(): Promise<void>;
+}
