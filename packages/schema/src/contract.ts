@@ -68,6 +68,7 @@ export const createPlant = defineRoute({
     'validationFailed',
     'malformedJson',
     'missingBody',
+    'malformedRequest',
     'unauthorized',
     'conflict',
     'payloadTooLarge',

@@ -19,6 +19,12 @@ export const ERROR_CATALOG = {
     status: 400,
     meaning: 'The request has no body, or an empty one; a NewPlant is required.',
   },
+  malformedRequest: {
+    code: 40004,
+    status: 400,
+    meaning:
+      'The HTTP request itself is malformed (request line, headers, or headers over 16 KiB); the connection is closed.',
+  },
   unauthorized: {
     code: 40101,
     status: 401,

@@ -53,6 +53,7 @@ const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
     'name: Invalid input: expected string, received undefined; colour: unknown property',
   malformedJson: 'Request body is not valid JSON (at character 17)',
   missingBody: 'Request body is required: send a NewPlant as application/json',
+  malformedRequest: 'Malformed HTTP request',
   unauthorized: 'A valid bearer credential is required',
   notFound: 'No operation at GET /plant',
   methodNotAllowed: 'GET is not allowed on /plants; allowed: POST',

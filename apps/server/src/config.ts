@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import bytes from 'bytes';
+import { z } from 'zod';
+
+/** The environment variables the server reads, with their defaults. Documented in the README. */
+const Env = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(0, 'must be 0..65535')
+    .max(65535, 'must be 0..65535')
+    .default(3000),
+  HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
+  DATABASE_URL: z.string().min(1, 'must not be empty').default('./data/plants.db'),
+  PLANT_STORE_TOKENS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((token) => token.trim())
+        .filter((token) => token !== ''),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .min(16, 'each token must be at least 16 characters')
+          .regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'each token must use only A-Z a-z 0-9 - . _ ~ + / ='),
+      ),
+    ),
+  BODY_LIMIT: z
+    .string()
+    .default('64kb')
+    .transform((value, ctx) => {
+      const parsed = bytes.parse(value);
+      if (parsed === null || !Number.isInteger(parsed) || parsed < 1) {
+        ctx.addIssue({ code: 'custom', message: 'must be a size such as 65536, 64kb or 1mb' });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DURABILITY: z.enum(['full', 'normal']).default('full'),
+});
+
+export interface Config {
+  readonly production: boolean;
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  /** The accepted bearer tokens (from PLANT_STORE_TOKENS, or the one generated for development). */
+  readonly tokens: readonly string[];
+  /** Set when no token was configured outside production and one was generated for this run. */
+  readonly generatedToken?: string;
+  readonly bodyLimitBytes: number;
+  readonly logLevel: z.output<typeof Env>['LOG_LEVEL'];
+  readonly durability: 'full' | 'normal';
+}
+
+/** A configuration the server refuses to start with; the message names every problem. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Reads and validates the configuration: the one place the environment is read.
+ *
+ * @example
+ * const config = loadConfig({ PORT: '8080', PLANT_STORE_TOKENS: 'a-long-secret-token-1' });
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = Env.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map(
+      (issue) => `${issue.path.join('.')}: ${issue.message}`,
+    );
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const values = result.data;
+  const production = values.NODE_ENV === 'production';
+  let tokens: readonly string[] = values.PLANT_STORE_TOKENS;
+  let generatedToken: string | undefined;
+  if (tokens.length === 0) {
+    if (production) {
+      throw new ConfigError(
+        'Invalid configuration: PLANT_STORE_TOKENS: required when NODE_ENV=production (comma-separated bearer tokens)',
+      );
+    }
+    generatedToken = randomBytes(32).toString('base64url');
+    tokens = [generatedToken];
+  }
+  return {
+    production,
+    port: values.PORT,
+    host: values.HOST,
+    databaseUrl: values.DATABASE_URL,
+    tokens,
+    ...(generatedToken === undefined ? {} : { generatedToken }),
+    bodyLimitBytes: values.BODY_LIMIT,
+    logLevel: values.LOG_LEVEL,
+    durability: values.DURABILITY,
+  };
+}

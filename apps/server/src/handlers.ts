@@ -1,0 +1,32 @@
+import { type NewPlant, type Plant, toPlant } from '@plant-store/schema';
+import { ApiError } from './api-error.ts';
+import type { ContractHandlers } from './http/contract-router.ts';
+import type { PlantStore } from './store/plant-store.ts';
+
+/**
+ * Creates the plant unless its id is taken. An identical replay answers the same Plant (so a
+ * client may retry safely); the same id with another name or tag is a 409.
+ */
+export async function createPlant(store: PlantStore, newPlant: NewPlant): Promise<Plant> {
+  const outcome = await store.create(newPlant);
+  if (outcome === 'conflict') {
+    throw new ApiError(
+      'conflict',
+      `A plant with id ${newPlant.id} already exists with a different name or tag`,
+    );
+  }
+  return toPlant(newPlant);
+}
+
+/** The handler of every contract route, bound to the store and the published document. */
+export function contractHandlers(store: PlantStore, openApiDocument: object): ContractHandlers {
+  return {
+    createPlant: (body) => createPlant(store, body),
+    getHealth: async () => ({ status: 'ok' }),
+    getReadiness: async () => {
+      await store.ping();
+      return { status: 'ok' };
+    },
+    getOpenApiDocument: async () => openApiDocument as Record<string, unknown>,
+  };
+}

@@ -1,0 +1,84 @@
+import { Router } from '@koa/router';
+import {
+  type Contract,
+  type Route,
+  type RouteBody,
+  type RouteResult,
+  stringifyJson,
+} from '@plant-store/schema';
+import { ApiError } from '../api-error.ts';
+import type { TokenRegistry } from '../token-registry.ts';
+import type { AppMiddleware, AppState } from './app-state.ts';
+import { jsonBody } from './json-body.ts';
+import { requireBearer } from './require-bearer.ts';
+
+/** The function that serves one route: validated body in, success body out. */
+export type RouteHandler<R extends Route> = (body: RouteBody<R>) => Promise<RouteResult<R>>;
+/** One handler per route of the contract. */
+export type ContractHandlers = { [K in keyof Contract]: RouteHandler<Contract[K]> };
+
+export interface ContractRouterOptions {
+  readonly tokens: TokenRegistry;
+  readonly bodyLimitBytes: number;
+}
+
+/** `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router). */
+export function toRouterPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+/**
+ * Builds the @koa/router routes from the contract: for each route its method and path, the
+ * bearer check when the route requires it, the JSON body pipeline when it has a body, then the
+ * handler, whose result is sent as the route's success status in JSON.
+ */
+export function contractRouter(
+  contract: Contract,
+  handlers: ContractHandlers,
+  options: ContractRouterOptions,
+): Router<AppState> {
+  const router = new Router<AppState>();
+  const auth = requireBearer(options.tokens);
+  for (const key of Object.keys(contract) as (keyof Contract)[]) {
+    const route: Route = contract[key];
+    const handler = handlers[key] as (body: unknown) => Promise<unknown>;
+    const steps: AppMiddleware[] = [
+      async (ctx, next) => {
+        ctx.state.route = route.path;
+        await next();
+      },
+      ...(route.auth === 'bearer' ? [auth] : []),
+      ...(route.body ? jsonBody(route.body, options.bodyLimitBytes) : []),
+      async (ctx) => {
+        const result = await handler(ctx.state.body);
+        ctx.status = route.response.status;
+        ctx.type = 'application/json';
+        ctx.body = stringifyJson(result);
+      },
+    ];
+    router.register(toRouterPath(route.path), [route.method], steps, { name: route.operationId });
+  }
+  return router;
+}
+
+/**
+ * Koa middleware placed after the router: a request no route answered is a 404 for an unknown
+ * path, or a 405 with an `Allow` header when the path exists with other methods.
+ */
+export function unmatchedRoute(router: Router<AppState>): AppMiddleware {
+  return async function answerUnmatched(ctx) {
+    const allowed = new Set<string>();
+    for (const layer of router.match(ctx.path, ctx.method).path) {
+      for (const method of layer.methods) allowed.add(method);
+    }
+    if (allowed.size === 0) {
+      throw new ApiError('notFound', `No operation at ${ctx.method} ${ctx.path}`);
+    }
+    const allow = [...allowed].join(', ');
+    throw new ApiError(
+      'methodNotAllowed',
+      `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`,
+      { Allow: allow },
+    );
+  };
+}

@@ -1,0 +1,25 @@
+import type { Logger } from 'pino';
+import { toApiError } from '../to-api-error.ts';
+import type { AppMiddleware } from './app-state.ts';
+
+/**
+ * Koa middleware that owns every error response: whatever a later middleware throws is
+ * answered with the Error shape as `application/json`. Unexpected failures are logged with
+ * their stack; the caller only sees `internal`.
+ */
+export function errorResponder(logger: Logger): AppMiddleware {
+  return async function respondWithError(ctx, next) {
+    try {
+      await next();
+    } catch (thrown) {
+      const error = toApiError(thrown);
+      if (error.kind === 'internal') {
+        logger.error({ err: thrown, requestId: ctx.state.requestId }, 'request failed');
+      }
+      ctx.status = error.status;
+      ctx.set(error.headers);
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(error.toBody());
+    }
+  };
+}

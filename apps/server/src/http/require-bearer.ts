@@ -1,0 +1,32 @@
+import { ApiError } from '../api-error.ts';
+import type { TokenRegistry } from '../token-registry.ts';
+import type { AppMiddleware } from './app-state.ts';
+
+const REALM = 'Bearer realm="plant-store"';
+// RFC 6750 §2.1: the scheme is case-insensitive; the token is token68 syntax.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/**
+ * Koa middleware that lets a request through only with `Authorization: Bearer <token>` for a
+ * known token; otherwise 401 with an RFC 6750 `WWW-Authenticate` challenge. It runs before the
+ * body is read, so an unauthenticated caller cannot make the server read or parse anything.
+ */
+export function requireBearer(tokens: TokenRegistry): AppMiddleware {
+  return async function checkBearer(ctx, next) {
+    const header = ctx.get('authorization');
+    if (!/^bearer(?: |$)/i.test(header)) {
+      throw new ApiError('unauthorized', 'A bearer credential is required', {
+        'WWW-Authenticate': REALM,
+      });
+    }
+    const token = BEARER.exec(header)?.[1];
+    const credential = token === undefined ? undefined : tokens.verify(token);
+    if (!credential) {
+      throw new ApiError('unauthorized', 'The bearer credential is not valid', {
+        'WWW-Authenticate': `${REALM}, error="invalid_token"`,
+      });
+    }
+    ctx.state.consumer = credential.name;
+    await next();
+  };
+}

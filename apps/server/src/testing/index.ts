@@ -1,0 +1,2 @@
+export { OpenApiResponseValidator } from './openapi-validator.ts';
+export { startTestServer, type TestServer, type TestServerOptions } from './start-test-server.ts';

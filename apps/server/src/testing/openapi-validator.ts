@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+
+interface OpenApiDocument {
+  paths: Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>;
+}
+
+const require = createRequire(import.meta.url);
+const DOCUMENT_PATH = require.resolve('@plant-store/schema/openapi.json');
+
+/**
+ * Checks response bodies against the committed, generated OpenAPI document with Ajv (JSON
+ * Schema 2020-12, which OpenAPI 3.1 uses): an independent check of what the zod schemas
+ * promise, not the zod schemas themselves.
+ *
+ * @example
+ * const validator = new OpenApiResponseValidator();
+ * validator.assertResponse('post', '/plants', 200, { name: 'Fern' });
+ */
+export class OpenApiResponseValidator {
+  readonly document: OpenApiDocument;
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly cache = new Map<string, ValidateFunction>();
+
+  constructor(documentPath: string = DOCUMENT_PATH) {
+    this.document = JSON.parse(readFileSync(documentPath, 'utf8')) as OpenApiDocument;
+    this.ajv.addFormat('int32', { type: 'number', validate: isInt32 });
+    this.ajv.addFormat('int64', { type: 'number', validate: Number.isInteger });
+    this.ajv.addSchema({ ...this.document, $id: 'openapi.json' });
+  }
+
+  /**
+   * Throws unless `body` is what the document promises for `status` of `method path`. An
+   * error status not listed for the operation (404, 405) is checked against its response
+   * component.
+   */
+  assertResponse(method: string, path: string, status: number, body: unknown): void {
+    const validate = this.validatorFor(method, path, status);
+    if (!validate(body)) {
+      throw new Error(
+        `${method.toUpperCase()} ${path} ${status}: body does not match the OpenAPI document: ` +
+          `${this.ajv.errorsText(validate.errors)}; body: ${JSON.stringify(body)}`,
+      );
+    }
+  }
+
+  private validatorFor(method: string, path: string, status: number): ValidateFunction {
+    const key = `${method} ${path} ${status}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const response = this.document.paths[path]?.[method.toLowerCase()]?.responses[String(status)];
+    let pointer: string;
+    if (response === undefined) {
+      const component = { 404: 'NotFound', 405: 'MethodNotAllowed' }[status];
+      if (!component) throw new Error(`${key}: the OpenAPI document does not list this response`);
+      pointer = `#/components/responses/${component}`;
+    } else if (response.$ref) {
+      pointer = response.$ref;
+    } else {
+      pointer = `#/paths/${escapePointer(path)}/${method.toLowerCase()}/responses/${status}`;
+    }
+    const validate = this.ajv.compile({
+      $ref: `openapi.json${pointer}/content/application~1json/schema`,
+    });
+    this.cache.set(key, validate);
+    return validate;
+  }
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function isInt32(value: number): boolean {
+  return Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31;
+}

@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '../logger.ts';
+import { type RunningServer, startServer } from '../server.ts';
+
+export interface TestServer extends RunningServer {
+  /** A bearer token the server accepts. */
+  readonly token: string;
+  /** The SQLite file the server stores plants in. */
+  readonly databaseFile: string;
+  /** Closes the server and deletes its temporary folder. */
+  dispose(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Reuse a database file (to test persistence); by default a new one in a temporary folder. */
+  readonly databaseFile?: string;
+  readonly bodyLimitBytes?: number;
+  readonly tokens?: readonly string[];
+}
+
+/**
+ * Starts the real server in this process on 127.0.0.1, a free port and a temporary SQLite
+ * file, with a fresh random token and logging off.
+ *
+ * @example
+ * const server = await startTestServer();
+ * await fetch(`${server.url}/healthz`);
+ * await server.dispose();
+ */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const folder = mkdtempSync(join(tmpdir(), 'plant-store-test-'));
+  const databaseFile = options.databaseFile ?? join(folder, 'plants.db');
+  const token = options.tokens?.[0] ?? `test-${randomBytes(24).toString('base64url')}`;
+  const running = await startServer(
+    {
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: databaseFile,
+      tokens: options.tokens ?? [token],
+      bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
+      durability: 'full',
+    },
+    createLogger('silent'),
+  );
+  return {
+    ...running,
+    token,
+    databaseFile,
+    async dispose() {
+      await running.close();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { ApiError } from './api-error.ts';
+import { StoreUnavailableError } from './store/plant-store.ts';
+
+/** Seconds a client should wait before retrying when the store is unavailable. */
+export const STORE_RETRY_AFTER_SECONDS = 1;
+
+interface HttpLikeError {
+  status?: unknown;
+  type?: unknown;
+  limit?: unknown;
+}
+
+/**
+ * Turns anything thrown while handling a request into the ApiError to answer with. The one
+ * place that decides what a caller is told: an unknown failure becomes `internal`, whose
+ * message reveals nothing of the cause.
+ */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) {
+    return new ApiError('storeUnavailable', 'The store is unavailable; retry later', {
+      'Retry-After': String(STORE_RETRY_AFTER_SECONDS),
+    });
+  }
+  const { status, type, limit } = (error ?? {}) as HttpLikeError;
+  // Errors of the body reader (raw-body / inflation, behind koa-bodyparser).
+  if (type === 'entity.too.large' || status === 413) {
+    return new ApiError(
+      'payloadTooLarge',
+      typeof limit === 'number'
+        ? `Request body is larger than ${limit} bytes`
+        : 'Request body is too large',
+    );
+  }
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported' || status === 415) {
+    return new ApiError(
+      'unsupportedMediaType',
+      'Request body must be application/json in UTF-8, with no content encoding other than gzip, deflate or br',
+    );
+  }
+  if (type === 'request.aborted' || type === 'request.size.invalid') {
+    return new ApiError('malformedJson', 'Request body ended before its declared length');
+  }
+  return new ApiError('internal', 'Internal server error');
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'tsup';
+
+// One ESM bundle per entry; the workspace's TypeScript packages are bundled in, npm
+// dependencies stay external (installed next to the app).
+export default defineConfig({
+  entry: ['src/main.ts'],
+  format: ['esm'],
+  platform: 'node',
+  target: 'node20',
+  outDir: 'dist',
+  clean: true,
+  sourcemap: true,
+  noExternal: [/^@plant-store\//],
+});
