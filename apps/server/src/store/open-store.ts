@@ -1,0 +1,75 @@
+import { fileURLToPath } from 'node:url';
+import type { PlantStore } from './plant-store.ts';
+import { createSqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
+
+/** Where a database URL points: a SQLite file, or a PostgreSQL server. */
+export type DatabaseLocation =
+  | { kind: 'sqlite'; filename: string }
+  | { kind: 'postgres'; url: string };
+
+/** Options of `openStore` that apply to SQLite (everything but the file name). */
+export type OpenStoreOptions = Omit<SqliteStoreOptions, 'filename'>;
+
+const ACCEPTED_FORMS =
+  'a file path (data/plants.db, /var/lib/plants.db), a file: URL (file:./data/plants.db, ' +
+  'file:///var/lib/plants.db) or a postgres:// / postgresql:// URL';
+
+// A URL scheme (RFC 3986) followed by ':'; a single letter before ':' is a Windows drive.
+const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]+):/;
+
+/**
+ * Classifies a database URL without touching the file system. A string with no URL scheme
+ * is a SQLite file path, kept as given (relative paths stay relative to the working
+ * directory). `file:` URLs become paths: `file:./x.db` → `./x.db`, `file:///abs/x.db` →
+ * `/abs/x.db` (percent-escapes decoded). Throws for anything else, naming the accepted forms.
+ *
+ * @example
+ * parseDatabaseUrl('file:./data/plants.db'); // { kind: 'sqlite', filename: './data/plants.db' }
+ * parseDatabaseUrl('postgres://db/plants'); // { kind: 'postgres', url: 'postgres://db/plants' }
+ */
+export function parseDatabaseUrl(url: string): DatabaseLocation {
+  if (url.trim() === '') throw invalid(url, 'it is empty');
+  const scheme = SCHEME.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { kind: 'sqlite', filename: url };
+  if (scheme === 'postgres' || scheme === 'postgresql') return { kind: 'postgres', url };
+  if (scheme === 'file') return { kind: 'sqlite', filename: fileUrlToPath(url) };
+  throw invalid(url, `the scheme "${scheme}:" is not supported`);
+}
+
+/**
+ * Opens the PlantStore that `databaseUrl` names (see `parseDatabaseUrl`): a SQLite file,
+ * created and migrated when needed. PostgreSQL URLs are recognised but not supported yet.
+ *
+ * @example
+ * const store = await openStore('file:./data/plants.db', { durability: 'full' });
+ */
+export async function openStore(
+  databaseUrl: string,
+  options: OpenStoreOptions = {},
+): Promise<PlantStore> {
+  const location = parseDatabaseUrl(databaseUrl);
+  if (location.kind === 'postgres') throw new Error('PostgreSQL support is not built yet');
+  return createSqliteStore({ ...options, filename: location.filename });
+}
+
+function fileUrlToPath(url: string): string {
+  if (url.includes('?') || url.includes('#')) {
+    throw invalid(url, 'query strings and fragments are not supported in file: URLs');
+  }
+  let filename: string;
+  try {
+    filename = url.toLowerCase().startsWith('file://')
+      ? fileURLToPath(url)
+      : decodeURIComponent(url.slice('file:'.length));
+  } catch (error) {
+    throw invalid(url, error instanceof Error ? error.message : String(error));
+  }
+  if (filename === '') throw invalid(url, 'it names no file');
+  return filename;
+}
+
+function invalid(url: string, reason: string): Error {
+  return new Error(
+    `Invalid database URL ${JSON.stringify(url)}: ${reason}. Use ${ACCEPTED_FORMS}.`,
+  );
+}
