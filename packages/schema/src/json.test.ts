@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { MalformedJsonError, parseJson, parseJsonNumber, stringifyJson } from './json.ts';
+
+describe('parseJsonNumber', () => {
+  it.each([
+    ['9007199254740993', 9007199254740993n],
+    ['-9223372036854775808', -(2n ** 63n)],
+    ['1.0', 1n],
+    ['1e3', 1000n],
+    ['12.30e1', 123n],
+    ['-0.5e1', -5n],
+    ['0.0', 0n],
+    ['1000e-2', 10n],
+  ])('reads the integral %s exactly as a bigint', (text, expected) => {
+    expect(parseJsonNumber(text)).toBe(expected);
+  });
+
+  it.each([
+    ['1.5', 1.5],
+    ['1e400', Number.POSITIVE_INFINITY],
+    ['0.001e1', 0.01],
+    ['1e-5', 0.00001],
+  ])('reads the non-integral or huge %s as a number', (text, expected) => {
+    expect(parseJsonNumber(text)).toBe(expected);
+  });
+
+  it('does not build huge bigints from huge exponents', () => {
+    expect(parseJsonNumber('1e999999999')).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('parseJson', () => {
+  it('keeps every digit of int64 values', () => {
+    expect(parseJson('{"id": 9223372036854775807}')).toEqual({ id: 9223372036854775807n });
+  });
+
+  it('keeps __proto__ as an own key, not a prototype', () => {
+    const value = parseJson('{"__proto__": {"polluted": true}}') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys(value)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('rejects malformed text with a position, not parser internals', () => {
+    expect(() => parseJson('{"a": ')).toThrow(MalformedJsonError);
+    expect(() => parseJson('{"a": ')).toThrow(/^is not valid JSON \(at character \d+\)$/);
+  });
+
+  it('rejects a key repeated with another value', () => {
+    expect(() => parseJson('{"a": 1, "a": 2}')).toThrow('repeats the key "a"');
+  });
+});
+
+describe('stringifyJson', () => {
+  it('writes bigints as exact JSON integers', () => {
+    expect(stringifyJson({ id: 2n ** 63n - 1n, name: 'x' })).toBe(
+      '{"id":9223372036854775807,"name":"x"}',
+    );
+  });
+
+  it('round-trips through parseJson', () => {
+    const value = { id: -(2n ** 63n), name: 'Fern', tag: 'ä' };
+    expect(parseJson(stringifyJson(value))).toEqual(value);
+  });
+});
