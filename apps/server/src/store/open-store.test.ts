@@ -45,6 +45,13 @@ describe('parseDatabaseUrl', () => {
     expect(() => parseDatabaseUrl(url)).toThrow(reason);
   });
 
+  it('masks credentials of an unsupported URL in its error', () => {
+    expect(() => parseDatabaseUrl('mysql://admin:hunter2@db/plants')).toThrow(
+      'Invalid database URL "mysql://***@db/plants"',
+    );
+    expect(() => parseDatabaseUrl('mysql://admin:hunter2@db/plants')).not.toThrow(/hunter2/);
+  });
+
   it('names the accepted forms in its error', () => {
     expect(() => parseDatabaseUrl('redis://cache')).toThrow(
       /file path .* file: URL .* postgres:\/\/ \/ postgresql:\/\/ URL/,

@@ -68,8 +68,10 @@ function fileUrlToPath(url: string): string {
   return filename;
 }
 
+/** The error for an unusable URL; any user-info (credentials) in it is masked. */
 function invalid(url: string, reason: string): Error {
+  const shown = url.replace(/^([^:/?#]+:\/\/)[^/?#]*@/, '$1***@');
   return new Error(
-    `Invalid database URL ${JSON.stringify(url)}: ${reason}. Use ${ACCEPTED_FORMS}.`,
+    `Invalid database URL ${JSON.stringify(shown)}: ${reason}. Use ${ACCEPTED_FORMS}.`,
   );
 }
