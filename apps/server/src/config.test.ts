@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const TOKEN = 'a-long-enough-token-0123';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({ PLANT_STORE_TOKENS: TOKEN });
+    expect(config).toEqual({
+      production: false,
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: './data/plants.db',
+      tokens: [TOKEN],
+      bodyLimitBytes: 65536,
+      logLevel: 'info',
+      durability: 'full',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'file:/var/lib/plants.db',
+      PLANT_STORE_TOKENS: ` ${TOKEN} , second-token-abcdefgh,`,
+      BODY_LIMIT: '1mb',
+      LOG_LEVEL: 'warn',
+      DURABILITY: 'normal',
+    });
+    expect(config).toMatchObject({
+      production: true,
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'file:/var/lib/plants.db',
+      tokens: [TOKEN, 'second-token-abcdefgh'],
+      bodyLimitBytes: 1024 * 1024,
+      logLevel: 'warn',
+      durability: 'normal',
+    });
+  });
+
+  it('generates one random token outside production when none is configured', () => {
+    const a = loadConfig({});
+    const b = loadConfig({});
+    expect(a.generatedToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(a.tokens).toEqual([a.generatedToken]);
+    expect(b.generatedToken).not.toBe(a.generatedToken);
+  });
+
+  it('refuses production without tokens', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/PLANT_STORE_TOKENS: required/);
+  });
+
+  it.each([
+    [{ PORT: '70000' }, /PORT: must be 0..65535/],
+    [{ PORT: '1.5' }, /PORT: must be a whole number/],
+    [{ BODY_LIMIT: 'lots' }, /BODY_LIMIT: must be a size/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: /],
+    [{ DURABILITY: 'maybe' }, /DURABILITY: /],
+    [{ PLANT_STORE_TOKENS: 'short' }, /PLANT_STORE_TOKENS.0: each token must be at least 16/],
+    [{ PLANT_STORE_TOKENS: 'has spaces in the token' }, /each token must use only/],
+  ])('names the problem in %o', (env, message) => {
+    expect(() => loadConfig({ PLANT_STORE_TOKENS: TOKEN, ...env })).toThrow(message);
+  });
+});
