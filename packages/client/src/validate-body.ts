@@ -1,0 +1,24 @@
+import { formatIssues } from '@plant-store/schema';
+import type { z } from 'zod';
+
+/** A schema's verdict on a value: the parsed value, or every issue and their message. */
+export type BodyVerdict<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly message: string; readonly issues: readonly z.core.$ZodIssue[] };
+
+/**
+ * Runs `schema` on `input`; a refusal carries the issues and `formatIssues(issues)`, the
+ * message the server sends for the same problems.
+ *
+ * @example
+ * validateBody(NewPlant, { id: 1, name: '' });
+ * // { ok: false, message: 'name: must not be empty', issues: [ … ] }
+ */
+export function validateBody<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+): BodyVerdict<z.output<S>> {
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, message: formatIssues(result.error.issues), issues: result.error.issues };
+}
