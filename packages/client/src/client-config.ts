@@ -1,0 +1,91 @@
+import { type $Fetch, ofetch } from 'ofetch';
+import type { RequestSettings } from './http-request.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+
+/** Options of {@link createPlantStoreClient}. */
+export interface PlantStoreClientOptions {
+  /** Where the API is served, e.g. `https://plants.example.com` or `http://127.0.0.1:3000/api`. */
+  readonly baseUrl: string;
+  /** The bearer token sent as `Authorization: Bearer <token>` to routes that require it. */
+  readonly token: string;
+  /** Time allowed for each attempt, in ms. Default 10 000. */
+  readonly timeoutMs?: number;
+  /** Retries after a network failure, a timeout or a 502/503/504. Default 2 (3 attempts). */
+  readonly retries?: number;
+  /** Wait before the first retry, in ms, doubled for each next one. Default 250. */
+  readonly retryDelayMs?: number;
+  /**
+   * Longest wait between attempts, in ms. A `Retry-After` asking for longer ends the retries
+   * (the error's `retryAfter` tells the caller when to come back). Default 10 000.
+   */
+  readonly maxRetryDelayMs?: number;
+  /** The fetch implementation to send with. Default: the global `fetch`. */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+/** The options with defaults applied and checked, plus the ofetch instance to send with. */
+export interface ClientConfig extends RequestSettings {
+  readonly retry: RetryPolicy;
+  readonly fetcher: $Fetch;
+}
+
+/** The defaults of the optional {@link PlantStoreClientOptions}. */
+export const CLIENT_DEFAULTS = {
+  timeoutMs: 10_000,
+  retries: 2,
+  retryDelayMs: 250,
+  maxRetryDelayMs: 10_000,
+} as const;
+
+/**
+ * Applies the defaults and checks the options, throwing a `TypeError` or `RangeError` that
+ * names the bad option.
+ *
+ * @example
+ * resolveClientConfig({ baseUrl: 'http://127.0.0.1:3000', token: 't' }).retry;
+ * // { retries: 2, retryDelayMs: 250, maxRetryDelayMs: 10000 }
+ */
+export function resolveClientConfig(options: PlantStoreClientOptions): ClientConfig {
+  const url = URL.parse(options.baseUrl);
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new TypeError(
+      `baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`,
+    );
+  }
+  if (!/^[\x21-\x7e]+$/.test(options.token)) {
+    throw new TypeError('token must be a non-empty string of visible ASCII characters');
+  }
+  return {
+    baseUrl: options.baseUrl,
+    token: options.token,
+    timeoutMs: positive('timeoutMs', options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs),
+    retry: {
+      retries: count('retries', options.retries ?? CLIENT_DEFAULTS.retries),
+      retryDelayMs: duration('retryDelayMs', options.retryDelayMs ?? CLIENT_DEFAULTS.retryDelayMs),
+      maxRetryDelayMs: duration(
+        'maxRetryDelayMs',
+        options.maxRetryDelayMs ?? CLIENT_DEFAULTS.maxRetryDelayMs,
+      ),
+    },
+    fetcher: options.fetch ? ofetch.create({}, { fetch: options.fetch }) : ofetch,
+  };
+}
+
+function positive(name: string, value: number): number {
+  if (!(Number.isFinite(value) && value > 0))
+    throw new RangeError(`${name} must be > 0, got ${value}`);
+  return value;
+}
+
+function duration(name: string, value: number): number {
+  if (!(Number.isFinite(value) && value >= 0))
+    throw new RangeError(`${name} must be >= 0, got ${value}`);
+  return value;
+}
+
+function count(name: string, value: number): number {
+  if (!(Number.isSafeInteger(value) && value >= 0)) {
+    throw new RangeError(`${name} must be a whole number >= 0, got ${value}`);
+  }
+  return value;
+}

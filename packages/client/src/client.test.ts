@@ -1,0 +1,361 @@
+import { formatIssues, NewPlant, type NewPlantInput, type Plant } from '@plant-store/schema';
+import { FetchError } from 'ofetch';
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { createPlantStoreClient } from './client.ts';
+import type { PlantStoreClientOptions } from './client-config.ts';
+import { PlantStoreError } from './plant-store-error.ts';
+import { PlantStoreNetworkError } from './plant-store-network-error.ts';
+import { PlantStoreValidationError } from './plant-store-validation-error.ts';
+import {
+  closedPortUrl,
+  type RecordingServer,
+  type Responder,
+  reply,
+  startRecordingServer,
+} from './test-support/recording-server.ts';
+
+// Protocol tests of the client alone, against a real node:http server: nothing is mocked.
+
+const TOKEN = 'test-token';
+const MONSTERA = '{"name":"Monstera","tag":"indoor"}';
+const CONFLICT =
+  '{"error":40901,"message":"A plant with id 10 already exists with a different name or tag"}';
+const UNAVAILABLE = '{"error":50301,"message":"The store is unavailable; retry later"}';
+
+const servers: RecordingServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function serve(respond: Responder): Promise<RecordingServer> {
+  const server = await startRecordingServer(respond);
+  servers.push(server);
+  return server;
+}
+
+function clientFor(baseUrl: string, options: Partial<PlantStoreClientOptions> = {}) {
+  return createPlantStoreClient({ baseUrl, token: TOKEN, retryDelayMs: 1, ...options });
+}
+
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+describe('createPlant: the request', () => {
+  it('sends the exact bytes: bigint id unrounded, JSON and bearer headers', async () => {
+    const server = await serve((_, res) => reply(res, 200, MONSTERA));
+    const plant = await clientFor(server.url).createPlant({
+      id: 2n ** 63n - 1n,
+      name: 'Monstera',
+      tag: 'indoor',
+    });
+
+    expect(plant).toEqual({ name: 'Monstera', tag: 'indoor' });
+    expect(server.requests).toHaveLength(1);
+    const [request] = server.requests;
+    expect(request?.method).toBe('POST');
+    expect(request?.url).toBe('/plants');
+    expect(request?.body).toBe('{"id":9223372036854775807,"name":"Monstera","tag":"indoor"}');
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.headers.accept).toBe('application/json');
+    expect(request?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('sends a number id and an absent tag as the schema outputs them', async () => {
+    const server = await serve((_, res) => reply(res, 200, '{"name":"Fern"}'));
+    await clientFor(server.url).createPlant({ id: -42, name: 'Fern', tag: undefined });
+    expect(server.requests[0]?.body).toBe('{"id":-42,"name":"Fern"}');
+  });
+
+  it('keeps a path prefix of baseUrl', async () => {
+    const server = await serve((_, res) => reply(res, 200, MONSTERA));
+    await clientFor(`${server.url}/api/v1/`).createPlant({ id: 1, name: 'Monstera' });
+    expect(server.requests[0]?.url).toBe('/api/v1/plants');
+  });
+
+  it('sends with the fetch it is given', async () => {
+    const server = await serve((_, res) => reply(res, 200, MONSTERA));
+    const seen: string[] = [];
+    const fetch: typeof globalThis.fetch = (input, init) => {
+      seen.push(String(input));
+      return globalThis.fetch(input, init);
+    };
+    await clientFor(server.url, { fetch }).createPlant({ id: 1, name: 'Monstera' });
+    expect(seen).toEqual([`${server.url}/plants`]);
+  });
+
+  it('is typed from the schema package', () => {
+    const client = clientFor('http://127.0.0.1:9');
+    expectTypeOf(client.createPlant).parameter(0).toEqualTypeOf<NewPlantInput>();
+    expectTypeOf(client.createPlant).returns.resolves.toEqualTypeOf<Plant>();
+    // @ts-expect-error an id is a number or a bigint, never a string
+    void client.createPlant({ id: '1', name: 'Fern' }).catch(() => {});
+  });
+});
+
+describe('createPlant: invalid input', () => {
+  const invalid: [string, unknown][] = [
+    ['an unknown property', { id: 1, name: 'Fern', colour: 'green' }],
+    ['an unsafe number id', { id: 2 ** 53, name: 'Fern' }],
+    ['an id beyond int64', { id: 2n ** 63n, name: 'Fern' }],
+    ['an empty name', { id: 1, name: '' }],
+    ['a null tag', { id: 1, name: 'Fern', tag: null }],
+    ['no body at all', undefined],
+  ];
+
+  it.each(invalid)(
+    'refuses %s with PlantStoreValidationError and sends nothing',
+    async (_, input) => {
+      const server = await serve((_, res) => reply(res, 200, MONSTERA));
+      const error = await rejectionOf(clientFor(server.url).createPlant(input as NewPlantInput));
+
+      expect(error).toBeInstanceOf(PlantStoreValidationError);
+      const expected = NewPlant.safeParse(input).error?.issues ?? [];
+      expect(expected.length).toBeGreaterThan(0);
+      expect((error as PlantStoreValidationError).issues).toEqual(expected);
+      expect((error as PlantStoreValidationError).message).toBe(formatIssues(expected));
+      expect(server.requests).toHaveLength(0);
+    },
+  );
+});
+
+describe('createPlant: error responses', () => {
+  it('turns a 409 Error body into PlantStoreError with its code and message, not retried', async () => {
+    const server = await serve((_, res) => reply(res, 409, CONFLICT));
+    const error = await rejectionOf(clientFor(server.url).createPlant({ id: 10, name: 'Fern' }));
+
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).not.toBeInstanceOf(PlantStoreNetworkError);
+    expect(error).toMatchObject({
+      name: 'PlantStoreError',
+      operationId: 'createPlant',
+      status: 409,
+      code: 40901,
+      message: 'A plant with id 10 already exists with a different name or tag',
+      retryAfter: undefined,
+      attempts: 1,
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('does not retry a 500', async () => {
+    const server = await serve((_, res) =>
+      reply(res, 500, '{"error":50001,"message":"Internal server error"}'),
+    );
+    const error = await rejectionOf(clientFor(server.url).createPlant({ id: 1, name: 'Fern' }));
+    expect(error).toMatchObject({ status: 500, code: 50001, message: 'Internal server error' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('gives a non-JSON 502 (an HTML page from a proxy) code undefined and a clear message, after retries', async () => {
+    const html = '<html>\n<body><h1>502 Bad Gateway</h1></body>\n</html>';
+    const server = await serve((_, res) => reply(res, 502, html, { 'content-type': 'text/html' }));
+    const error = await rejectionOf(clientFor(server.url).createPlant({ id: 1, name: 'Fern' }));
+
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({ status: 502, code: undefined, attempts: 3 });
+    expect((error as Error).message).toBe(
+      'createPlant: the API answered 502 Bad Gateway without an Error body (text/html: "<html> <body><h1>502 Bad Gateway</h1></body> </html>")',
+    );
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('gives a non-JSON 500 and an empty 500 code undefined, without retrying', async () => {
+    const server = await serve((_, res, index) =>
+      index === 0
+        ? reply(res, 500, 'Internal Server Error', { 'content-type': 'text/plain' })
+        : reply(res, 500, '', {}),
+    );
+    const client = clientFor(server.url);
+    const plain = await rejectionOf(client.createPlant({ id: 1, name: 'Fern' }));
+    const empty = await rejectionOf(client.createPlant({ id: 1, name: 'Fern' }));
+
+    expect(plain).toMatchObject({ status: 500, code: undefined });
+    expect((plain as Error).message).toContain('text/plain: "Internal Server Error"');
+    expect(empty).toMatchObject({ status: 500, code: undefined });
+    expect((empty as Error).message).toContain('no content-type, empty');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('gives JSON that is not an Error body code undefined', async () => {
+    const server = await serve((_, res) => reply(res, 400, '{"error":"bad","message":"x"}'));
+    const error = await rejectionOf(clientFor(server.url).createPlant({ id: 1, name: 'Fern' }));
+    expect(error).toMatchObject({ status: 400, code: undefined });
+    expect((error as Error).message).toContain('without an Error body');
+  });
+});
+
+describe('createPlant: a success response that breaks the contract', () => {
+  it('refuses a 200 body that is not a Plant', async () => {
+    const server = await serve((_, res) => reply(res, 200, '{"name":"","tag":7}'));
+    const error = await rejectionOf(clientFor(server.url).createPlant({ id: 1, name: 'Fern' }));
+
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({ status: 200, code: undefined, attempts: 1 });
+    expect((error as Error).message).toBe(
+      'createPlant: the 200 response does not match the contract: name: must not be empty; tag: Invalid input: expected string, received number',
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('refuses a 200 body that is not JSON', async () => {
+    const server = await serve((_, res) => reply(res, 200, 'OK', { 'content-type': 'text/plain' }));
+    const error = await rejectionOf(clientFor(server.url).createPlant({ id: 1, name: 'Fern' }));
+    expect(error).toMatchObject({ status: 200, code: undefined });
+    expect((error as Error).message).toBe(
+      'createPlant: the 200 response is not JSON (text/plain: "OK")',
+    );
+  });
+
+  it('refuses another 2xx than the contract declares', async () => {
+    const server = await serve((_, res) => reply(res, 201, MONSTERA));
+    const error = await rejectionOf(clientFor(server.url).createPlant({ id: 1, name: 'Fern' }));
+    expect(error).toMatchObject({ status: 201, code: undefined });
+  });
+
+  it('accepts a Plant with fields added by a later minor version, and drops them', async () => {
+    const server = await serve((_, res) =>
+      reply(res, 200, '{"name":"Fern","createdAt":"2025-01-01"}'),
+    );
+    await expect(clientFor(server.url).createPlant({ id: 1, name: 'Fern' })).resolves.toEqual({
+      name: 'Fern',
+    });
+  });
+});
+
+describe('createPlant: retries', () => {
+  it('retries 503 twice, then succeeds, sending the same bytes each time', async () => {
+    const server = await serve((_, res, index) =>
+      index < 2 ? reply(res, 503, UNAVAILABLE) : reply(res, 200, MONSTERA),
+    );
+    const plant = await clientFor(server.url).createPlant({
+      id: 10n,
+      name: 'Monstera',
+      tag: 'indoor',
+    });
+
+    expect(plant).toEqual({ name: 'Monstera', tag: 'indoor' });
+    expect(server.requests).toHaveLength(3);
+    expect(new Set(server.requests.map((request) => request.body))).toEqual(
+      new Set(['{"id":10,"name":"Monstera","tag":"indoor"}']),
+    );
+  });
+
+  it('retries 502 and 504 as well', async () => {
+    const server = await serve((_, res, index) =>
+      index === 0
+        ? reply(res, 502, '')
+        : index === 1
+          ? reply(res, 504, '')
+          : reply(res, 200, MONSTERA),
+    );
+    await clientFor(server.url).createPlant({ id: 1, name: 'Monstera' });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('gives up after `retries` retries with the last error and its Retry-After', async () => {
+    const server = await serve((_, res) =>
+      reply(res, 503, UNAVAILABLE, { 'content-type': 'application/json', 'retry-after': '0' }),
+    );
+    const error = await rejectionOf(
+      clientFor(server.url, { retries: 4 }).createPlant({ id: 1, name: 'Fern' }),
+    );
+    expect(error).toMatchObject({ status: 503, code: 50301, retryAfter: 0, attempts: 5 });
+    expect(server.requests).toHaveLength(5);
+  });
+
+  it('does not retry when retries is 0', async () => {
+    const server = await serve((_, res) => reply(res, 503, UNAVAILABLE));
+    await rejectionOf(clientFor(server.url, { retries: 0 }).createPlant({ id: 1, name: 'Fern' }));
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('waits the Retry-After seconds of a 503 before retrying', async () => {
+    const arrivals: number[] = [];
+    const server = await serve((_, res, index) => {
+      arrivals.push(performance.now());
+      if (index === 0) {
+        reply(res, 503, UNAVAILABLE, { 'content-type': 'application/json', 'retry-after': '1' });
+      } else {
+        reply(res, 200, MONSTERA);
+      }
+    });
+    await clientFor(server.url).createPlant({ id: 1, name: 'Monstera' });
+    expect(arrivals).toHaveLength(2);
+    expect((arrivals[1] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(990);
+  });
+
+  it('does not wait out a Retry-After longer than maxRetryDelayMs: it reports it', async () => {
+    const server = await serve((_, res) =>
+      reply(res, 503, UNAVAILABLE, { 'content-type': 'application/json', 'retry-after': '120' }),
+    );
+    const error = await rejectionOf(clientFor(server.url).createPlant({ id: 1, name: 'Fern' }));
+    expect(error).toMatchObject({ status: 503, code: 50301, retryAfter: 120, attempts: 1 });
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('createPlant: no response', () => {
+  it('gives PlantStoreNetworkError (status 0, with the cause) for a closed port, after retries', async () => {
+    const url = await closedPortUrl();
+    const error = await rejectionOf(clientFor(url).createPlant({ id: 1, name: 'Fern' }));
+
+    expect(error).toBeInstanceOf(PlantStoreNetworkError);
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({
+      name: 'PlantStoreNetworkError',
+      status: 0,
+      code: undefined,
+      timedOut: false,
+      attempts: 3,
+      url: `${url}/plants`,
+    });
+    const { cause, message } = error as PlantStoreNetworkError;
+    expect(cause).toBeInstanceOf(Error);
+    expect(cause).not.toBeInstanceOf(FetchError);
+    expect(message).toMatch(
+      /^createPlant: request to http:\/\/127\.0\.0\.1:\d+\/plants failed \(.*ECONNREFUSED.*\); gave up after 3 attempts$/,
+    );
+  });
+
+  it('retries a dropped connection, and succeeds when the server comes back', async () => {
+    const server = await serve((_, res, index) =>
+      index === 0 ? res.socket?.destroy() : reply(res, 200, MONSTERA),
+    );
+    await expect(clientFor(server.url).createPlant({ id: 1, name: 'Monstera' })).resolves.toEqual({
+      name: 'Monstera',
+      tag: 'indoor',
+    });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('times out each attempt after timeoutMs, retries, then gives PlantStoreNetworkError', async () => {
+    const server = await serve(() => {}); // never answers
+    const started = performance.now();
+    const error = await rejectionOf(
+      clientFor(server.url, { timeoutMs: 150, retries: 1 }).createPlant({ id: 1, name: 'Fern' }),
+    );
+    const elapsed = performance.now() - started;
+
+    expect(error).toBeInstanceOf(PlantStoreNetworkError);
+    expect(error).toMatchObject({ status: 0, timedOut: true, attempts: 2 });
+    expect((error as Error).message).toMatch(/\/plants timed out; gave up after 2 attempts$/);
+    expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
+    // The retry reached the server too: each attempt gets its own timeout.
+    expect(server.requests).toHaveLength(2);
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(2_000);
+  });
+
+  it('answers within timeoutMs for a slow but timely server', async () => {
+    const server = await serve((_, res) => setTimeout(() => reply(res, 200, MONSTERA), 50));
+    await expect(
+      clientFor(server.url, { timeoutMs: 1_000 }).createPlant({ id: 1, name: 'Monstera' }),
+    ).resolves.toEqual({ name: 'Monstera', tag: 'indoor' });
+  });
+});
