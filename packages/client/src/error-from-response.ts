@@ -1,7 +1,6 @@
-import { ErrorBody } from '@plant-store/schema';
+import { ErrorBody, parseJson } from '@plant-store/schema';
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { describeBody } from './describe-body.ts';
-import { parseResponseJson } from './parse-response-json.ts';
 import { PlantStoreError } from './plant-store-error.ts';
 
 type Response = Extract<AttemptOutcome, { kind: 'response' }>;
@@ -39,7 +38,7 @@ export function errorFromResponse(
 function readErrorBody(text: string): ErrorBody | undefined {
   let json: unknown;
   try {
-    json = parseResponseJson(text);
+    json = parseJson(text);
   } catch {
     return undefined;
   }

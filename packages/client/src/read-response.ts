@@ -1,8 +1,7 @@
-import { formatIssues, type Route } from '@plant-store/schema';
+import { formatIssues, parseJson, type Route } from '@plant-store/schema';
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { describeBody } from './describe-body.ts';
 import { errorFromResponse } from './error-from-response.ts';
-import { parseResponseJson } from './parse-response-json.ts';
 import { PlantStoreError } from './plant-store-error.ts';
 import { PlantStoreNetworkError } from './plant-store-network-error.ts';
 import type { RetriedOutcome } from './send-with-retries.ts';
@@ -41,7 +40,7 @@ function readSuccessBody(route: Route, response: Response, attempts: number): un
   const prefix = `${route.operationId}: the ${response.status} response`;
   let json: unknown;
   try {
-    json = parseResponseJson(response.text);
+    json = parseJson(response.text);
   } catch (error) {
     throw new PlantStoreError(`${prefix} is not JSON (${describeBody(response)})`, {
       ...details,

@@ -34,6 +34,20 @@ describe('parseJson', () => {
     expect(parseJson('{"id": 9223372036854775807}')).toEqual({ id: 9223372036854775807n });
   });
 
+  it('keeps safe integers as numbers and only larger ones as bigints', () => {
+    expect(parseJson('[9007199254740991, -9007199254740993, 1.0, 1.5, 2e-3]')).toEqual([
+      9007199254740991,
+      -9007199254740993n,
+      1,
+      1.5,
+      0.002,
+    ]);
+  });
+
+  it('throws on an empty text', () => {
+    expect(() => parseJson('')).toThrow(MalformedJsonError);
+  });
+
   it('keeps __proto__ as an own key, not a prototype', () => {
     const value = parseJson('{"__proto__": {"polluted": true}}') as Record<string, unknown>;
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);

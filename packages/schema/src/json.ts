@@ -35,16 +35,29 @@ export function parseJsonNumber(text: string): bigint | number {
   return Number(text);
 }
 
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** A JSON number as the schemas expect it: safe integers as `number`, larger ones as `bigint`. */
+function toSchemaNumber(text: string): bigint | number {
+  const value = parseJsonNumber(text);
+  return typeof value === 'bigint' && value >= MIN_SAFE && value <= MAX_SAFE
+    ? Number(value)
+    : value;
+}
+
 /**
- * Parses JSON text without losing integer precision: integers become `bigint`.
+ * Parses JSON text without losing integer precision: an integer beyond ±(2^53 − 1) becomes
+ * an exact `bigint`, a safe one stays a `number` (so `Int64` and `z.int32()` fields both
+ * validate). Used by the server for request bodies and by the client for responses.
  * Throws {@link MalformedJsonError} with a short, position-only message on bad input.
  *
  * @example
- * parseJson('{"id": 9223372036854775807}'); // { id: 9223372036854775807n }
+ * parseJson('{"id": 9223372036854775807, "n": 7}'); // { id: 9223372036854775807n, n: 7 }
  */
 export function parseJson(text: string): unknown {
   try {
-    return parse(text, null, parseJsonNumber);
+    return parse(text, null, toSchemaNumber);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const duplicate = /^Duplicate key '(.*)' encountered/.exec(reason);
