@@ -45,6 +45,9 @@ const Env = z.object({
   DURABILITY: z.enum(['full', 'normal']).default('full'),
 });
 
+/** The names of every environment variable the server reads (the README's table lists them). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.shape);
+
 export interface Config {
   readonly production: boolean;
   readonly port: number;
