@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import Database from 'better-sqlite3';
+import { GroupCommitQueue, type GroupCommitStats, type ItemResult } from './group-commit.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 import { type CreateOutcome, type PlantStore, StoreUnavailableError } from './plant-store.ts';
 
@@ -33,13 +34,8 @@ export interface SqliteSettings {
   readonly schemaVersion: number;
 }
 
-/** Counters of the group-commit path. */
-export interface SqliteStoreStats {
-  /** Write transactions committed by `create` (one per batch). */
-  readonly commits: number;
-  /** Creates that were settled (resolved or rejected). */
-  readonly creates: number;
-}
+/** Counters of the group-commit path: `commits` write transactions, `creates` settled creates. */
+export type SqliteStoreStats = GroupCommitStats;
 
 const SYNCHRONOUS_LEVEL: Record<Durability, number> = { normal: 1, full: 2 };
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
@@ -63,13 +59,7 @@ interface PlantRow {
   tag: string | null;
 }
 
-type RowResult = { ok: true; outcome: CreateOutcome } | { ok: false; error: unknown };
-
-interface PendingCreate {
-  readonly plant: NewPlant;
-  readonly resolve: (outcome: CreateOutcome) => void;
-  readonly reject: (error: unknown) => void;
-}
+type RowResult = ItemResult<CreateOutcome>;
 
 /**
  * Opens (creating and migrating when needed) the SQLite plant store at `options.filename`.
@@ -98,20 +88,16 @@ export class SqliteStore implements PlantStore {
   readonly #select: Database.Statement<[bigint], PlantRow>;
   readonly #ping: Database.Statement<[], unknown>;
   readonly #commitBatch: Database.Transaction<(plants: readonly NewPlant[]) => RowResult[]>;
-  readonly #maxBatchSize: number;
-  #queue: PendingCreate[] = [];
-  #flushTimer: NodeJS.Immediate | undefined;
+  readonly #queue: GroupCommitQueue<NewPlant, CreateOutcome>;
   #closed = false;
-  #commits = 0;
-  #creates = 0;
 
   /** Prefer `createSqliteStore`; opens the connection synchronously. */
   constructor(options: SqliteStoreOptions) {
     this.filename = options.filename;
-    this.#maxBatchSize = positiveInteger(
-      'maxBatchSize',
-      options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
-    );
+    this.#queue = new GroupCommitQueue({
+      maxBatchSize: options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
+      commit: (plants) => this.#commitPlants(plants),
+    });
     this.#db = openDatabase(options);
     try {
       this.#insert = this.#db.prepare(
@@ -131,10 +117,7 @@ export class SqliteStore implements PlantStore {
   /** Queues `plant` for the next group commit; resolves after that commit. */
   create(plant: NewPlant): Promise<CreateOutcome> {
     if (this.#closed) return Promise.reject(closedError());
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ plant, resolve, reject });
-      this.#flushTimer ??= setImmediate(() => this.#flushScheduled());
-    });
+    return this.#queue.submit(plant);
   }
 
   /** The stored plant with this id (`tag` only when it is set), or `undefined`. */
@@ -166,11 +149,7 @@ export class SqliteStore implements PlantStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#flushTimer !== undefined) {
-      clearImmediate(this.#flushTimer);
-      this.#flushTimer = undefined;
-    }
-    while (this.#queue.length > 0) this.#flushBatch();
+    await this.#queue.drain();
     this.#db.close();
   }
 
@@ -186,33 +165,20 @@ export class SqliteStore implements PlantStore {
 
   /** Counters of the group-commit path, for tests and diagnostics. */
   stats(): SqliteStoreStats {
-    return { commits: this.#commits, creates: this.#creates };
+    return this.#queue.stats();
   }
 
-  #flushScheduled(): void {
-    this.#flushTimer = undefined;
-    this.#flushBatch();
-    if (this.#queue.length > 0) this.#flushTimer = setImmediate(() => this.#flushScheduled());
-  }
-
-  /** Commits up to maxBatchSize queued creates in one transaction and settles their promises. */
-  #flushBatch(): void {
-    const batch = this.#queue.splice(0, this.#maxBatchSize);
-    this.#creates += batch.length;
+  /** Commits one batch of creates in one IMMEDIATE transaction (called by the queue). */
+  #commitPlants(plants: readonly NewPlant[]): RowResult[] {
     let results: RowResult[];
     try {
-      results = this.#commitBatch.immediate(batch.map((pending) => pending.plant));
-      this.#commits += 1;
+      results = this.#commitBatch.immediate(plants);
     } catch (error) {
-      const failure = translateError(error);
-      for (const pending of batch) pending.reject(failure);
-      return;
+      throw translateError(error);
     }
-    batch.forEach((pending, index) => {
-      const result = results[index];
-      if (result?.ok) pending.resolve(result.outcome);
-      else pending.reject(translateError(result?.error ?? new Error('No outcome for a create')));
-    });
+    return results.map((result) =>
+      result.ok ? result : { ok: false, error: translateError(result.error) },
+    );
   }
 
   /**
@@ -222,7 +188,7 @@ export class SqliteStore implements PlantStore {
    */
   #createInTransaction(plant: NewPlant): RowResult {
     try {
-      return { ok: true, outcome: this.#createRow(plant) };
+      return { ok: true, value: this.#createRow(plant) };
     } catch (error) {
       if (!this.#db.inTransaction) throw error;
       return { ok: false, error };
@@ -298,13 +264,6 @@ function translateError(error: unknown): unknown {
 
 function closedError(): StoreUnavailableError {
   return new StoreUnavailableError('The plant store is closed');
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`${name} must be a positive integer, not ${value}`);
-  }
-  return value;
 }
 
 function nonNegativeInteger(name: string, value: number): number {
