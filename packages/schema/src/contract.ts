@@ -73,6 +73,7 @@ export const createPlant = defineRoute({
     'conflict',
     'payloadTooLarge',
     'unsupportedMediaType',
+    'rateLimited',
     'internal',
     'storeUnavailable',
   ],

@@ -56,6 +56,12 @@ export const ERROR_CATALOG = {
     status: 415,
     meaning: 'The body is not sent as application/json.',
   },
+  rateLimited: {
+    code: 42901,
+    status: 429,
+    meaning:
+      'Too many requests: this credential is over its rate limit, or this client address sent too many requests with a refused credential; retry after the Retry-After seconds.',
+  },
   internal: {
     code: 50001,
     status: 500,

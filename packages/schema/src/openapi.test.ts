@@ -89,6 +89,7 @@ describe('the generated document follows the specification', () => {
       '409',
       '413',
       '415',
+      '429',
       '500',
       '503',
     ]);

@@ -35,6 +35,16 @@ const STATUS_RESPONSES: Record<number, { name: string; summary: string; headers?
   409: { name: 'Conflict', summary: 'The id is taken by a plant with another name or tag.' },
   413: { name: 'PayloadTooLarge', summary: 'The request body is over the size limit.' },
   415: { name: 'UnsupportedMediaType', summary: 'The request body is not application/json.' },
+  429: {
+    name: 'TooManyRequests',
+    summary: 'Over a rate limit (per credential, or per client address for refused credentials).',
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before the limit allows another request.',
+        schema: { type: 'integer' },
+      },
+    },
+  },
   500: { name: 'InternalError', summary: 'An unexpected server failure.' },
   503: {
     name: 'ServiceUnavailable',
@@ -60,6 +70,7 @@ const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
   conflict: 'A plant with id 10 already exists with a different name or tag',
   payloadTooLarge: 'Request body is larger than 65536 bytes',
   unsupportedMediaType: 'Request body must be application/json, not text/plain',
+  rateLimited: 'Too many requests for this credential; retry after 12 seconds',
   internal: 'Internal server error',
   storeUnavailable: 'The store is unavailable; retry later',
 };
