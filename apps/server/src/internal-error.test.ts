@@ -47,6 +47,6 @@ it('answers 500 with a bare Error body and logs the cause with its stack', async
   const failure = logged.find((entry) => entry.msg === 'request failed');
   expect(failure?.level).toBe(50);
   expect(JSON.stringify(failure?.err)).toMatch(/no such table: plants/);
-  expect((failure?.err as { stack?: string }).stack).toMatch(/\n\s+at /);
+  expect((failure?.err as { stack?: string } | undefined)?.stack).toMatch(/\n\s+at /);
   expect(lines.join('\n')).not.toContain(token);
 });
