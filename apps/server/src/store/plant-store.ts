@@ -13,6 +13,15 @@ export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
 }
 
+/**
+ * Hooks a store calls so that metrics can watch it without reaching into its internals. Every
+ * hook is optional, and a store without group commit simply never calls `onCommit`.
+ */
+export interface StoreObserver {
+  /** A group commit of `size` creates settled after `seconds`; `committed` is false when it failed. */
+  onCommit?(size: number, seconds: number, committed: boolean): void;
+}
+
 /** Persistence for plants with create-if-absent semantics. */
 export interface PlantStore {
   /** Stores `plant` unless its id exists; never overwrites. Resolves once the outcome is durable. */

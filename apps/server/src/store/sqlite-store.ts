@@ -4,7 +4,13 @@ import type { NewPlant } from '@plant-store/schema';
 import Database from 'better-sqlite3';
 import { GroupCommitQueue, type GroupCommitStats, type ItemResult } from './group-commit.ts';
 import { migrate, schemaVersion } from './migrations.ts';
-import { type CreateOutcome, type PlantStore, StoreUnavailableError } from './plant-store.ts';
+import { observeCommit } from './observe-commit.ts';
+import {
+  type CreateOutcome,
+  type PlantStore,
+  type StoreObserver,
+  StoreUnavailableError,
+} from './plant-store.ts';
 
 /**
  * How hard a commit tries to survive a crash:
@@ -23,6 +29,8 @@ export interface SqliteStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Most creates committed in one transaction; default 1000. */
   readonly maxBatchSize?: number;
+  /** Told about every group commit (for metrics). */
+  readonly observer?: StoreObserver;
 }
 
 /** The connection settings as SQLite reports them (read back, not remembered). */
@@ -96,7 +104,7 @@ export class SqliteStore implements PlantStore {
     this.filename = options.filename;
     this.#queue = new GroupCommitQueue({
       maxBatchSize: options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
-      commit: (plants) => this.#commitPlants(plants),
+      commit: observeCommit((plants) => this.#commitPlants(plants), options.observer),
     });
     this.#db = openDatabase(options);
     try {
