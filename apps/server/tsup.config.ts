@@ -11,4 +11,9 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   noExternal: [/^@plant-store\//],
+  // CommonJS dependencies bundled with the workspace packages (e.g. yaml) call require() for
+  // Node built-ins; an ESM bundle has no require unless it is created here.
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
 });

@@ -1,0 +1,28 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../src/config.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { TokenRegistry } from '../src/token-registry.ts';
+import { floorHandler } from './floor-server.ts';
+
+// The floor as a process, configured exactly like the real server (same variables, same
+// store and durability), printing the same "listening on" line.
+const config = loadConfig();
+const store = await openStore(config.databaseUrl, { durability: config.durability });
+const server = createServer(
+  floorHandler({
+    store,
+    tokens: TokenRegistry.fromTokens(config.tokens),
+    bodyLimitBytes: config.bodyLimitBytes,
+  }),
+);
+server.listen(config.port, config.host, () => {
+  const { address, port } = server.address() as AddressInfo;
+  console.log(`Floor server is listening on http://${address}:${port}`);
+});
+process.once('SIGTERM', () => {
+  server.close(() => {
+    store.close().then(() => process.exit(0));
+  });
+  server.closeIdleConnections();
+});

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { cpuMicros, rssBytes } from './proc-stats.ts';
+
+describe('process statistics from /proc', () => {
+  it('counts CPU time that grows with work', () => {
+    const before = cpuMicros(process.pid);
+    const until = Date.now() + 100;
+    let spin = 0;
+    while (Date.now() < until) spin += 1;
+    expect(spin).toBeGreaterThan(0);
+    // 100 ms of spinning is at least 50 ms of CPU, whatever the tick granularity (10 ms).
+    expect(cpuMicros(process.pid) - before).toBeGreaterThanOrEqual(50_000);
+  });
+
+  it('reads the resident set size, close to what Node reports', () => {
+    const rss = rssBytes(process.pid);
+    expect(rss).toBeGreaterThan(10 * 1024 * 1024);
+    expect(Math.abs(rss - process.memoryUsage.rss()) / rss).toBeLessThan(0.2);
+  });
+
+  it('fails for a process that does not exist', () => {
+    expect(() => cpuMicros(2 ** 30)).toThrow();
+  });
+});
