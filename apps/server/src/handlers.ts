@@ -1,5 +1,7 @@
-import { type NewPlant, type Plant, toPlant } from '@plant-store/schema';
+import { contract, type NewPlant, type Plant, toPlant } from '@plant-store/schema';
 import { ApiError } from './api-error.ts';
+import { REFERENCE_TITLE, renderReferencePage } from './docs/reference-page.ts';
+import { loadRendererScript } from './docs/renderer-script.ts';
 import type { ContractHandlers } from './http/contract-router.ts';
 import type { PlantStore } from './store/plant-store.ts';
 
@@ -20,6 +22,7 @@ export async function createPlant(store: PlantStore, newPlant: NewPlant): Promis
 
 /** The handler of every contract route, bound to the store and the published document. */
 export function contractHandlers(store: PlantStore, openApiDocument: object): ContractHandlers {
+  let referencePage: string | undefined;
   return {
     createPlant: (body) => createPlant(store, body),
     getHealth: async () => ({ status: 'ok' }),
@@ -28,5 +31,15 @@ export function contractHandlers(store: PlantStore, openApiDocument: object): Co
       return { status: 'ok' };
     },
     getOpenApiDocument: async () => openApiDocument as Record<string, unknown>,
+    getDocs: async () => {
+      referencePage ??= renderReferencePage({
+        document: openApiDocument,
+        scriptUrl: contract.getDocsScript.path,
+        documentUrl: contract.getOpenApiDocument.path,
+        title: REFERENCE_TITLE,
+      });
+      return referencePage;
+    },
+    getDocsScript: async () => loadRendererScript(),
   };
 }

@@ -4,6 +4,15 @@ import { z } from './zod.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/** How a route's success body is sent: JSON (the default), an HTML page, or a script. */
+export type ResponseType = 'json' | 'html' | 'javascript';
+/** The `Content-Type` of each response type. */
+export const RESPONSE_MEDIA_TYPES: Readonly<Record<ResponseType, string>> = {
+  json: 'application/json',
+  html: 'text/html; charset=utf-8',
+  javascript: 'text/javascript; charset=utf-8',
+};
+
 /**
  * One operation of the API, declared once. The server's routing and validation, the client's
  * call and the OpenAPI document are all derived from these fields.
@@ -23,6 +32,8 @@ export interface Route<
   readonly auth: 'bearer' | 'none';
   /** The required JSON request body, or `undefined` for an operation without one. */
   readonly body: TBody;
+  /** The success body's media type; `json` when absent. `html`/`javascript` bodies are strings. */
+  readonly responseType?: ResponseType;
   readonly response: {
     readonly status: 200;
     readonly schema: TResponse;
@@ -122,11 +133,50 @@ export const getOpenApiDocument = defineRoute({
   errors: ['internal'],
 });
 
+export const getDocs = defineRoute({
+  operationId: 'getDocs',
+  method: 'get',
+  path: '/docs',
+  summary: 'API reference page',
+  description:
+    'This document rendered as an interactive HTML reference. The page and its script are served by this server: it loads nothing from any other host. No credential needed.',
+  tag: 'operations',
+  auth: 'none',
+  body: undefined,
+  responseType: 'html',
+  response: {
+    status: 200,
+    schema: z.string().openapi({ description: 'An HTML page.' }),
+    description: 'The API reference page.',
+  },
+  errors: ['internal'],
+});
+
+export const getDocsScript = defineRoute({
+  operationId: 'getDocsScript',
+  method: 'get',
+  path: '/docs/assets/api-reference.js',
+  summary: 'API reference page script',
+  description: 'The script that renders the API reference page. No credential needed.',
+  tag: 'operations',
+  auth: 'none',
+  body: undefined,
+  responseType: 'javascript',
+  response: {
+    status: 200,
+    schema: z.string().openapi({ description: 'A JavaScript program.' }),
+    description: 'The renderer script of the API reference page.',
+  },
+  errors: ['internal'],
+});
+
 /** Every operation of the API, by operationId. Adding a route = one entry here + one handler. */
 export const contract = {
   createPlant,
   getHealth,
   getReadiness,
   getOpenApiDocument,
+  getDocs,
+  getDocsScript,
 } as const;
 export type Contract = typeof contract;

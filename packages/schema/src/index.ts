@@ -3,10 +3,14 @@ export {
   contract,
   createPlant,
   defineRoute,
+  getDocs,
+  getDocsScript,
   getHealth,
   getOpenApiDocument,
   getReadiness,
   type HttpMethod,
+  RESPONSE_MEDIA_TYPES,
+  type ResponseType,
   type Route,
   type RouteBody,
   type RouteInput,
@@ -24,6 +28,6 @@ export { formatIssues } from './format-issues.ts';
 export { INT64_MAX, INT64_MIN, Int64, isInt64 } from './int64.ts';
 export { MalformedJsonError, parseJson, parseJsonNumber, stringifyJson } from './json.ts';
 export { API_VERSION, buildOpenApiDocument } from './openapi.ts';
-export { serializeOpenApiDocument } from './openapi-file.ts';
+export { serializeOpenApiDocument, serializeOpenApiYaml } from './openapi-file.ts';
 export { NewPlant, type NewPlantInput, Plant, toPlant } from './plant.ts';
 export { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';

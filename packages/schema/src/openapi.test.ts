@@ -1,16 +1,26 @@
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { type Contract, contract } from './contract.ts';
+import { ErrorBody } from './error-body.ts';
 import { ERROR_ENTRIES } from './error-catalog.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import { serializeOpenApiDocument } from './openapi-file.ts';
+import { serializeOpenApiDocument, serializeOpenApiYaml } from './openapi-file.ts';
 
 const COMMITTED = new URL('../openapi.json', import.meta.url);
+const COMMITTED_YAML = new URL('../openapi.yaml', import.meta.url);
 const generated = buildOpenApiDocument();
 
 describe('the committed openapi.json', () => {
   it('is exactly what the code generates (run `pnpm openapi` after changing the schema)', () => {
     expect(readFileSync(COMMITTED, 'utf8')).toBe(serializeOpenApiDocument(generated));
+  });
+
+  it('has an openapi.yaml twin that is exactly what the code generates, with the same content', () => {
+    const text = readFileSync(COMMITTED_YAML, 'utf8');
+    expect(text).toBe(serializeOpenApiYaml(generated));
+    expect(parseYaml(text)).toEqual(JSON.parse(serializeOpenApiDocument(generated)));
   });
 
   it('is a valid OpenAPI 3.1 document for swagger-parser', async () => {
@@ -110,5 +120,101 @@ describe('the generated document follows the specification', () => {
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       });
     }
+  });
+});
+
+describe('the document is complete for outside consumers', () => {
+  type Examples = Record<string, { value: unknown }>;
+  type Operation = {
+    operationId: string;
+    summary?: string;
+    description?: string;
+    requestBody?: { content: Record<string, { examples?: Examples }> };
+    responses: Record<string, { content?: Record<string, { examples?: Examples }> }>;
+  };
+  const operations = Object.values(generated.paths ?? {}).flatMap(
+    (item) => Object.values(item as Record<string, Operation>) as Operation[],
+  );
+  const routeOf = (operation: Operation) =>
+    contract[operation.operationId as keyof Contract] as Contract[keyof Contract];
+
+  it('gives every operation an operationId of the contract, a summary and a description', () => {
+    expect(operations.map((operation) => operation.operationId).sort()).toEqual(
+      Object.keys(contract).sort(),
+    );
+    for (const operation of operations) {
+      expect(operation.summary, operation.operationId).toMatch(/\S/);
+      expect(operation.description, operation.operationId).toMatch(/\S/);
+    }
+  });
+
+  it('has createPlant request and 200 examples that the contract schemas accept', () => {
+    const post = operations.find((operation) => operation.operationId === 'createPlant');
+    const requestExamples = Object.values(
+      post?.requestBody?.content['application/json']?.examples ?? {},
+    );
+    const responseExamples = Object.values(
+      post?.responses['200']?.content?.['application/json']?.examples ?? {},
+    );
+    expect(requestExamples.length).toBeGreaterThanOrEqual(2);
+    expect(responseExamples.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('has only examples that the route schemas (and the Error schema) accept', () => {
+    let checked = 0;
+    for (const operation of operations) {
+      const route = routeOf(operation);
+      for (const example of Object.values(
+        operation.requestBody?.content['application/json']?.examples ?? {},
+      )) {
+        expect(
+          route.body?.safeParse(example.value).success,
+          `${operation.operationId} request`,
+        ).toBe(true);
+        checked++;
+      }
+      for (const example of Object.values(
+        operation.responses['200']?.content?.['application/json']?.examples ?? {},
+      )) {
+        expect(
+          route.response.schema.safeParse(example.value).success,
+          `${operation.operationId} 200`,
+        ).toBe(true);
+        checked++;
+      }
+    }
+    for (const response of Object.values(generated.components?.responses ?? {}) as unknown as {
+      content: { 'application/json': { examples: Examples } };
+    }[]) {
+      for (const example of Object.values(response.content['application/json'].examples)) {
+        expect(ErrorBody.safeParse(example.value).success).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(ERROR_ENTRIES.length);
+  });
+
+  it('explains tokens, int64 ids, safe replays, limits and the error table in info.description', () => {
+    const description = generated.info.description ?? '';
+    expect(description).toContain('PLANT_STORE_TOKENS');
+    expect(description).toContain('plant-store tokens create');
+    expect(description).toContain('9223372036854775807');
+    expect(description).toContain('JSON.parse');
+    expect(description).toMatch(/same name and tag again answers\s+200/);
+    expect(description).toContain('64 KiB');
+    expect(description).toMatch(/`name`: 1 to 200 characters; `tag`: 1 to 100 characters/);
+    expect(description).toMatch(/Rate limits:/);
+    for (const entry of ERROR_ENTRIES) {
+      expect(description).toContain(`| ${entry.code} | ${entry.status} | ${entry.meaning} |`);
+    }
+  });
+
+  it('documents /docs as an HTML page and its script as JavaScript, without a credential', () => {
+    const docs = generated.paths?.['/docs']?.get;
+    expect(Object.keys(docs?.responses?.['200']?.content ?? {})).toEqual(['text/html']);
+    expect(docs?.security).toEqual([]);
+    const script = generated.paths?.['/docs/assets/api-reference.js']?.get;
+    expect(Object.keys(script?.responses?.['200']?.content ?? {})).toEqual(['text/javascript']);
+    expect(script?.security).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { type Contract, contract, type Route } from './contract.ts';
+import { type Contract, contract, RESPONSE_MEDIA_TYPES, type Route } from './contract.ts';
 import { ErrorBody } from './error-body.ts';
 import { ERROR_ENTRIES, ERROR_STATUSES, type ErrorName } from './error-catalog.ts';
 import { INT64_MAX } from './int64.ts';
@@ -75,7 +75,61 @@ const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
   storeUnavailable: 'The store is unavailable; retry later',
 };
 
+/** A named example of a request or response body, as OpenAPI's Example Object. */
+interface Example {
+  readonly summary: string;
+  readonly description?: string;
+  readonly value: unknown;
+}
+
+/**
+ * Named examples of each operation's request body and success body, shown by the reference
+ * page next to the schema. The tests check every one against the route's zod schema.
+ */
+const OPERATION_EXAMPLES: Partial<
+  Record<keyof Contract, { request?: Record<string, Example>; response?: Record<string, Example> }>
+> = {
+  createPlant: {
+    request: {
+      withTag: {
+        summary: 'A plant with a tag',
+        value: { id: 10, name: 'Monstera', tag: 'indoor' },
+      },
+      withoutTag: {
+        summary: 'A plant without a tag (tag is optional)',
+        value: { id: 11, name: 'Fern' },
+      },
+    },
+    response: {
+      withTag: {
+        summary: 'Created, or an identical replay: the plant without its id',
+        description:
+          'Sending `{"id": 10, "name": "Monstera", "tag": "indoor"}` again answers the same 200.',
+        value: { name: 'Monstera', tag: 'indoor' },
+      },
+      withoutTag: {
+        summary: 'A plant created without a tag has no tag property',
+        value: { name: 'Fern' },
+      },
+    },
+  },
+  getHealth: { response: { ok: { summary: 'The process is alive', value: { status: 'ok' } } } },
+  getReadiness: { response: { ok: { summary: 'The store answers', value: { status: 'ok' } } } },
+};
+
+const RATE_LIMIT = ERROR_ENTRIES.find((entry) => (entry.status as number) === 429);
+
 const DESCRIPTION = `Creates plants. Every request carries a bearer credential (\`Authorization: Bearer <token>\`).
+This document is served by the API itself at \`/openapi.json\`, and rendered as an interactive
+reference at \`/docs\`.
+
+**Getting a token.** Tokens are opaque strings issued by the operator of the server you call;
+the API has no sign-up operation. An operator either lists the accepted tokens in the server's
+\`PLANT_STORE_TOKENS\` setting (comma-separated, each at least 16 characters) or issues one with
+the \`plant-store tokens create\` command on the server, which prints the new token once. Ask the
+operator for a token, keep it secret, and send it on every request to \`/plants\`. A missing,
+unknown, expired or revoked token answers 401 (\`error\` 40101) with a
+\`WWW-Authenticate: Bearer\` challenge.
 
 **ids are exact 64-bit integers.** The full range -9223372036854775808 … ${INT64_MAX} is accepted
 and stored without rounding. JavaScript consumers must not round-trip ids through
@@ -89,6 +143,19 @@ answers 409.
 longer than ${NAME_MAX_LENGTH} / ${TAG_MAX_LENGTH} characters, not well-formed Unicode or holding
 control characters are rejected with 400. A JSON object that repeats a key with different values
 is malformed JSON (400).
+
+**Limits.**
+
+- Request body: at most 64 KiB (65536 bytes) by default; the operator may change it with the
+  server's \`BODY_LIMIT\` setting. A larger body answers 413 (\`error\` 41301).
+- \`name\`: 1 to ${NAME_MAX_LENGTH} characters; \`tag\`: 1 to ${TAG_MAX_LENGTH} characters (UTF-16 code units).
+- Request line and headers: at most 16 KiB (\`error\` 40004, and the connection is closed).
+${
+  RATE_LIMIT
+    ? `- Rate limits: requests over the operator's rate limits answer 429 (\`error\` ${RATE_LIMIT.code})
+  with a \`Retry-After\` header; wait that many seconds before the next request.`
+    : '- Rate limits: none in this version. A later version may answer 429 with a `Retry-After` header.'
+}
 
 **Errors** always have the Error shape. The \`error\` codes:
 
@@ -134,7 +201,12 @@ function statusesOf(route: Route): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
-function registerRoute(registry: OpenAPIRegistry, route: Route): void {
+function registerRoute(
+  registry: OpenAPIRegistry,
+  route: Route,
+  examples: { request?: Record<string, Example>; response?: Record<string, Example> } = {},
+): void {
+  const mediaType = RESPONSE_MEDIA_TYPES[route.responseType ?? 'json'].split(';')[0] ?? '';
   registry.registerPath({
     operationId: route.operationId,
     method: route.method,
@@ -149,7 +221,12 @@ function registerRoute(registry: OpenAPIRegistry, route: Route): void {
             body: {
               required: true,
               description: 'Required.',
-              content: { 'application/json': { schema: route.body } },
+              content: {
+                'application/json': {
+                  schema: route.body,
+                  ...(examples.request ? { examples: examples.request } : {}),
+                },
+              },
             },
           },
         }
@@ -157,7 +234,12 @@ function registerRoute(registry: OpenAPIRegistry, route: Route): void {
     responses: {
       [route.response.status]: {
         description: route.response.description,
-        content: { 'application/json': { schema: route.response.schema } },
+        content: {
+          [mediaType]: {
+            schema: route.response.schema,
+            ...(examples.response ? { examples: examples.response } : {}),
+          },
+        },
       },
       ...Object.fromEntries(
         statusesOf(route).map((status) => [
@@ -183,13 +265,16 @@ export function buildOpenApiDocument(routes: Contract = contract) {
   registry.registerComponent('securitySchemes', BEARER, {
     type: 'http',
     scheme: 'bearer',
-    description: 'An opaque access token: `Authorization: Bearer <token>`.',
+    description:
+      'An opaque access token issued by the operator of the server (see "Getting a token" above): `Authorization: Bearer <token>`.',
   });
   for (const status of ERROR_STATUSES) {
     const { name, component } = errorResponse(status);
     registry.registerComponent('responses', name, component);
   }
-  for (const route of Object.values(routes)) registerRoute(registry, route);
+  for (const [key, route] of Object.entries(routes) as [keyof Contract, Route][]) {
+    registerRoute(registry, route, OPERATION_EXAMPLES[key]);
+  }
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

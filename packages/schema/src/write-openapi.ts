@@ -1,9 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApiDocument } from './openapi.ts';
-import { serializeOpenApiDocument } from './openapi-file.ts';
+import { serializeOpenApiDocument, serializeOpenApiYaml } from './openapi-file.ts';
 
-// `pnpm openapi`: writes the generated document next to package.json, where it is committed.
-const target = fileURLToPath(new URL('../openapi.json', import.meta.url));
-writeFileSync(target, serializeOpenApiDocument(buildOpenApiDocument()));
-console.log(`wrote ${target}`);
+// `pnpm openapi`: writes the generated document next to package.json, as JSON and as YAML,
+// where both are committed.
+const document = buildOpenApiDocument();
+for (const [file, text] of [
+  ['openapi.json', serializeOpenApiDocument(document)],
+  ['openapi.yaml', serializeOpenApiYaml(document)],
+] as const) {
+  const target = fileURLToPath(new URL(`../${file}`, import.meta.url));
+  writeFileSync(target, text);
+  console.log(`wrote ${target}`);
+}

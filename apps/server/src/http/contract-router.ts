@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import {
   type Contract,
+  RESPONSE_MEDIA_TYPES,
   type Route,
   type RouteBody,
   type RouteResult,
@@ -10,6 +11,7 @@ import { ApiError } from '../api-error.ts';
 import type { TokenRegistry } from '../token-registry.ts';
 import type { AppMiddleware, AppState } from './app-state.ts';
 import { jsonBody } from './json-body.ts';
+import { PAGE_SECURITY_HEADERS } from './page-security-headers.ts';
 import { requireBearer } from './require-bearer.ts';
 
 /** The function that serves one route: validated body in, success body out. */
@@ -30,7 +32,8 @@ export function toRouterPath(path: string): string {
 /**
  * Builds the @koa/router routes from the contract: for each route its method and path, the
  * bearer check when the route requires it, the JSON body pipeline when it has a body, then the
- * handler, whose result is sent as the route's success status in JSON.
+ * handler, whose result is sent as the route's success status: in JSON, or as the HTML page
+ * (with the page security headers) or script text the route's `responseType` names.
  */
 export function contractRouter(
   contract: Contract,
@@ -51,9 +54,11 @@ export function contractRouter(
       ...(route.body ? jsonBody(route.body, options.bodyLimitBytes) : []),
       async (ctx) => {
         const result = await handler(ctx.state.body);
+        const responseType = route.responseType ?? 'json';
         ctx.status = route.response.status;
-        ctx.type = 'application/json';
-        ctx.body = stringifyJson(result);
+        ctx.type = RESPONSE_MEDIA_TYPES[responseType];
+        if (responseType === 'html') ctx.set(PAGE_SECURITY_HEADERS);
+        ctx.body = responseType === 'json' ? stringifyJson(result) : String(result);
       },
     ];
     router.register(toRouterPath(route.path), [route.method], steps, { name: route.operationId });

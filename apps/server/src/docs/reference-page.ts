@@ -1,0 +1,80 @@
+/** The page's title, on the server's `/docs` and in the static site. */
+export const REFERENCE_TITLE = 'Plant Store API reference';
+
+/** What the reference page is built from. */
+export interface ReferencePageOptions {
+  /** The OpenAPI document, embedded in the page: the page fetches nothing but its script. */
+  readonly document: object;
+  /** Where the page loads the renderer script from (absolute path, or relative to the page). */
+  readonly scriptUrl: string;
+  /** Where the same document can be downloaded, linked for browsers without JavaScript. */
+  readonly documentUrl: string;
+  readonly title: string;
+}
+
+/**
+ * The renderer's settings. Everything that would reach another host is off: no web fonts,
+ * no telemetry, no AI agent; the "try it" client sends requests straight to the API (no
+ * proxy), so a CSP of `connect-src 'self'` holds.
+ */
+export const RENDERER_CONFIGURATION = {
+  withDefaultFonts: false,
+  telemetry: false,
+  agent: { disabled: true },
+  showDeveloperTools: 'never',
+  documentDownloadType: 'both',
+  defaultOpenAllTags: true,
+} as const;
+
+/**
+ * The HTML of the API reference page: the document as an inert JSON block and the renderer's
+ * settings as an attribute, read by the renderer script (Scalar's standalone bundle), which is
+ * the page's only script. No inline script or style, so the page works under a CSP of
+ * `script-src 'self'`.
+ *
+ * @example
+ * const html = renderReferencePage({
+ *   document: buildOpenApiDocument(),
+ *   scriptUrl: '/docs/assets/api-reference.js',
+ *   documentUrl: '/openapi.json',
+ *   title: 'Plant Store API reference',
+ * });
+ */
+export function renderReferencePage(options: ReferencePageOptions): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="referrer" content="no-referrer">
+    <link rel="icon" href="data:,">
+    <title>${escapeHtml(options.title)}</title>
+  </head>
+  <body>
+    <noscript>This API reference needs JavaScript. Read the
+      <a href="${escapeHtml(options.documentUrl)}">OpenAPI document</a> instead.</noscript>
+    <script id="api-reference" type="application/json" data-configuration="${escapeHtml(
+      JSON.stringify(RENDERER_CONFIGURATION),
+    )}">${embedJson(options.document)}</script>
+    <script src="${escapeHtml(options.scriptUrl)}"></script>
+  </body>
+</html>
+`;
+}
+
+/** JSON that is safe inside a `<script>` element: no `<` (so no `</script>`), no `&`. */
+function embedJson(value: object): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026');
+}
+
+function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
