@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, loadStoreConfig } from './config.ts';
 
 const TOKEN = 'a-long-enough-token-0123';
 
@@ -15,6 +15,12 @@ describe('loadConfig', () => {
       bodyLimitBytes: 65536,
       logLevel: 'info',
       durability: 'full',
+      postgres: {
+        poolMax: 10,
+        connectTimeoutMs: 2000,
+        statementTimeoutMs: 5000,
+        startupWaitMs: 30_000,
+      },
     });
   });
 
@@ -28,6 +34,10 @@ describe('loadConfig', () => {
       BODY_LIMIT: '1mb',
       LOG_LEVEL: 'warn',
       DURABILITY: 'normal',
+      PG_POOL_MAX: '25',
+      PG_CONNECT_TIMEOUT_MS: '1500',
+      PG_STATEMENT_TIMEOUT_MS: '8000',
+      PG_STARTUP_WAIT_MS: '0',
     });
     expect(config).toMatchObject({
       production: true,
@@ -38,6 +48,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 1024 * 1024,
       logLevel: 'warn',
       durability: 'normal',
+      postgres: { poolMax: 25, connectTimeoutMs: 1500, statementTimeoutMs: 8000, startupWaitMs: 0 },
     });
   });
 
@@ -60,9 +71,33 @@ describe('loadConfig', () => {
     [{ BODY_LIMIT: 'lots' }, /BODY_LIMIT: must be a size/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: /],
     [{ DURABILITY: 'maybe' }, /DURABILITY: /],
+    [{ PG_POOL_MAX: '0' }, /PG_POOL_MAX: must be at least 1/],
+    [{ PG_CONNECT_TIMEOUT_MS: '2s' }, /PG_CONNECT_TIMEOUT_MS: /],
+    [{ PG_STATEMENT_TIMEOUT_MS: '0' }, /PG_STATEMENT_TIMEOUT_MS: must be at least 1/],
+    [{ PG_STARTUP_WAIT_MS: '-1' }, /PG_STARTUP_WAIT_MS: must be 0 or more/],
     [{ PLANT_STORE_TOKENS: 'short' }, /PLANT_STORE_TOKENS.0: each token must be at least 16/],
     [{ PLANT_STORE_TOKENS: 'has spaces in the token' }, /each token must use only/],
   ])('names the problem in %o', (env, message) => {
     expect(() => loadConfig({ PLANT_STORE_TOKENS: TOKEN, ...env })).toThrow(message);
+  });
+});
+
+describe('loadStoreConfig (the command-line tool)', () => {
+  it('reads DATABASE_URL with its default and needs no token, even in production', () => {
+    expect(loadStoreConfig({})).toEqual({ databaseUrl: './data/plants.db' });
+    expect(
+      loadStoreConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/plants' }),
+    ).toEqual({ databaseUrl: 'postgres://db/plants' });
+  });
+
+  it('ignores the server-only settings and never makes a token', () => {
+    const config = loadStoreConfig({ PORT: 'eighty', PLANT_STORE_TOKENS: 'short' });
+    expect(config).toEqual({ databaseUrl: './data/plants.db' });
+    expect(JSON.stringify(config)).not.toMatch(/token/i);
+  });
+
+  it('names a bad DATABASE_URL', () => {
+    expect(() => loadStoreConfig({ DATABASE_URL: '' })).toThrow(ConfigError);
+    expect(() => loadStoreConfig({ DATABASE_URL: '' })).toThrow(/DATABASE_URL: must not be empty/);
   });
 });

@@ -43,6 +43,26 @@ const Env = z.object({
     }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DURABILITY: z.enum(['full', 'normal']).default('full'),
+  PG_POOL_MAX: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .default(10),
+  PG_CONNECT_TIMEOUT_MS: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1 (milliseconds)')
+    .default(2000),
+  PG_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1 (milliseconds)')
+    .default(5000),
+  PG_STARTUP_WAIT_MS: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more (milliseconds)')
+    .default(30_000),
 });
 
 /** The names of every environment variable the server reads (the README's table lists them). */
@@ -60,6 +80,20 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly logLevel: z.output<typeof Env>['LOG_LEVEL'];
   readonly durability: 'full' | 'normal';
+  /** Pool and timeouts of the PostgreSQL store (used when DATABASE_URL is a postgres:// URL). */
+  readonly postgres: PostgresConfig;
+}
+
+/** The PG_* variables: pool size and timeouts of the PostgreSQL store. */
+export interface PostgresConfig {
+  /** Most connections per instance (PG_POOL_MAX). */
+  readonly poolMax: number;
+  /** Longest wait for a connection, pool wait included (PG_CONNECT_TIMEOUT_MS). */
+  readonly connectTimeoutMs: number;
+  /** Server-side statement_timeout (PG_STATEMENT_TIMEOUT_MS). */
+  readonly statementTimeoutMs: number;
+  /** How long start-up waits for an unreachable database; 0 = fail at once (PG_STARTUP_WAIT_MS). */
+  readonly startupWaitMs: number;
 }
 
 /** A configuration the server refuses to start with; the message names every problem. */
@@ -104,5 +138,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: values.BODY_LIMIT,
     logLevel: values.LOG_LEVEL,
     durability: values.DURABILITY,
+    postgres: {
+      poolMax: values.PG_POOL_MAX,
+      connectTimeoutMs: values.PG_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: values.PG_STATEMENT_TIMEOUT_MS,
+      startupWaitMs: values.PG_STARTUP_WAIT_MS,
+    },
   };
 }

@@ -23,7 +23,8 @@ export interface RunningServer {
 type ServerConfig = Pick<
   Config,
   'port' | 'host' | 'databaseUrl' | 'tokens' | 'bodyLimitBytes' | 'durability'
->;
+> &
+  Partial<Pick<Config, 'postgres'>>;
 
 /**
  * Opens the store (running its migrations) and serves the API on `config.host:config.port`.
@@ -34,7 +35,13 @@ type ServerConfig = Pick<
  * await running.close();
  */
 export async function startServer(config: ServerConfig, logger: Logger): Promise<RunningServer> {
-  const store = await openStore(config.databaseUrl, { durability: config.durability });
+  const store = await openStore(config.databaseUrl, {
+    durability: config.durability,
+    postgres: {
+      ...config.postgres,
+      onError: (error, context) => logger.warn({ err: error }, context),
+    },
+  });
   const app = createApp({
     store,
     tokens: TokenRegistry.fromTokens(config.tokens),

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
+import { maskUrl } from './mask-url.ts';
 import type { PlantStore } from './plant-store.ts';
-import { createPostgresStore, maskUrl, type PostgresStoreOptions } from './postgres-store.ts';
+import type { PostgresStoreOptions } from './postgres-store.ts';
 import { createSqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
 
 /** Where a database URL points: a SQLite file, or a PostgreSQL server. */
@@ -64,6 +65,8 @@ export async function openStore(
   const location = parseDatabaseUrl(databaseUrl);
   const { postgres, busyTimeoutMs, ...shared } = options;
   if (location.kind === 'postgres') {
+    // Loaded on demand: a SQLite deployment never pays for loading pg.
+    const { createPostgresStore } = await import('./postgres-store.ts');
     return createPostgresStore({ ...postgres, ...shared, url: location.url });
   }
   return createSqliteStore({

@@ -1,6 +1,7 @@
 import type { NewPlant } from '@plant-store/schema';
 import pg from 'pg';
 import { GroupCommitQueue, type GroupCommitStats, type ItemResult } from './group-commit.ts';
+import { maskUrl } from './mask-url.ts';
 import { observeCommit } from './observe-commit.ts';
 import {
   type CreateOutcome,
@@ -410,11 +411,6 @@ function typeParser(oid: number, format?: string): unknown {
   return format === 'binary'
     ? pg.types.getTypeParser(oid, 'binary')
     : pg.types.getTypeParser(oid, 'text');
-}
-
-/** `url` with any password replaced by `***`, for messages and logs. */
-export function maskUrl(url: string): string {
-  return url.replace(/^([^:/?#]+:\/\/[^:@/?#]*):[^@/?#]*@/, '$1:***@');
 }
 
 function describe(error: unknown): string {
