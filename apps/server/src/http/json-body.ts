@@ -1,10 +1,24 @@
 import { formatIssues, MalformedJsonError, parseJson } from '@plant-store/schema';
+import type { Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { z } from 'zod';
 import { ApiError } from '../api-error.ts';
 import type { AppMiddleware } from './app-state.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/**
+ * `Content-Type` values that are certainly JSON, compared as received: what clients send
+ * almost always. Anything else takes the full media-type check (`ctx.request.is`), so this
+ * only saves work and never changes an answer.
+ */
+const PLAIN_JSON_TYPES = new Set([
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=UTF-8',
+  'application/json;charset=utf-8',
+  'application/json;charset=UTF-8',
+]);
 
 /**
  * Koa middlewares (in order) that read, parses and validate a required JSON request body against
@@ -14,6 +28,13 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
  * - koa-bodyparser reads the raw text once; it is parsed once, losslessly, so an int64 id is
  *   never rounded; malformed JSON → 400 `malformedJson`; schema failures → 400
  *   `validationFailed`, listing every problem with its field path.
+ *
+ * The three steps run as one middleware (koa-bodyparser is called inside it), and the headers
+ * are read straight from the request: a create is the hot path, and every extra middleware or
+ * media-type parse is paid on each request.
+ *
+ * @example
+ * router.post('/plants', ...jsonBody(NewPlant, 65536), handler);
  */
 export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[] {
   const readText = bodyParser({
@@ -23,21 +44,25 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[]
     encoding: 'utf-8',
   }) as unknown as AppMiddleware;
 
-  const requireJson: AppMiddleware = async (ctx, next) => {
+  const readJsonBody: AppMiddleware = (ctx, next) => {
+    const headers = ctx.req.headers;
     // No body at all (no Transfer-Encoding, Content-Length absent or 0) is a missing body,
-    // whatever the content type says.
-    if (ctx.get('transfer-encoding') === '' && !ctx.request.length) throw missingBody();
-    if (!ctx.request.is(JSON_TYPES)) {
+    // whatever the content type says (`ctx.request.length` semantics: '' and 0 are no body).
+    if (!headers['transfer-encoding'] && !~~(headers['content-length'] ?? '')) {
+      throw missingBody();
+    }
+    const type = headers['content-type'];
+    if (!(type !== undefined && PLAIN_JSON_TYPES.has(type)) && !ctx.request.is(JSON_TYPES)) {
       const given = ctx.request.type || 'no content type';
       throw new ApiError(
         'unsupportedMediaType',
         `Request body must be application/json, not ${given}`,
       );
     }
-    await next();
+    return readText(ctx, () => validate(ctx, next));
   };
 
-  const validate: AppMiddleware = async (ctx, next) => {
+  const validate = (ctx: Parameters<AppMiddleware>[0], next: Next): Promise<unknown> => {
     const text = ctx.request.body;
     if (typeof text !== 'string' || text.trim() === '') throw missingBody();
     let value: unknown;
@@ -52,10 +77,10 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[]
     const result = schema.safeParse(value);
     if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
     ctx.state.body = result.data;
-    await next();
+    return next();
   };
 
-  return [requireJson, readText, validate];
+  return [readJsonBody];
 }
 
 function missingBody(): ApiError {

@@ -13,15 +13,16 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function requestContext(logger: Logger): AppMiddleware {
   return async function withRequestContext(ctx, next) {
-    const started = process.hrtime.bigint();
-    const given = ctx.get('x-request-id');
-    const requestId = SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+    const started = performance.now();
+    const given = ctx.req.headers['x-request-id'];
+    const requestId =
+      typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.set({
-      'X-Request-Id': requestId,
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'no-store',
-    });
+    // Straight onto the response (nothing is sent yet): ctx.set would check and convert each.
+    const res = ctx.res;
+    res.setHeader('X-Request-Id', requestId);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
     try {
       await next();
     } finally {
@@ -32,7 +33,7 @@ export function requestContext(logger: Logger): AppMiddleware {
             method: ctx.method,
             route: ctx.state.route ?? null,
             status: ctx.status,
-            durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+            durationMs: performance.now() - started,
             consumer: ctx.state.consumer ?? null,
           },
           'request',
