@@ -1,0 +1,132 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkContractCompatibility, SNAPSHOTS_DIR } from './contract-compat.ts';
+
+const COMMITTED = new URL('../openapi.json', import.meta.url);
+const RELEASED = join(SNAPSHOTS_DIR, '1.0.0.json');
+const work = mkdtempSync(join(tmpdir(), 'plant-store-contract-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+// biome-ignore lint/suspicious/noExplicitAny: edits below reach into an arbitrary JSON document
+type Doc = any;
+const committed = (): Doc => JSON.parse(readFileSync(COMMITTED, 'utf8'));
+let copies = 0;
+
+/** Writes an edited copy of the committed document and checks it against the snapshots. */
+function checkEdited(edit: (doc: Doc) => void, snapshotsDir = SNAPSHOTS_DIR) {
+  const doc = committed();
+  edit(doc);
+  const file = join(work, `edited-${++copies}.json`);
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  return checkContractCompatibility(file, snapshotsDir);
+}
+
+describe('the released contract', () => {
+  it('keeps 1.0.0 as a snapshot', () => {
+    const released = JSON.parse(readFileSync(RELEASED, 'utf8'));
+    expect(released.info.version).toBe('1.0.0');
+    expect(released.paths['/plants'].post.operationId).toBe('createPlant');
+  });
+
+  it('is not broken by the committed openapi.json (checked with `redocly diff`)', async () => {
+    const report = await checkContractCompatibility(COMMITTED.pathname);
+    expect(report.problems).toEqual([]);
+    expect(report).toMatchObject({ ok: true, baseline: '1.0.0', breaking: [] });
+    expect(report.summary?.major).toBe(0);
+  }, 60_000);
+});
+
+describe.concurrent('a deliberate breaking edit is caught', () => {
+  const breakingEdits: [string, string, (doc: Doc) => void][] = [
+    [
+      'making a request field required',
+      'required-properties-added',
+      (doc) => doc.components.schemas.NewPlant.required.push('tag'),
+    ],
+    [
+      'narrowing a type',
+      'schema-type-changed',
+      (doc) => {
+        doc.components.schemas.NewPlant.properties.tag.type = 'integer';
+      },
+    ],
+    [
+      'narrowing a constraint',
+      'schema-constraint-changed',
+      (doc) => {
+        doc.components.schemas.NewPlant.properties.name.maxLength = 50;
+      },
+    ],
+    [
+      'removing a status',
+      'response-removed',
+      (doc) => {
+        delete doc.paths['/plants'].post.responses['409'];
+      },
+    ],
+    [
+      'removing a path',
+      'path-removed',
+      (doc) => {
+        delete doc.paths['/plants'];
+      },
+    ],
+  ];
+
+  it.each(breakingEdits)(
+    '%s (%s)',
+    async (_what, ruleId, edit) => {
+      const report = await checkEdited(edit);
+      expect(report.ok).toBe(false);
+      expect(report.breaking.map((change) => change.ruleId)).toContain(ruleId);
+      expect(report.problems.join('\n')).toMatch(/set info.version to 2\.0\.0/);
+    },
+    60_000,
+  );
+
+  it('even with info.version raised to 2.0.0, until the 2.0.0 snapshot is added', async () => {
+    const breakAndBump = (doc: Doc) => {
+      delete doc.paths['/plants'].post.responses['409'];
+      doc.info.version = '2.0.0';
+    };
+    const missing = await checkEdited(breakAndBump);
+    expect(missing.ok).toBe(false);
+    expect(missing.problems.join('\n')).toContain('contract-snapshots/2.0.0.json');
+
+    const snapshots = join(work, 'snapshots');
+    mkdirSync(snapshots, { recursive: true });
+    copyFileSync(RELEASED, join(snapshots, '1.0.0.json'));
+    const doc = committed();
+    breakAndBump(doc);
+    writeFileSync(join(snapshots, '2.0.0.json'), JSON.stringify(doc));
+    const released = await checkEdited(breakAndBump, snapshots);
+    expect(released).toMatchObject({ ok: true, baseline: '2.0.0', breaking: [] });
+  }, 60_000);
+
+  it('and a version lower than a released major is refused', async () => {
+    const snapshots = join(work, 'snapshots-2');
+    mkdirSync(snapshots, { recursive: true });
+    copyFileSync(RELEASED, join(snapshots, '1.0.0.json'));
+    copyFileSync(RELEASED, join(snapshots, '2.0.0.json'));
+    const report = await checkEdited(() => {}, snapshots);
+    expect(report.ok).toBe(false);
+    expect(report.problems.join('\n')).toContain('older than the released 2.0.0');
+  });
+});
+
+describe('compatible changes pass', () => {
+  it('adding an optional response field and a new documented status', async () => {
+    const report = await checkEdited((doc) => {
+      doc.components.schemas.Plant.properties.colour = { type: 'string' };
+      doc.paths['/plants'].post.responses['422'] = {
+        description: 'Unprocessable',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    });
+    expect(report.problems).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(report.summary?.minor).toBeGreaterThan(0);
+  }, 60_000);
+});

@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** Where released contracts are kept: `<version>.json`, the document as released. */
+export const SNAPSHOTS_DIR = join(PACKAGE_ROOT, 'contract-snapshots');
+const SNAPSHOT_FILE = /^(\d+)\.(\d+)\.(\d+)\.json$/;
+// The @redocly/cli devDependency's entry point (its package.json `bin`).
+const REDOCLY_CLI = join(PACKAGE_ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+
+/** One change `redocly diff` rates as breaking (a major bump). */
+export interface BreakingChange {
+  readonly pointer: string;
+  readonly ruleId: string;
+  readonly message: string;
+}
+
+export interface CompatibilityReport {
+  /** True when the document may be published: no breaking change against its baseline. */
+  readonly ok: boolean;
+  readonly version: string;
+  /** The released snapshot the document was compared with, if any. */
+  readonly baseline?: string;
+  readonly summary?: { readonly major: number; readonly minor: number; readonly patch: number };
+  readonly breaking: readonly BreakingChange[];
+  /** Why the document may not be published, for a person to read. */
+  readonly problems: readonly string[];
+}
+
+interface RedoclyDiffReport {
+  summary: { major: number; minor: number; patch: number };
+  changes: {
+    path: string;
+    impact: string;
+    verdicts?: { ruleId: string; impact: string; message?: string }[];
+  }[];
+}
+
+/**
+ * Checks that `documentFile` does not break the released contract: it is compared with the
+ * newest snapshot of the same major version using Redocly CLI's `diff` (which rates every
+ * change by the semver bump it needs), and any change rated major is a failure. A breaking
+ * change is published by raising `info.version` to a new major and adding that version's
+ * snapshot, which then becomes the baseline.
+ *
+ * @example
+ * const report = await checkContractCompatibility('openapi.json');
+ * if (!report.ok) console.error(report.problems.join('\n'));
+ */
+export async function checkContractCompatibility(
+  documentFile: string,
+  snapshotsDir: string = SNAPSHOTS_DIR,
+): Promise<CompatibilityReport> {
+  const document = JSON.parse(readFileSync(documentFile, 'utf8')) as { info: { version: string } };
+  const version = document.info.version;
+  const major = majorOf(version);
+  const snapshots = readdirSync(snapshotsDir)
+    .filter((file) => SNAPSHOT_FILE.test(file))
+    .map((file) => ({ file, version: file.replace(/\.json$/, '') }))
+    .sort((a, b) => compareVersions(a.version, b.version));
+  const newest = snapshots.at(-1);
+  const baseline = snapshots.filter((snapshot) => majorOf(snapshot.version) === major).at(-1);
+  if (newest && major < majorOf(newest.version)) {
+    return refuse(version, [
+      `info.version ${version} is older than the released ${newest.version}: raise it.`,
+    ]);
+  }
+  if (!baseline) {
+    return refuse(version, [
+      `info.version ${version} starts major version ${major}, which has no snapshot: copy the ` +
+        `document to contract-snapshots/${version}.json to release it.`,
+    ]);
+  }
+  const report = await redoclyDiff(join(snapshotsDir, baseline.file), documentFile);
+  const breaking = report.changes
+    .filter((change) => change.impact === 'major')
+    .flatMap((change) =>
+      (change.verdicts ?? [])
+        .filter((verdict) => verdict.impact === 'major')
+        .map((verdict) => ({
+          pointer: change.path,
+          ruleId: verdict.ruleId,
+          message: verdict.message ?? `${change.path}: ${verdict.ruleId}`,
+        })),
+    );
+  const problems =
+    breaking.length === 0
+      ? []
+      : [
+          `${breaking.length} breaking change(s) against the released ${baseline.version}:`,
+          ...breaking.map(
+            (change) => `  - ${change.message} (${change.ruleId}, ${change.pointer})`,
+          ),
+          `Undo them, or release a new major: set info.version to ${major + 1}.0.0 and add ` +
+            `contract-snapshots/${major + 1}.0.0.json (a copy of the document).`,
+        ];
+  return {
+    ok: breaking.length === 0,
+    version,
+    baseline: baseline.version,
+    summary: report.summary,
+    breaking,
+    problems,
+  };
+}
+
+function refuse(version: string, problems: string[]): CompatibilityReport {
+  return { ok: false, version, breaking: [], problems };
+}
+
+async function redoclyDiff(base: string, revision: string): Promise<RedoclyDiffReport> {
+  const { stdout } = await run(
+    process.execPath,
+    [REDOCLY_CLI, 'diff', base, revision, '--format', 'json', '--fail-on', 'none'],
+    {
+      cwd: PACKAGE_ROOT,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', NO_COLOR: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  return JSON.parse(stdout) as RedoclyDiffReport;
+}
+
+function majorOf(version: string): number {
+  return Number.parseInt(version.split('.')[0] ?? '', 10);
+}
+
+function compareVersions(a: string, b: string): number {
+  const [pa, pb] = [a, b].map((v) => v.split('.').map(Number));
+  for (let i = 0; i < 3; i++) {
+    const difference = (pa?.[i] ?? 0) - (pb?.[i] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
