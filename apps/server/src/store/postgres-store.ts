@@ -231,10 +231,13 @@ export class PostgresStore implements PlantStore {
     return row === undefined ? undefined : toPlant(row);
   }
 
-  /** Runs `SELECT 1` on a pooled connection. */
+  /**
+   * Runs `SELECT 1` on a pooled connection. Gives up after `connectTimeoutMs` even on a
+   * connection that went silent, so a readiness probe gets its answer quickly.
+   */
   async ping(): Promise<void> {
     if (this.#closed) throw closedError();
-    await this.#query('SELECT 1', []);
+    await this.#query('SELECT 1', [], this.#settings.connectTimeoutMs);
   }
 
   /** Commits every queued create, then closes the pool. Later calls reject; a second close resolves. */
@@ -275,9 +278,19 @@ export class PostgresStore implements PlantStore {
     }
   }
 
-  async #query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
+  async #query<Row extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+    queryTimeoutMs?: number,
+  ): Promise<Row[]> {
+    // pg honours a per-query `query_timeout` (its types do not list it).
+    const query: pg.QueryConfig = {
+      text,
+      values,
+      ...({ query_timeout: queryTimeoutMs } as object),
+    };
     try {
-      return (await this.#pool.query<Row>(text, values)).rows;
+      return (await this.#pool.query<Row>(query)).rows;
     } catch (error) {
       throw translatePostgresError(error);
     }
