@@ -5,15 +5,25 @@ import { z } from './zod.ts';
 const name = boundedText(NAME_MAX_LENGTH, 'The name of the plant');
 const tag = boundedText(TAG_MAX_LENGTH, 'Tag that specifies the type of the plant');
 
-/**
- * A plant as the API returns it. Not strict: a later minor version may add optional
- * response fields, and a client must keep working when it does.
- */
-export const Plant = z.object({ name, tag: tag.optional() }).openapi('Plant', {
+const PlantSchema = z.object({ name, tag: tag.optional() }).openapi('Plant', {
   description: 'A plant in the store, as returned by the API (it has no `id`).',
   example: { name: 'Monstera', tag: 'indoor' },
 });
-export type Plant = z.output<typeof Plant>;
+
+/**
+ * A plant as the API returns it: `tag` is absent or a string, never `undefined` (JSON cannot
+ * carry `undefined`). Typed exactly so, the type a consumer generates from the document
+ * (`{ name: string; tag?: string }`) accepts it under `exactOptionalPropertyTypes`.
+ */
+export type Plant = { name: string; tag?: string };
+
+/**
+ * The Plant schema. Not strict: a later minor version may add optional response fields, and
+ * a client must keep working when it does. Its output is typed as the exact {@link Plant}:
+ * zod types an optional key as `string | undefined`, although no value read from JSON or
+ * built by `toPlant` ever holds `undefined`.
+ */
+export const Plant = PlantSchema as unknown as z.ZodType<Plant, z.input<typeof PlantSchema>>;
 
 /**
  * The body of a create-plant request: every field of Plant plus the required int64 `id`.
