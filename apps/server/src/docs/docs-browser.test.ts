@@ -14,6 +14,8 @@ import { writeDocsSite } from './docs-site.ts';
 const SCREENSHOTS = fileURLToPath(new URL('../../test-results/docs/', import.meta.url));
 const document = buildOpenApiDocument();
 const chromium = findChromium(process.env);
+// The page renders lazily; on a busy CI machine that can take seconds.
+const POLL = { timeout: 20_000 };
 
 /** The text a reader sees in `locator`: rendered, one line per block. */
 function visibleText(locator: Locator): Promise<string> {
@@ -51,7 +53,7 @@ async function expectCompleteReference(page: Page, record: PageRecord, screensho
   const operation = page.locator('section', {
     has: page.getByRole('heading', { name: post?.summary ?? '', exact: true }),
   });
-  await expect.poll(() => visibleText(operation.last())).toMatch(/POST[\s\S]*\/plants/);
+  await expect.poll(() => visibleText(operation.last()), POLL).toMatch(/POST[\s\S]*\/plants/);
   const operationText = await visibleText(operation.last());
   expect(operationText).toContain('NewPlant');
   expect(operationText).toMatch(/\bid\b[\s\S]*int64/);
@@ -63,14 +65,14 @@ async function expectCompleteReference(page: Page, record: PageRecord, screensho
     const description = (schemas[name] as { description: string }).description;
     // The description up to its first code span, which the page renders as markup.
     const headline = description.split('`')[0]?.trim() ?? '';
-    await expect.poll(() => visibleText(models), { timeout: 10_000 }).toContain(headline);
+    await expect.poll(() => visibleText(models), POLL).toContain(headline);
   }
   const modelsText = await visibleText(models);
   expect(modelsText).toMatch(/\berror\b[\s\S]*int32/);
   expect(modelsText).toMatch(/\bmessage\b/);
 
-  await expect.poll(() => page.getByText('bearerAuth').count()).toBeGreaterThan(0);
-  await expect.poll(() => page.getByText('Bearer Token').count()).toBeGreaterThan(0);
+  await expect.poll(() => page.getByText('bearerAuth').count(), POLL).toBeGreaterThan(0);
+  await expect.poll(() => page.getByText('Bearer Token').count(), POLL).toBeGreaterThan(0);
 
   await page.getByRole('link', { name: new RegExp(post?.summary ?? '') }).click();
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -98,7 +100,7 @@ if (chromium.found) {
       siteFolder = mkdtempSync(join(tmpdir(), 'plant-store-docs-site-'));
       writeDocsSite(siteFolder);
       site = await serveFolder(siteFolder);
-    }, 60_000);
+    }, 120_000);
 
     afterAll(async () => {
       await browser?.close();
@@ -111,13 +113,39 @@ if (chromium.found) {
       const [page, record] = await openReference(browser, `${server.url}/docs`);
       await expectCompleteReference(page, record, 'server-docs.png');
       expect(record.requests).toContain(`${server.url}/docs/assets/api-reference.js`);
-    }, 60_000);
+    }, 120_000);
+
+    it('the page is interactive: its client sends createPlant to this server, within the CSP', async () => {
+      const [page, record] = await openReference(browser, `${server.url}/docs`);
+      await page.getByRole('link', { name: /Create a plant/ }).click();
+      await page.getByRole('button', { name: 'Test Request (post /plants)' }).click();
+      const client = page.getByRole('dialog');
+      await client.getByPlaceholder('Token').click();
+      await page.keyboard.type(server.token);
+      const answered = page.waitForResponse(
+        (response) =>
+          response.url() === `${server.url}/plants` && response.request().method() === 'POST',
+      );
+      await client.getByRole('button', { name: /Send/ }).first().click();
+      const response = await answered;
+      expect(response.status()).toBe(200);
+      expect(await response.request().headerValue('authorization')).toBe(`Bearer ${server.token}`);
+      await expect.poll(() => visibleText(client), POLL).toMatch(/"name": "Monstera"/);
+      expect(record.problems).toEqual([]);
+      // The example plant (id 10) was really stored: another name under id 10 is a conflict.
+      const conflict = await fetch(`${server.url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 10, name: 'Fern' }),
+      });
+      expect(conflict.status).toBe(409);
+    }, 120_000);
 
     it('the static site of `pnpm docs:build` shows the same, offline', async () => {
       const [page, record] = await openReference(browser, `${site.url}/`);
       await expectCompleteReference(page, record, 'static-docs.png');
       expect(record.requests).toContain(`${site.url}/assets/api-reference.js`);
-    }, 60_000);
+    }, 120_000);
   });
 } else if (process.env.CI) {
   it('runs the API reference browser test (CI must have Chromium)', () => {
