@@ -3,7 +3,7 @@ import { defineConfig } from 'tsup';
 // One ESM bundle per entry; the workspace's TypeScript packages are bundled in, npm
 // dependencies stay external (installed next to the app).
 export default defineConfig({
-  entry: ['src/main.ts'],
+  entry: ['src/main.ts', 'src/cli.ts'],
   format: ['esm'],
   platform: 'node',
   target: 'node20',

@@ -146,3 +146,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
   };
 }
+
+/** The part of the configuration that names the store: what the command-line tool needs. */
+export interface StoreConfig {
+  readonly databaseUrl: string;
+}
+
+/**
+ * Reads only the store's location (`DATABASE_URL`), for the `plant-store`
+ * command-line tool: it needs no bearer token, so `PLANT_STORE_TOKENS` is neither required
+ * (even with `NODE_ENV=production`) nor generated, and other server settings are not checked.
+ *
+ * @example
+ * const { databaseUrl } = loadStoreConfig({ DATABASE_URL: 'file:./data/plants.db' });
+ */
+export function loadStoreConfig(
+  env: Record<string, string | undefined> = process.env,
+): StoreConfig {
+  const result = Env.pick({ DATABASE_URL: true }).safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map(
+      (issue) => `${issue.path.join('.')}: ${issue.message}`,
+    );
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  return { databaseUrl: result.data.DATABASE_URL };
+}

@@ -7,6 +7,8 @@ import type { Config } from './config.ts';
 import { openStore } from './store/open-store.ts';
 import type { PlantStore } from './store/plant-store.ts';
 import { TokenRegistry } from './token-registry.ts';
+import { ManagedTokenVerifier } from './tokens/managed-token-verifier.ts';
+import { openTokenStore } from './tokens/open-token-store.ts';
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -42,9 +44,14 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       onError: (error, context) => logger.warn({ err: error }, context),
     },
   });
+  // The managed tokens (plant-store tokens …) live in the same database as the plants.
+  const tokenStore = await openTokenStore(config.databaseUrl).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   const app = createApp({
     store,
-    tokens: TokenRegistry.fromTokens(config.tokens),
+    tokens: TokenRegistry.fromTokens(config.tokens, new ManagedTokenVerifier(tokenStore)),
     bodyLimitBytes: config.bodyLimitBytes,
     logger,
   });
@@ -87,6 +94,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       await stopped;
       clearTimeout(force);
       await store.close();
+      await tokenStore.close();
     })();
     return closing;
   };

@@ -1,6 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { digestToken, TokenRegistry } from './token-registry.ts';
+import { createManagedToken } from './tokens/manage-tokens.ts';
+import { ManagedTokenVerifier } from './tokens/managed-token-verifier.ts';
+import { createSqliteTokenStore } from './tokens/sqlite-token-store.ts';
+import { generateToken } from './tokens/token-format.ts';
 
 describe('TokenRegistry', () => {
   const registry = TokenRegistry.fromTokens(['first-token-0123456789', 'second-token-0123456789']);
@@ -23,5 +30,29 @@ describe('TokenRegistry', () => {
     const held = inspect(registry, { depth: 5 });
     expect(held).toContain(digestToken('first-token-0123456789'));
     expect(held).not.toContain('first-token');
+  });
+});
+
+describe('TokenRegistry.authenticate', () => {
+  it('accepts configured tokens, then asks the managed tokens', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'plant-store-registry-'));
+    const store = createSqliteTokenStore({ filename: join(folder, 'plants.db') });
+    try {
+      const { token } = await createManagedToken(store, { name: 'acme' });
+      const registry = TokenRegistry.fromTokens(
+        ['first-token-0123456789'],
+        new ManagedTokenVerifier(store),
+      );
+      expect(await registry.authenticate('first-token-0123456789')).toEqual({ name: 'env#1' });
+      expect(await registry.authenticate(token)).toEqual({ name: 'acme' });
+      expect(registry.verify(token)).toBeUndefined();
+      expect(await registry.authenticate(generateToken())).toBeUndefined();
+      expect(await registry.authenticate('unknown-token-0123456789')).toBeUndefined();
+      // Without managed tokens, only the configured ones count.
+      expect(await TokenRegistry.fromTokens([]).authenticate(token)).toBeUndefined();
+    } finally {
+      await store.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

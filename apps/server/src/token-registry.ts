@@ -5,6 +5,11 @@ export interface Credential {
   readonly name: string;
 }
 
+/** Tokens kept outside the registry (the store's managed tokens), checked after its own. */
+export interface ManagedTokens {
+  verify(token: string): Promise<Credential | undefined>;
+}
+
 /** The SHA-256 of a token, hex: how tokens are kept and looked up. */
 export function digestToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -21,10 +26,15 @@ export function digestToken(token: string): string {
  */
 export class TokenRegistry {
   private readonly byDigest = new Map<string, Credential>();
+  private managed: ManagedTokens | undefined;
 
-  /** Registers each token of `PLANT_STORE_TOKENS`, named `env#1`, `env#2`, … */
-  static fromTokens(tokens: readonly string[]): TokenRegistry {
+  /**
+   * Registers each token of `PLANT_STORE_TOKENS`, named `env#1`, `env#2`, …; `managed` (the
+   * store's tokens) is asked by `authenticate` for any other token.
+   */
+  static fromTokens(tokens: readonly string[], managed?: ManagedTokens): TokenRegistry {
     const registry = new TokenRegistry();
+    registry.managed = managed;
     tokens.forEach((token, index) => {
       registry.byDigest.set(digestToken(token), { name: `env#${index + 1}` });
     });
@@ -35,8 +45,18 @@ export class TokenRegistry {
     return this.byDigest.size;
   }
 
-  /** The credential a token belongs to, or `undefined` for an unknown token. */
+  /** The credential a configured token belongs to, or `undefined` for an unknown token. */
   verify(token: string): Credential | undefined {
     return this.byDigest.get(digestToken(token));
+  }
+
+  /**
+   * The credential of a configured or a managed token, or `undefined` when neither accepts it.
+   *
+   * @example
+   * await TokenRegistry.fromTokens([], managedTokens).authenticate('pst_…'); // { name: 'acme' }
+   */
+  async authenticate(token: string): Promise<Credential | undefined> {
+    return this.verify(token) ?? (await this.managed?.verify(token));
   }
 }

@@ -8,8 +8,9 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
  * Koa middleware that lets a request through only with `Authorization: Bearer <token>` for a
- * known token; otherwise 401 with an RFC 6750 `WWW-Authenticate` challenge. It runs before the
- * body is read, so an unauthenticated caller cannot make the server read or parse anything.
+ * known token (configured, or managed and neither revoked nor expired); otherwise 401 with an
+ * RFC 6750 `WWW-Authenticate` challenge. It runs before the body is read, so an
+ * unauthenticated caller cannot make the server read or parse anything.
  */
 export function requireBearer(tokens: TokenRegistry): AppMiddleware {
   return async function checkBearer(ctx, next) {
@@ -20,7 +21,7 @@ export function requireBearer(tokens: TokenRegistry): AppMiddleware {
       });
     }
     const token = BEARER.exec(header)?.[1];
-    const credential = token === undefined ? undefined : tokens.verify(token);
+    const credential = token === undefined ? undefined : await tokens.authenticate(token);
     if (!credential) {
       throw new ApiError('unauthorized', 'The bearer credential is not valid', {
         'WWW-Authenticate': `${REALM}, error="invalid_token"`,

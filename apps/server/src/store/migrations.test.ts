@@ -34,9 +34,14 @@ function tableNames(): string[] {
 }
 
 describe('migrate', () => {
-  it('creates the plants table on a new file and records the version', () => {
-    expect(migrate(db)).toEqual({ from: 0, to: MIGRATIONS.length, applied: [1] });
-    expect(schemaVersion(db)).toBe(1);
+  it('creates the tables on a new file and records the version', () => {
+    const latest = MIGRATIONS.length;
+    expect(migrate(db)).toEqual({
+      from: 0,
+      to: latest,
+      applied: MIGRATIONS.map((m) => m.version),
+    });
+    expect(schemaVersion(db)).toBe(latest);
     const columns = db
       .prepare<[], { name: string; type: string; notnull: number; pk: number }>(
         'SELECT name, type, "notnull", pk FROM pragma_table_info(\'plants\')',
@@ -60,10 +65,11 @@ describe('migrate', () => {
   it('applies nothing on a second run, even after reopening the file', () => {
     migrate(db);
     db.prepare("INSERT INTO plants (id, name) VALUES (1, 'Fern')").run();
-    expect(migrate(db)).toEqual({ from: 1, to: 1, applied: [] });
+    const latest = MIGRATIONS.length;
+    expect(migrate(db)).toEqual({ from: latest, to: latest, applied: [] });
     db.close();
     db = new Database(path.join(dir, 'plants.db'));
-    expect(migrate(db)).toEqual({ from: 1, to: 1, applied: [] });
+    expect(migrate(db)).toEqual({ from: latest, to: latest, applied: [] });
     expect(db.prepare('SELECT count(*) AS n FROM plants').get()).toEqual({ n: 1 });
   });
 
@@ -79,17 +85,21 @@ describe('migrate', () => {
   });
 
   it('refuses a database migrated by newer code, and leaves it alone', () => {
-    db.pragma('user_version = 7');
+    db.pragma('user_version = 70');
     expect(() => migrate(db)).toThrow(SchemaTooNewError);
-    expect(() => migrate(db)).toThrow(/version 7.*up to 1/);
-    expect(schemaVersion(db)).toBe(7);
+    expect(() => migrate(db)).toThrow(new RegExp(`version 70.*up to ${MIGRATIONS.length}`));
+    expect(schemaVersion(db)).toBe(70);
     expect(tableNames()).toEqual([]);
   });
 
   it('rolls back every migration of the run when one fails', () => {
     const broken: Migration[] = [
       ...MIGRATIONS,
-      { version: 2, name: 'broken', sql: 'INSERT INTO no_such_table VALUES (1)' },
+      {
+        version: MIGRATIONS.length + 1,
+        name: 'broken',
+        sql: 'INSERT INTO no_such_table VALUES (1)',
+      },
     ];
     expect(() => migrate(db, broken)).toThrow(/no such table/);
     expect(schemaVersion(db)).toBe(0);
@@ -97,8 +107,27 @@ describe('migrate', () => {
   });
 
   it('rejects a migration list whose versions are not 1, 2, 3, ...', () => {
-    const gap: Migration[] = [...MIGRATIONS, { version: 3, name: 'skips 2', sql: 'SELECT 1' }];
-    expect(() => migrate(db, gap)).toThrow(/version 3; expected 2/);
+    const next = MIGRATIONS.length + 1;
+    const gap: Migration[] = [...MIGRATIONS, { version: next + 1, name: 'skips', sql: 'SELECT 1' }];
+    expect(() => migrate(db, gap)).toThrow(`version ${next + 1}; expected ${next}`);
     expect(schemaVersion(db)).toBe(0);
+  });
+});
+
+describe('migration 2: tokens', () => {
+  const insert = (name: string, digest: string, revokedAt: string | null = null) =>
+    db
+      .prepare('INSERT INTO tokens (name, digest, created_at, revoked_at) VALUES (?, ?, ?, ?)')
+      .run(name, digest, '2030-01-01T00:00:00.000Z', revokedAt);
+
+  it('keeps a name unique among tokens that are not revoked', () => {
+    migrate(db);
+    insert('acme', 'a'.repeat(64), '2030-01-02T00:00:00.000Z');
+    insert('acme', 'b'.repeat(64));
+    expect(() => insert('acme', 'c'.repeat(64))).toThrow(/UNIQUE constraint failed: tokens.name/);
+    expect(() => insert('other', 'b'.repeat(64))).toThrow(
+      /UNIQUE constraint failed: tokens.digest/,
+    );
+    expect(() => insert('short', 'abc')).toThrow(/CHECK constraint failed/);
   });
 });

@@ -21,6 +21,23 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    name: 'create tokens',
+    // Managed bearer tokens (plant-store tokens …): only the SHA-256 (hex) of a token is kept.
+    // Times are ISO-8601 UTC with milliseconds. A name is unique among tokens not revoked.
+    sql: `
+      CREATE TABLE tokens (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        digest TEXT NOT NULL UNIQUE CHECK (length(digest) = 64),
+        created_at TEXT NOT NULL,
+        expires_at TEXT,
+        revoked_at TEXT
+      ) STRICT;
+      CREATE UNIQUE INDEX tokens_active_name ON tokens (name) WHERE revoked_at IS NULL;
+    `,
+  },
 ];
 
 /** Thrown when the database was migrated by newer code than this one. */

@@ -15,6 +15,23 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'create tokens',
+    // Managed bearer tokens (plant-store tokens …): only the SHA-256 (hex) of a token is kept.
+    // A name is unique among tokens not revoked.
+    sql: `
+      CREATE TABLE tokens (
+        id INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        name TEXT NOT NULL,
+        digest TEXT NOT NULL UNIQUE CHECK (length(digest) = 64),
+        created_at TIMESTAMPTZ NOT NULL,
+        expires_at TIMESTAMPTZ,
+        revoked_at TIMESTAMPTZ
+      );
+      CREATE UNIQUE INDEX tokens_active_name ON tokens (name) WHERE revoked_at IS NULL;
+    `,
+  },
 ];
 
 /**

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SchemaTooNewError } from './migrations.ts';
+import { MIGRATIONS, SchemaTooNewError } from './migrations.ts';
 import { type CreateOutcome, StoreUnavailableError } from './plant-store.ts';
 import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
 
@@ -210,7 +210,7 @@ describe('connection settings', () => {
       journalMode: 'wal',
       synchronous: 2,
       busyTimeoutMs: 1234,
-      schemaVersion: 1,
+      schemaVersion: MIGRATIONS.length,
     });
     await first.close();
 
