@@ -4,8 +4,13 @@ import type { Logger } from 'pino';
 import { contractHandlers } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
 import { contractRouter, unmatchedRoute } from './http/contract-router.ts';
+import { cors } from './http/cors.ts';
 import { errorResponder } from './http/error-responder.ts';
+import { rateLimitGuards } from './http/rate-limit-guard.ts';
 import { requestContext } from './http/request-context.ts';
+import { requestMetrics } from './http/request-metrics.ts';
+import type { ServiceMetrics } from './metrics.ts';
+import type { RateLimits } from './rate-limit.ts';
 import type { PlantStore } from './store/plant-store.ts';
 import type { TokenRegistry } from './token-registry.ts';
 
@@ -14,24 +19,39 @@ export interface AppOptions {
   readonly tokens: TokenRegistry;
   readonly bodyLimitBytes: number;
   readonly logger: Logger;
+  /** Observe requests into these metrics (served elsewhere: see `metrics-server.ts`). */
+  readonly metrics?: ServiceMetrics;
+  /** Apply these limits around the bearer check; none when absent. */
+  readonly rateLimits?: RateLimits;
+  /** Browser origins CORS allows; CORS is off when absent or empty. */
+  readonly corsOrigins?: readonly string[];
+  /** Reverse proxies in front whose `X-Forwarded-For` entries are trusted; default 0. */
+  readonly trustProxyHops?: number;
 }
 
 /**
- * The Koa application: request context and logging, the one error responder, the routes
- * derived from the contract, and 404/405 for everything else.
+ * The Koa application: request context and logging, request metrics, CORS, the one error
+ * responder, the routes derived from the contract (rate-limited around the bearer check), and
+ * 404/405 for everything else. Metrics, limits and CORS are each off unless given.
  *
  * @example
  * const app = createApp({ store, tokens, bodyLimitBytes: 65536, logger });
  * http.createServer(app.callback()).listen(3000);
  */
 export function createApp(options: AppOptions): Koa<AppState> {
-  const app = new Koa<AppState>({ proxy: false });
+  const hops = options.trustProxyHops ?? 0;
+  // With N trusted proxies, ctx.ip is the address the outermost one saw (the Nth entry of
+  // X-Forwarded-For from the right); with none, the socket's peer.
+  const app = new Koa<AppState>({ proxy: hops > 0, maxIpsCount: hops });
   const handlers = contractHandlers(options.store, buildOpenApiDocument());
   const router = contractRouter(contract, handlers, {
     tokens: options.tokens,
     bodyLimitBytes: options.bodyLimitBytes,
+    ...(options.rateLimits ? { authGuards: rateLimitGuards(options.rateLimits) } : {}),
   });
   app.use(requestContext(options.logger));
+  if (options.metrics) app.use(requestMetrics(options.metrics));
+  if (options.corsOrigins?.length) app.use(cors(options.corsOrigins, router));
   app.use(errorResponder(options.logger));
   app.use(router.routes());
   app.use(unmatchedRoute(router));

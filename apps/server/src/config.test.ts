@@ -21,6 +21,10 @@ describe('loadConfig', () => {
         statementTimeoutMs: 5000,
         startupWaitMs: 30_000,
       },
+      rateLimit: { perTokenPerMinute: 6000, authFailuresPerMinute: 30 },
+      trustProxyHops: 0,
+      corsOrigins: [],
+      keepAliveTimeoutMs: 65_000,
     });
   });
 

@@ -63,7 +63,52 @@ const Env = z.object({
     .int('must be a whole number')
     .min(0, 'must be 0 or more (milliseconds)')
     .default(30_000),
+  METRICS_PORT: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(0, 'must be 0..65535')
+    .max(65535, 'must be 0..65535')
+    .optional(),
+  METRICS_HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
+  RATE_LIMIT_PER_MINUTE: count().default(6000),
+  AUTH_FAILURES_PER_MINUTE: count().default(30),
+  TRUST_PROXY_HOPS: count().max(10, 'must be 0..10').default(0),
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin !== ''),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .refine(
+            isOrigin,
+            'each origin must be scheme://host[:port], without a path or a trailing slash',
+          ),
+      ),
+    ),
+  KEEP_ALIVE_TIMEOUT_SECONDS: count().min(1, 'must be at least 1 (seconds)').default(65),
 });
+
+/** A whole number ≥ 0 from an environment string. */
+function count() {
+  return z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more');
+}
+
+/** `https://app.example.com` or `http://localhost:5173`: exactly what browsers send as Origin. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
 
 /** The names of every environment variable the server reads (the README's table lists them). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.shape);
@@ -82,6 +127,23 @@ export interface Config {
   readonly durability: 'full' | 'normal';
   /** Pool and timeouts of the PostgreSQL store (used when DATABASE_URL is a postgres:// URL). */
   readonly postgres: PostgresConfig;
+  /** Where `GET /metrics` is served (its own listener); absent when METRICS_PORT is unset. */
+  readonly metrics?: { readonly port: number; readonly host: string };
+  readonly rateLimit: RateLimitConfig;
+  /** How many reverse proxies in front of the server append to `X-Forwarded-For`. */
+  readonly trustProxyHops: number;
+  /** Browser origins allowed by CORS; empty = CORS off. */
+  readonly corsOrigins: readonly string[];
+  /** Idle keep-alive connections are closed after this long (ms). */
+  readonly keepAliveTimeoutMs: number;
+}
+
+/** Request limits; 0 turns a limit off. */
+export interface RateLimitConfig {
+  /** Authenticated requests per credential per minute. */
+  readonly perTokenPerMinute: number;
+  /** Requests with a refused credential per client address per minute. */
+  readonly authFailuresPerMinute: number;
 }
 
 /** The PG_* variables: pool size and timeouts of the PostgreSQL store. */
@@ -116,6 +178,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const values = result.data;
+  if (values.METRICS_PORT === values.PORT && values.PORT !== 0) {
+    throw new ConfigError(
+      'Invalid configuration: METRICS_PORT: must differ from PORT (metrics have their own listener)',
+    );
+  }
   const production = values.NODE_ENV === 'production';
   let tokens: readonly string[] = values.PLANT_STORE_TOKENS;
   let generatedToken: string | undefined;
@@ -144,6 +211,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       statementTimeoutMs: values.PG_STATEMENT_TIMEOUT_MS,
       startupWaitMs: values.PG_STARTUP_WAIT_MS,
     },
+    ...(values.METRICS_PORT === undefined
+      ? {}
+      : { metrics: { port: values.METRICS_PORT, host: values.METRICS_HOST } }),
+    rateLimit: {
+      perTokenPerMinute: values.RATE_LIMIT_PER_MINUTE,
+      authFailuresPerMinute: values.AUTH_FAILURES_PER_MINUTE,
+    },
+    trustProxyHops: values.TRUST_PROXY_HOPS,
+    corsOrigins: values.CORS_ORIGINS,
+    keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
   };
 }
 

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, wantsPrettyLogs } from './logger.ts';
 import { startServer } from './server.ts';
 import { maskDatabaseUrl } from './store/open-store.ts';
 
@@ -15,10 +15,16 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, {
+    pretty: wantsPrettyLogs(config.production, process.stdout.isTTY),
+  });
   const running = await startServer(config, logger);
   logger.info(
-    { url: running.url, database: maskDatabaseUrl(config.databaseUrl) },
+    {
+      url: running.url,
+      database: maskDatabaseUrl(config.databaseUrl),
+      metrics: running.metricsUrl === undefined ? null : `${running.metricsUrl}/metrics`,
+    },
     'plant-store listening',
   );
   console.log(`Plant Store is listening on ${running.url}`);

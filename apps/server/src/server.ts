@@ -1,9 +1,13 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ApiError } from './api-error.ts';
 import { createApp } from './app.ts';
 import type { Config } from './config.ts';
+import { type HttpTimeouts, httpServerOptions } from './http-timeouts.ts';
+import type { MetricsServer } from './metrics-server.ts';
+import { RateLimits } from './rate-limit.ts';
+import { rateLimitBackendFor } from './rate-limit-backend.ts';
 import { openStore } from './store/open-store.ts';
 import type { PlantStore } from './store/plant-store.ts';
 import { TokenRegistry } from './token-registry.ts';
@@ -12,12 +16,16 @@ import { openTokenStore } from './tokens/open-token-store.ts';
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** While shutting down, how often connections that have become idle are closed. */
+const IDLE_SWEEP_MS = 100;
 
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
   readonly url: string;
   readonly server: Server;
   readonly store: PlantStore;
+  /** Base URL of the metrics listener (`${metricsUrl}/metrics`), when one was configured. */
+  readonly metricsUrl?: string;
   /** Stops accepting, lets in-flight requests finish, then closes the store. */
   close(): Promise<void>;
 }
@@ -26,7 +34,12 @@ type ServerConfig = Pick<
   Config,
   'port' | 'host' | 'databaseUrl' | 'tokens' | 'bodyLimitBytes' | 'durability'
 > &
-  Partial<Pick<Config, 'postgres'>>;
+  Partial<Pick<Config, 'postgres'>> &
+  Partial<Pick<Config, 'metrics' | 'rateLimit' | 'trustProxyHops' | 'corsOrigins'>> & {
+    /** Overrides of the HTTP timeouts (`keepAliveTimeoutMs` comes from the config). */
+    readonly timeouts?: Partial<HttpTimeouts>;
+    readonly keepAliveTimeoutMs?: number;
+  };
 
 /**
  * Opens the store (running its migrations) and serves the API on `config.host:config.port`.
@@ -37,25 +50,44 @@ type ServerConfig = Pick<
  * await running.close();
  */
 export async function startServer(config: ServerConfig, logger: Logger): Promise<RunningServer> {
+  // Metrics are collected (and prom-client loaded) only when something serves them (METRICS_PORT).
+  const metricsModules = config.metrics ? await loadMetricsModules() : undefined;
+  const metrics = metricsModules ? new metricsModules.ServiceMetrics() : undefined;
   const store = await openStore(config.databaseUrl, {
     durability: config.durability,
     postgres: {
       ...config.postgres,
       onError: (error, context) => logger.warn({ err: error }, context),
     },
+    ...(metrics ? { observer: metrics.storeObserver() } : {}),
   });
   // The managed tokens (plant-store tokens …) live in the same database as the plants.
   const tokenStore = await openTokenStore(config.databaseUrl).catch(async (error: unknown) => {
     await store.close();
     throw error;
   });
+  const rateLimits = config.rateLimit
+    ? await RateLimits.create(config.rateLimit, await rateLimitBackendFor(config.databaseUrl), {
+        ...(metrics ? { onLimited: (limit) => metrics.rateLimited.inc({ limit }) } : {}),
+      })
+    : undefined;
   const app = createApp({
-    store,
+    store: metrics && metricsModules ? metricsModules.measureStore(store, metrics) : store,
     tokens: TokenRegistry.fromTokens(config.tokens, new ManagedTokenVerifier(tokenStore)),
     bodyLimitBytes: config.bodyLimitBytes,
     logger,
+    ...(metrics ? { metrics } : {}),
+    ...(rateLimits ? { rateLimits } : {}),
+    ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
+    ...(config.trustProxyHops ? { trustProxyHops: config.trustProxyHops } : {}),
   });
-  const server = createServer(app.callback());
+  const server = createServer(
+    httpServerOptions({
+      ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
+      ...config.timeouts,
+    }),
+    app.callback(),
+  );
   // A request the HTTP parser rejects never reaches Koa: answer it in the Error shape too.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // Only parser errors (HPE_*) get an answer; a reset or timed-out socket is just closed.
@@ -84,19 +116,68 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   const { port, address, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
   const url = `http://${host}:${port}`;
+  let metricsServer: MetricsServer | undefined;
+  if (metrics && metricsModules && config.metrics) {
+    metricsServer = await metricsModules
+      .startMetricsServer(metrics, config.metrics, logger)
+      .catch((error: unknown) => {
+        server.close();
+        throw error;
+      });
+  }
+
+  // Keep-alive connections outlive a request by KEEP_ALIVE_TIMEOUT_SECONDS (65 s): on shutdown,
+  // the responses still in progress (and any request that slips in) say `Connection: close`,
+  // so their connections end with them instead of holding the close until the grace period.
+  const inFlight = new Set<ServerResponse>();
+  let stopping = false;
+  server.on('request', (_request, response: ServerResponse) => {
+    if (stopping) {
+      response.setHeader('Connection', 'close');
+      return;
+    }
+    inFlight.add(response);
+    response.once('close', () => inFlight.delete(response));
+  });
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      stopping = true;
+      for (const response of inFlight) {
+        if (!response.headersSent) response.setHeader('Connection', 'close');
+        else response.once('finish', () => server.closeIdleConnections());
+      }
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // Connections that go idle later (a response that was already being written, a request
+      // body still being read and discarded after an early error) are closed as they do.
+      const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await stopped;
+      clearInterval(sweep);
       clearTimeout(force);
+      await metricsServer?.close();
+      await rateLimits?.close();
       await store.close();
       await tokenStore.close();
     })();
     return closing;
   };
-  return { url, server, store, close };
+  return {
+    url,
+    server,
+    store,
+    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
+    close,
+  };
+}
+
+async function loadMetricsModules() {
+  const [{ ServiceMetrics }, { measureStore }, { startMetricsServer }] = await Promise.all([
+    import('./metrics.ts'),
+    import('./metrics-store.ts'),
+    import('./metrics-server.ts'),
+  ]);
+  return { ServiceMetrics, measureStore, startMetricsServer };
 }

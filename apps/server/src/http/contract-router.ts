@@ -12,6 +12,7 @@ import type { TokenRegistry } from '../token-registry.ts';
 import type { AppMiddleware, AppState } from './app-state.ts';
 import { jsonBody } from './json-body.ts';
 import { PAGE_SECURITY_HEADERS } from './page-security-headers.ts';
+import type { AuthGuards } from './rate-limit-guard.ts';
 import { requireBearer } from './require-bearer.ts';
 
 /** The function that serves one route: validated body in, success body out. */
@@ -22,6 +23,8 @@ export type ContractHandlers = { [K in keyof Contract]: RouteHandler<Contract[K]
 export interface ContractRouterOptions {
   readonly tokens: TokenRegistry;
   readonly bodyLimitBytes: number;
+  /** Middlewares around the bearer check of authenticated routes (the rate limits). */
+  readonly authGuards?: AuthGuards;
 }
 
 /** `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router). */
@@ -41,7 +44,10 @@ export function contractRouter(
   options: ContractRouterOptions,
 ): Router<AppState> {
   const router = new Router<AppState>();
-  const auth = requireBearer(options.tokens);
+  const guards = options.authGuards;
+  const auth: AppMiddleware[] = guards
+    ? [guards.beforeAuth, requireBearer(options.tokens), guards.afterAuth]
+    : [requireBearer(options.tokens)];
   for (const key of Object.keys(contract) as (keyof Contract)[]) {
     const route: Route = contract[key];
     const handler = handlers[key] as (body: unknown) => Promise<unknown>;
@@ -50,7 +56,7 @@ export function contractRouter(
         ctx.state.route = route.path;
         await next();
       },
-      ...(route.auth === 'bearer' ? [auth] : []),
+      ...(route.auth === 'bearer' ? auth : []),
       ...(route.body ? jsonBody(route.body, options.bodyLimitBytes) : []),
       async (ctx) => {
         const result = await handler(ctx.state.body);

@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { RateLimitConfig } from '../config.ts';
+import type { HttpTimeouts } from '../http-timeouts.ts';
 import { createLogger } from '../logger.ts';
 import { type RunningServer, startServer } from '../server.ts';
 
@@ -19,6 +22,15 @@ export interface TestServerOptions {
   readonly databaseFile?: string;
   readonly bodyLimitBytes?: number;
   readonly tokens?: readonly string[];
+  /** Serve /metrics on a listener of its own (a free port of 127.0.0.1): see `metricsUrl`. */
+  readonly metrics?: boolean;
+  /** Apply these rate limits (none by default). */
+  readonly rateLimit?: RateLimitConfig;
+  readonly corsOrigins?: readonly string[];
+  readonly trustProxyHops?: number;
+  readonly timeouts?: Partial<HttpTimeouts>;
+  /** Log here (e.g. a pino logger on a PassThrough) instead of nowhere. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -42,8 +54,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       tokens: options.tokens ?? [token],
       bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
       durability: 'full',
+      ...(options.metrics ? { metrics: { host: '127.0.0.1', port: 0 } } : {}),
+      ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+      ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+      ...(options.trustProxyHops ? { trustProxyHops: options.trustProxyHops } : {}),
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     },
-    createLogger('silent'),
+    options.logger ?? createLogger('silent'),
   );
   return {
     ...running,
