@@ -1,5 +1,5 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -32,6 +32,8 @@ export interface BenchCase {
   readonly seedFile?: string;
   /** Rows in `seedFile`. */
   readonly seedRows: number;
+  /** The server bundle to run (real and postgres kinds); default `dist/main.js`. */
+  readonly entry?: string;
 }
 
 export interface BenchSettings {
@@ -39,6 +41,8 @@ export interface BenchSettings {
   readonly connections: number;
   readonly warmupSeconds: number;
   readonly durationSeconds: number;
+  /** Nice value of the server processes (the bench process sets its own the same). */
+  readonly priority: number;
   /** Added to (and overriding) every server process's environment. */
   readonly extraEnv: Readonly<Record<string, string>>;
   /** Directory for `--cpu-prof` profiles of the server, when profiling. */
@@ -69,6 +73,9 @@ export interface CaseRun {
   /** No non-2xx, no errors, stored rows = seeded + sent, ≤ connections unanswered per load run. */
   readonly verified: boolean;
   readonly problems: readonly string[];
+  /** 1-minute load average of the machine before and after the run (other work on it). */
+  readonly loadBefore: number;
+  readonly loadAfter: number;
 }
 
 /**
@@ -84,6 +91,7 @@ export async function runCase(
   settings: BenchSettings,
 ): Promise<CaseRun> {
   const folder = mkdtempSync(join(tmpdir(), `plant-store-bench-${benchCase.name}-`));
+  const loadBefore = loadavg()[0] ?? Number.NaN;
   try {
     const store = await prepareStore(benchCase, folder, settings);
     // The server's stdout (its JSON log) goes to a file, as a deployment would keep it.
@@ -111,6 +119,7 @@ export async function runCase(
       },
       logFile,
       APP_ROOT,
+      settings.priority,
     );
     const counter = { next: 0 };
     const load = { url: server.url, token: settings.token, connections: settings.connections };
@@ -169,6 +178,8 @@ export async function runCase(
       requestLogLines,
       verified: problems.length === 0,
       problems,
+      loadBefore,
+      loadAfter: loadavg()[0] ?? Number.NaN,
     };
   } finally {
     rmSync(folder, { recursive: true, force: true });

@@ -11,6 +11,13 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
+export interface SummaryOptions {
+  /** Ignore the samples of the first `skipMs` milliseconds (start-up, warm-up). */
+  readonly skipMs?: number;
+  /** Ignore the samples of the last `tailMs` milliseconds (shutdown). */
+  readonly tailMs?: number;
+}
+
 export interface ProfileEntry {
   readonly name: string;
   /** Share of all samples, 0..1. */
@@ -45,13 +52,23 @@ export function placeOf(url: string, functionName: string): string {
  * @example
  * const { places } = summarizeProfile(JSON.parse(readFileSync('CPU.cpuprofile', 'utf8')));
  */
-export function summarizeProfile(profile: CpuProfile): ProfileSummary {
+export function summarizeProfile(
+  profile: CpuProfile,
+  options: SummaryOptions = {},
+): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfTime = new Map<number, number>();
+  const total = profile.timeDeltas.reduce((sum, delta) => sum + delta, 0);
+  const from = (options.skipMs ?? 0) * 1000;
+  const to = total - (options.tailMs ?? 0) * 1000;
+  let elapsed = 0;
   profile.samples.forEach((id, index) => {
-    selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
+    const delta = profile.timeDeltas[index] ?? 0;
+    elapsed += delta;
+    if (elapsed < from || elapsed > to) return;
+    selfTime.set(id, (selfTime.get(id) ?? 0) + delta);
   });
-  const total = [...selfTime.values()].reduce((sum, time) => sum + time, 0) || 1;
+  const counted = [...selfTime.values()].reduce((sum, time) => sum + time, 0) || 1;
   const functions = new Map<string, number>();
   const places = new Map<string, number>();
   for (const [id, time] of selfTime) {
@@ -65,16 +82,22 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
   }
   const ranked = (map: Map<string, number>) =>
     [...map]
-      .map(([name, time]) => ({ name, share: time / total }))
+      .map(([name, time]) => ({ name, share: time / counted }))
       .sort((a, b) => b.share - a.share);
   return { functions: ranked(functions), places: ranked(places) };
 }
 
-// `node --import tsx bench/profile-summary.ts <file.cpuprofile> [top]`: prints both rankings.
+// `node --import tsx bench/profile-summary.ts <file.cpuprofile> [top] [skipMs] [tailMs]`:
+// prints both rankings.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [file, top = '25'] = process.argv.slice(2);
-  if (file === undefined) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top]');
-  const summary = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+  const [file, top = '25', skipMs = '0', tailMs = '0'] = process.argv.slice(2);
+  if (file === undefined) {
+    throw new Error('usage: profile-summary.ts <file.cpuprofile> [top] [skipMs] [tailMs]');
+  }
+  const summary = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, {
+    skipMs: Number(skipMs),
+    tailMs: Number(tailMs),
+  });
   const print = (title: string, entries: readonly ProfileEntry[]) => {
     console.log(`\n${title}`);
     for (const entry of entries.slice(0, Number(top))) {

@@ -19,6 +19,8 @@ function run(name: string, rep: number, rps: number, verified = true): CaseRun {
     requestLogLines: -1,
     verified,
     problems: verified ? [] : ['3 non-2xx answers'],
+    loadBefore: 1,
+    loadAfter: 2,
   };
 }
 

@@ -104,13 +104,14 @@ export function renderMarkdown(report: BenchReport): string {
   lines.push(
     '## Repetitions (interleaved)',
     '',
-    '| rep | case | req/s | p50 ms | p99 ms | CPU µs/req | sent | 2xx | non-2xx | errors | rows (expected) | checks |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
+    '| rep | case | req/s | p50 ms | p99 ms | CPU µs/req | sent | 2xx | non-2xx | errors | rows (expected) | machine load | checks |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|',
     ...report.runs.map(
       (r) =>
         `| ${r.rep} | ${r.name} | ${round(r.requestsPerSecond)} | ${round(r.latencyP50Ms, 2)} | ` +
         `${round(r.latencyP99Ms, 2)} | ${round(r.cpuMicrosPerRequest, 1)} | ${r.sent} | ${r.ok} | ${r.non2xx} | ` +
-        `${r.errors} | ${r.storedRows} (${r.expectedRows}) | ${r.verified ? 'ok' : r.problems.join('; ')} |`,
+        `${r.errors} | ${r.storedRows} (${r.expectedRows}) | ${round(r.loadBefore, 1)} → ${round(r.loadAfter, 1)} | ` +
+        `${r.verified ? 'ok' : r.problems.join('; ')} |`,
     ),
     '',
   );

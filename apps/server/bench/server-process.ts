@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 
 export interface ServerProcess {
   readonly pid: number;
@@ -14,7 +15,8 @@ const READY_TIMEOUT_MS = 30_000;
 
 /**
  * Starts `node <args>` with exactly `env` (plus PATH), stdout and stderr appended to
- * `logFile`, and resolves once the process printed `listening on http://…` there.
+ * `logFile`, at scheduling `priority` (a nice value; negative needs root), and resolves once
+ * the process printed `listening on http://…` there.
  *
  * @example
  * const server = await startServerProcess(['dist/main.js'], env, '/tmp/server.log');
@@ -25,6 +27,7 @@ export async function startServerProcess(
   env: Record<string, string>,
   logFile: string,
   cwd: string,
+  priority = 0,
 ): Promise<ServerProcess> {
   const fd = openSync(logFile, 'a');
   let child: ChildProcess;
@@ -42,6 +45,7 @@ export async function startServerProcess(
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`Could not start node ${args.join(' ')}`);
+  if (priority !== 0) setPriority(pid, priority);
   const url = await waitForUrl(logFile, exited);
   return {
     pid,

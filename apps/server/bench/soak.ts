@@ -14,6 +14,10 @@ export interface SoakOptions {
   readonly rate: number;
   readonly minutes: number;
   readonly sampleSeconds: number;
+  /** Nice value of the server process. */
+  readonly priority: number;
+  /** The server bundle to run; default `dist/main.js`. */
+  readonly entry?: string;
   /** Added to (and overriding) the server's environment. */
   readonly extraEnv: Readonly<Record<string, string>>;
   /** Printed as each sample is taken. */
@@ -33,6 +37,8 @@ export interface SoakResult {
   readonly latencyP50Ms: number;
   readonly latencyP99Ms: number;
   readonly cpuMicrosPerRequest: number;
+  /** Requests sent; the ≤ connections still in flight at the end are stored but unanswered. */
+  readonly sent: number;
   readonly ok: number;
   readonly non2xx: number;
   readonly errors: number;
@@ -53,7 +59,7 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
   try {
     const file = join(folder, 'plants.db');
     const server = await startServerProcess(
-      ['dist/main.js'],
+      [options.entry ?? 'dist/main.js'],
       {
         NODE_ENV: 'production',
         HOST: '127.0.0.1',
@@ -67,6 +73,7 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
       },
       join(folder, 'server.log'),
       APP_ROOT,
+      options.priority,
     );
     const samples: RssSample[] = [];
     const started = Date.now();
@@ -110,6 +117,7 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
       latencyP50Ms: load.latencyP50Ms,
       latencyP99Ms: load.latencyP99Ms,
       cpuMicrosPerRequest: completed === 0 ? Number.NaN : cpu / completed,
+      sent: load.sent,
       ok: load.ok,
       non2xx: load.non2xx,
       errors: load.errors,
@@ -140,11 +148,15 @@ export function renderSoakMarkdown(result: SoakResult, header: string): string {
   return [
     header,
     '',
-    `| fixed rate | achieved req/s | p50 ms | p99 ms | CPU µs/req | 2xx | non-2xx | errors | rows |`,
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| fixed rate | achieved req/s | p50 ms | p99 ms | CPU µs/req | sent | 2xx | non-2xx | errors | rows |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     `| ${result.rate} | ${result.requestsPerSecond.toFixed(0)} | ${result.latencyP50Ms.toFixed(2)} | ` +
-      `${result.latencyP99Ms.toFixed(2)} | ${result.cpuMicrosPerRequest.toFixed(1)} | ${result.ok} | ` +
+      `${result.latencyP99Ms.toFixed(2)} | ${result.cpuMicrosPerRequest.toFixed(1)} | ${result.sent} | ${result.ok} | ` +
       `${result.non2xx} | ${result.errors} | ${result.storedRows} |`,
+    '',
+    `Checks (no non-2xx, no connection error, stored rows = sent, every 2xx stored): ${
+      result.non2xx + result.errors === 0 && result.storedRows === result.sent ? 'ok' : 'FAILED'
+    }.`,
     '',
     `RSS: ${first.toFixed(1)} MiB at start, ${peak.toFixed(1)} MiB peak, ${last.toFixed(1)} MiB at the end; ` +
       `trend over the second half ${result.rssSlopeMiBPerMinute.toFixed(2)} MiB/min.`,

@@ -40,7 +40,9 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[]
   const readText = bodyParser({
     enableTypes: ['text'],
     extendTypes: { text: JSON_TYPES },
-    textLimit: String(limitBytes),
+    // A number: raw-body runs bytes.parse on the limit for every request, which for a string
+    // means parsing it again each time. (The type says string; raw-body takes both.)
+    textLimit: limitBytes as unknown as string,
     encoding: 'utf-8',
   }) as unknown as AppMiddleware;
 
