@@ -26,14 +26,14 @@ export function floorHandler(options: FloorOptions): RequestListener {
   return (req, res) => {
     if (req.method !== 'POST' || req.url !== '/plants') return answer(res, 404, 'not found');
     const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
-    if (token === undefined || tokens.verify(token) === undefined) {
-      return answer(res, 401, 'unauthorized');
-    }
+    if (token === undefined) return answer(res, 401, 'unauthorized');
     if (!req.headers['content-type']?.startsWith('application/json')) {
       return answer(res, 415, 'unsupported media type');
     }
-    readBody(req, bodyLimitBytes).then(
-      async (text) => {
+    tokens.authenticate(token).then(
+      async (credential) => {
+        if (credential === undefined) return answer(res, 401, 'unauthorized');
+        const text = await readBody(req, bodyLimitBytes);
         if (text === undefined) return answer(res, 413, 'too large');
         let value: unknown;
         try {
