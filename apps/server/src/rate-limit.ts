@@ -1,23 +1,26 @@
-import { createRequire } from 'node:module';
-import type * as Flexible from 'rate-limiter-flexible';
 import { ApiError } from './api-error.ts';
 import type { RateLimitConfig } from './config.ts';
 import type { RateLimitName } from './metrics.ts';
+import { RateLimiterMemory, RateLimiterRes } from './rate-limit-flexible.ts';
 import { boundedKey } from './rate-limit-key.ts';
-
-// The limiter classes are loaded from their own files, as rate-limiter-flexible documents: its
-// index loads every backend it supports (Redis, Mongo, DynamoDB, …), which slows startup.
-const require = createRequire(import.meta.url);
-const RateLimiterMemory: typeof Flexible.RateLimiterMemory = require('rate-limiter-flexible/lib/RateLimiterMemory.js');
-const RateLimiterRes: typeof Flexible.RateLimiterRes = require('rate-limiter-flexible/lib/RateLimiterRes.js');
-type RateLimiterAbstract = Flexible.RateLimiterAbstract;
-type RateLimiterRes = Flexible.RateLimiterRes;
 
 /** What a backend needs to make one limiter: `points` per `durationSeconds`, keys prefixed. */
 export interface LimiterSpec {
   readonly keyPrefix: string;
   readonly points: number;
   readonly durationSeconds: number;
+}
+
+/** The part of a rate-limiter-flexible limiter the limits use (RateLimiterMemory has it). */
+export interface Limiter {
+  /** Points (requests) allowed per window. */
+  readonly points: number;
+  /** Takes `points` from `key`; rejects with a RateLimiterRes when that goes over the limit. */
+  consume(key: string, points?: number): Promise<RateLimiterRes>;
+  /** Adds `points` to `key` without ever rejecting for the limit. */
+  penalty(key: string, points?: number): Promise<RateLimiterRes>;
+  /** The state of `key`, or null when it has none in the current window. */
+  get(key: string): Promise<RateLimiterRes | null>;
 }
 
 /**
@@ -28,7 +31,7 @@ export interface LimiterSpec {
 export interface RateLimitBackend {
   readonly kind: string;
   /** A limiter for `spec`, ready to use. */
-  limiter(spec: LimiterSpec): Promise<RateLimiterAbstract>;
+  limiter(spec: LimiterSpec): Promise<Limiter>;
   /** Releases what the backend holds (connections). */
   close(): Promise<void>;
 }
@@ -68,8 +71,8 @@ export interface RateLimitsOptions {
  */
 export class RateLimits {
   private constructor(
-    private readonly perToken: RateLimiterAbstract | undefined,
-    private readonly authFailures: RateLimiterAbstract | undefined,
+    private readonly perToken: Limiter | undefined,
+    private readonly authFailures: Limiter | undefined,
     private readonly backend: RateLimitBackend,
     private readonly onLimited: (limit: RateLimitName) => void,
   ) {}

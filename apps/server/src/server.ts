@@ -67,9 +67,15 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     throw error;
   });
   const rateLimits = config.rateLimit
-    ? await RateLimits.create(config.rateLimit, await rateLimitBackendFor(config.databaseUrl), {
-        ...(metrics ? { onLimited: (limit) => metrics.rateLimited.inc({ limit }) } : {}),
-      })
+    ? await RateLimits.create(
+        config.rateLimit,
+        await rateLimitBackendFor(config.databaseUrl, config.postgres, (error) =>
+          logger.warn({ err: error }, 'rate-limit sync with PostgreSQL failed'),
+        ),
+        {
+          ...(metrics ? { onLimited: (limit) => metrics.rateLimited.inc({ limit }) } : {}),
+        },
+      )
     : undefined;
   const app = createApp({
     store: metrics && metricsModules ? metricsModules.measureStore(store, metrics) : store,

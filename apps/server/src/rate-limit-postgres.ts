@@ -1,0 +1,111 @@
+import pg from 'pg';
+import type { Limiter, LimiterSpec, RateLimitBackend } from './rate-limit.ts';
+import { loadRateLimiterPostgres } from './rate-limit-flexible.ts';
+import { SyncedLimiter } from './rate-limit-synced.ts';
+
+export interface PostgresRateLimitOptions {
+  /** The store's `postgres://` URL: the counts live in the same database (and schema). */
+  readonly url: string;
+  /** Connections of the limiter's own small pool; default 2 (one sync per interval). */
+  readonly poolMax?: number;
+  readonly connectTimeoutMs?: number;
+  readonly statementTimeoutMs?: number;
+  /** How often each instance adds its counts to the shared ones; default 100 ms. */
+  readonly syncIntervalMs?: number;
+  /** Told about a failed sync or a broken idle connection (the limits keep working locally). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** During an outage a sync fails every interval: report the first failure, then one per 30 s. */
+const ERROR_REPORT_INTERVAL_MS = 30_000;
+
+function throttle(report: (error: unknown) => void, intervalMs: number): (error: unknown) => void {
+  let last = -Infinity;
+  return (error) => {
+    const now = Date.now();
+    if (now - last < intervalMs) return;
+    last = now;
+    report(error);
+  };
+}
+
+/** The table of each limiter is named after its key prefix: `rate_limit_<prefix>`. */
+export function rateLimitTable(keyPrefix: string): string {
+  return `rate_limit_${keyPrefix}`;
+}
+
+/**
+ * A rate-limit backend whose counts every instance shares through PostgreSQL:
+ * rate-limiter-flexible's RateLimiterPostgres (a table per limiter, created when missing, rows
+ * expiring with their window), each behind a `SyncedLimiter` so that requests are decided
+ * locally and the database sees one upsert per key per sync interval, not one per request.
+ * The sessions use `synchronous_commit = off`: a count lost in a database crash only lets a
+ * few more requests through.
+ *
+ * @example
+ * const backend = await postgresBackend({ url: 'postgres://app@db/plants' });
+ * const limits = await RateLimits.create(config.rateLimit, backend);
+ */
+export async function postgresBackend(
+  options: PostgresRateLimitOptions,
+): Promise<RateLimitBackend> {
+  const onError = throttle(options.onError ?? (() => undefined), ERROR_REPORT_INTERVAL_MS);
+  const connectTimeoutMs = options.connectTimeoutMs ?? 2000;
+  const statementTimeoutMs = options.statementTimeoutMs ?? 5000;
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolMax ?? 2,
+    connectionTimeoutMillis: connectTimeoutMs,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + connectTimeoutMs,
+    keepAlive: true,
+    idleTimeoutMillis: 30_000,
+    application_name: 'plant-store-rate-limit',
+    onConnect: async (client: pg.ClientBase) => {
+      await client.query('SET synchronous_commit = off');
+    },
+  });
+  pool.on('error', onError);
+  const RateLimiterPostgres = loadRateLimiterPostgres();
+  const synced: SyncedLimiter[] = [];
+
+  const limiter = (spec: LimiterSpec) =>
+    new Promise<Limiter>((resolve, reject) => {
+      const remote = new RateLimiterPostgres(
+        {
+          storeClient: pool,
+          storeType: 'pool',
+          tableName: rateLimitTable(spec.keyPrefix),
+          keyPrefix: spec.keyPrefix,
+          points: spec.points,
+          duration: spec.durationSeconds,
+        },
+        (error?: Error) => {
+          if (error) {
+            reject(error);
+            return;
+          }
+          const local = new SyncedLimiter(remote as unknown as Limiter, {
+            points: spec.points,
+            durationSeconds: spec.durationSeconds,
+            ...(options.syncIntervalMs === undefined
+              ? {}
+              : { syncIntervalMs: options.syncIntervalMs }),
+            onError,
+          });
+          synced.push(local);
+          resolve(local);
+        },
+      );
+    });
+
+  return {
+    kind: 'postgres',
+    limiter,
+    close: async () => {
+      await Promise.all(synced.map((local) => local.sync()));
+      for (const local of synced) local.stop();
+      await pool.end();
+    },
+  };
+}
