@@ -5,7 +5,8 @@ import type { AppMiddleware } from './app-state.ts';
 /**
  * Koa middleware that owns every error response: whatever a later middleware throws is
  * answered with the Error shape as `application/json`. Unexpected failures are logged with
- * their stack; the caller only sees `internal`.
+ * their stack; the caller only sees `internal`. A request refused before its body was read
+ * gets `Connection: close`, so an unauthenticated caller cannot make the server keep reading.
  */
 export function errorResponder(logger: Logger): AppMiddleware {
   return async function respondWithError(ctx, next) {
@@ -18,6 +19,9 @@ export function errorResponder(logger: Logger): AppMiddleware {
       }
       ctx.status = error.status;
       ctx.set(error.headers);
+      // Refused before its body was read (401, 429, 415, 413…): close the connection after
+      // answering rather than let Node read and discard the rest of an unwanted body.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(error.toBody());
     }

@@ -1,0 +1,50 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../testing/start-test-server.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.dispose();
+});
+
+/** Sends headers announcing a large body but only its first bytes; returns what came back. */
+function sendPartialBody(headers: string): Promise<{ response: string; closedMs: number }> {
+  const { port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let response = '';
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(
+        `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n${headers}\r\n{"id": 1,`,
+      );
+    });
+    socket.on('data', (chunk: Buffer) => {
+      response += chunk.toString();
+    });
+    socket.on('close', () => resolve({ response, closedMs: performance.now() - started }));
+    socket.on('error', reject);
+  });
+}
+
+it('answers a request refused before its body was read, then closes the connection', async () => {
+  const { response, closedMs } = await sendPartialBody('Content-Type: application/json\r\n');
+  expect(response).toMatch(/^HTTP\/1\.1 401 /);
+  expect(response).toMatch(/\r\nconnection: close\r\n/i);
+  expect(response).toContain('{"error":40101,');
+  // Closed by the server right after the answer, not after the 1 MB that was announced.
+  expect(closedMs).toBeLessThan(5_000);
+});
+
+it('keeps the connection open after an error whose body was read in full', async () => {
+  const body = '{"id": "x", "name": "Fern"}';
+  const response = await fetch(`${server.url}/plants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body,
+  });
+  expect(response.status).toBe(400);
+  expect(response.headers.get('connection')).not.toBe('close');
+});
