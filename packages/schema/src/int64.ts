@@ -1,3 +1,4 @@
+import { isLosslessNumber } from 'lossless-json';
 import { z } from './zod.ts';
 
 /** Smallest value of a signed 64-bit integer (−2^63). */
@@ -40,6 +41,8 @@ export const Int64 = z
 
 function describe(input: unknown): string {
   if (input === null) return 'null';
+  // parseJson keeps a non-integer that a double would round to an integer as its text.
+  if (isLosslessNumber(input)) return 'a non-integer number';
   if (Array.isArray(input)) return 'array';
   if (typeof input === 'bigint') return 'an integer out of range';
   if (typeof input === 'number') {

@@ -1,4 +1,6 @@
+import { isLosslessNumber, LosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
+import { Int64 } from './int64.ts';
 import { MalformedJsonError, parseJson, parseJsonNumber, stringifyJson } from './json.ts';
 
 describe('parseJsonNumber', () => {
@@ -11,6 +13,8 @@ describe('parseJsonNumber', () => {
     ['-0.5e1', -5n],
     ['0.0', 0n],
     ['1000e-2', 10n],
+    [`1${'0'.repeat(40)}e-40`, 1n],
+    ['-0.0e-5', 0n],
   ])('reads the integral %s exactly as a bigint', (text, expected) => {
     expect(parseJsonNumber(text)).toBe(expected);
   });
@@ -62,6 +66,24 @@ describe('parseJson', () => {
 
   it('rejects a key repeated with another value', () => {
     expect(() => parseJson('{"a": 1, "a": 2}')).toThrow('repeats the key "a"');
+  });
+
+  // Found by the fuzz test (apps/server/src/security): these were read as the integers 1, 0,
+  // 4503599627370496 and 9223372036854775808, so `{"id": 1e-400}` created plant 0.
+  it.each(['1.0000000000000000001', '1e-400', '-1e-400', '4503599627370496.5'])(
+    'keeps the non-integer %s, which a double rounds to an integer, apart from integers',
+    (text) => {
+      const { id } = parseJson(`{"id": ${text}}`) as { id: unknown };
+      expect(isLosslessNumber(id)).toBe(true);
+      const result = Int64.safeParse(id);
+      expect(result.success).toBe(false);
+      expect(result.error?.issues[0]?.message).toMatch(/got a non-integer number/);
+    },
+  );
+
+  it('still treats an exact repeat of such a number as harmless', () => {
+    expect(parseJson('{"a": 1e-400, "a": 1e-400}')).toEqual({ a: new LosslessNumber('1e-400') });
+    expect(() => parseJson('{"a": 1e-400, "a": 0}')).toThrow('repeats the key "a"');
   });
 });
 

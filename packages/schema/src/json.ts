@@ -1,4 +1,4 @@
-import { isInteger, parse, stringify } from 'lossless-json';
+import { isInteger, LosslessNumber, parse, stringify } from 'lossless-json';
 
 /** Thrown by {@link parseJson} for text that is not well-formed JSON. */
 export class MalformedJsonError extends Error {
@@ -6,8 +6,8 @@ export class MalformedJsonError extends Error {
 }
 
 // An integral number written with a fraction or exponent (`1.0`, `1e3`) is turned into a
-// bigint only while its exponent is this small; anything larger is out of int64 range anyway,
-// and a bound keeps `1e999999999` from building a huge bigint.
+// bigint only while it needs at most this many zeros appended; anything larger is out of int64
+// range anyway, and a bound keeps `1e999999999` from building a huge bigint.
 const MAX_EXPONENT = 30;
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
@@ -24,12 +24,11 @@ export function parseJsonNumber(text: string): bigint | number {
     const digits = (whole + fraction).replace(/^0+(?=\d)/, '');
     const scale = exponent - fraction.length;
     if (/^0+$/.test(digits)) return 0n;
-    if (Math.abs(scale) <= MAX_EXPONENT + fraction.length) {
-      if (scale >= 0 && scale <= MAX_EXPONENT)
-        return BigInt(`${sign}${digits}${'0'.repeat(scale)}`);
-      if (scale < 0 && /^0+$/.test(digits.slice(scale))) {
-        return BigInt(`${sign}${digits.slice(0, scale) || '0'}`);
-      }
+    if (scale >= 0) {
+      if (scale <= MAX_EXPONENT) return BigInt(`${sign}${digits}${'0'.repeat(scale)}`);
+    } else if (-scale < digits.length && /^0+$/.test(digits.slice(scale))) {
+      // Integral however far the point moves left (`1000e-3`, `1${'0'.repeat(40)}e-40`).
+      return BigInt(`${sign}${digits.slice(0, scale)}`);
     }
   }
   return Number(text);
@@ -38,12 +37,21 @@ export function parseJsonNumber(text: string): bigint | number {
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** A JSON number as the schemas expect it: safe integers as `number`, larger ones as `bigint`. */
-function toSchemaNumber(text: string): bigint | number {
+// parseJsonNumber returns an integral value as a `number` only from this size up.
+const HUGE = 10 ** (MAX_EXPONENT + 1);
+
+/**
+ * A JSON number as the schemas expect it: safe integers as `number`, larger ones as `bigint`,
+ * other numbers as `number` — except a non-integer whose nearest double is an integer
+ * (`1.0000000000000000001`, `1e-400`, `4503599627370496.5`): that one stays a
+ * `LosslessNumber` (its text), so no integer schema mistakes it for an integer.
+ */
+function toSchemaNumber(text: string): bigint | number | LosslessNumber {
   const value = parseJsonNumber(text);
-  return typeof value === 'bigint' && value >= MIN_SAFE && value <= MAX_SAFE
-    ? Number(value)
-    : value;
+  if (typeof value === 'bigint') {
+    return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value;
+  }
+  return Number.isInteger(value) && Math.abs(value) < HUGE ? new LosslessNumber(text) : value;
 }
 
 /**

@@ -148,7 +148,8 @@ is malformed JSON (400).
 
 - Request body: at most 64 KiB (65536 bytes) by default; the operator may change it with the
   server's \`BODY_LIMIT\` setting. A larger body answers 413 (\`error\` 41301).
-- \`name\`: 1 to ${NAME_MAX_LENGTH} characters; \`tag\`: 1 to ${TAG_MAX_LENGTH} characters (UTF-16 code units).
+- \`name\`: 1 to ${NAME_MAX_LENGTH} characters; \`tag\`: 1 to ${TAG_MAX_LENGTH} characters (Unicode code points,
+  as JSON Schema counts them).
 - Request line and headers: at most 16 KiB (\`error\` 40004, and the connection is closed).
 ${
   RATE_LIMIT

@@ -1,8 +1,8 @@
 import { z } from './zod.ts';
 
-/** Longest accepted plant `name`, in characters (UTF-16 code units). */
+/** Longest accepted plant `name`, in characters (Unicode code points, as JSON Schema counts). */
 export const NAME_MAX_LENGTH = 200;
-/** Longest accepted plant `tag`, in characters (UTF-16 code units). */
+/** Longest accepted plant `tag`, in characters (Unicode code points, as JSON Schema counts). */
 export const TAG_MAX_LENGTH = 100;
 
 // C0 controls, DEL and C1 controls: never part of a plant's name or tag.
