@@ -8,6 +8,15 @@ interface HttpLikeError {
   status?: unknown;
   type?: unknown;
   limit?: unknown;
+  code?: unknown;
+}
+
+/**
+ * True for the error zlib raises while decoding a body that is not what its Content-Encoding
+ * says (`Z_DATA_ERROR`, `Z_BUF_ERROR` for a cut-short stream, brotli's `ERR__ERROR_FORMAT_…`).
+ */
+function isDecodingError(code: unknown): boolean {
+  return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_'));
 }
 
 /**
@@ -22,7 +31,7 @@ export function toApiError(error: unknown): ApiError {
       'Retry-After': String(STORE_RETRY_AFTER_SECONDS),
     });
   }
-  const { status, type, limit } = (error ?? {}) as HttpLikeError;
+  const { status, type, limit, code } = (error ?? {}) as HttpLikeError;
   // Errors of the body reader (raw-body / inflation, behind koa-bodyparser).
   if (type === 'entity.too.large' || status === 413) {
     return new ApiError(
@@ -36,6 +45,13 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError(
       'unsupportedMediaType',
       'Request body must be application/json in UTF-8, with no content encoding other than gzip, deflate or br',
+    );
+  }
+  // A body that says gzip/deflate/br but is not (or is cut short) is the client's mistake.
+  if (isDecodingError(code)) {
+    return new ApiError(
+      'malformedJson',
+      'Request body could not be decoded as its Content-Encoding says',
     );
   }
   if (type === 'request.aborted' || type === 'request.size.invalid') {

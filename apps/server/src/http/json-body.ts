@@ -43,7 +43,9 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[]
     // A number: raw-body runs bytes.parse on the limit for every request, which for a string
     // means parsing it again each time. (The type says string; raw-body takes both.)
     textLimit: limitBytes as unknown as string,
-    encoding: 'utf-8',
+    // No encoding: the raw bytes, decoded below strictly (raw-body would replace bytes that are
+    // not UTF-8 with U+FFFD and store a name the client never sent). The type says string.
+    encoding: null as unknown as string,
   }) as unknown as AppMiddleware;
 
   const readJsonBody: AppMiddleware = (ctx, next) => {
@@ -65,8 +67,15 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[]
   };
 
   const validate = (ctx: Parameters<AppMiddleware>[0], next: Next): Promise<unknown> => {
-    const text = ctx.request.body;
-    if (typeof text !== 'string' || text.trim() === '') throw missingBody();
+    const bytes = ctx.request.body;
+    if (!(bytes instanceof Uint8Array)) throw missingBody();
+    let text: string;
+    try {
+      text = UTF8.decode(bytes);
+    } catch {
+      throw new ApiError('malformedJson', 'Request body is not valid UTF-8');
+    }
+    if (text.trim() === '') throw missingBody();
     let value: unknown;
     try {
       value = parseJson(text);
@@ -84,6 +93,9 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[]
 
   return [readJsonBody];
 }
+
+/** JSON is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never replaced. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function missingBody(): ApiError {
   return new ApiError(
