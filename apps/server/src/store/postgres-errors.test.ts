@@ -3,6 +3,7 @@ import { StoreUnavailableError } from './plant-store.ts';
 import {
   isPostgresLoginRefused,
   isPostgresUnavailable,
+  isStaleConnection,
   translatePostgresError,
 } from './postgres-errors.ts';
 
@@ -86,5 +87,22 @@ describe('isPostgresLoginRefused', () => {
     expect(isPostgresLoginRefused(translatePostgresError(withCode('28000')))).toBe(true);
     expect(isPostgresLoginRefused(withCode('57P03'))).toBe(false);
     expect(isPostgresLoginRefused('28P01')).toBe(false);
+  });
+});
+
+describe('isStaleConnection', () => {
+  const withCode = (code: string) => Object.assign(new Error('x'), { code });
+
+  it('recognises a connection closed under an idle pool client', () => {
+    expect(isStaleConnection(withCode('57P01'))).toBe(true);
+    expect(isStaleConnection(withCode('ECONNRESET'))).toBe(true);
+    expect(isStaleConnection(new Error('Connection terminated unexpectedly'))).toBe(true);
+  });
+
+  it('does not retry a database that cannot be reached or a real query error', () => {
+    expect(isStaleConnection(withCode('ECONNREFUSED'))).toBe(false);
+    expect(isStaleConnection(new Error('timeout exceeded when trying to connect'))).toBe(false);
+    expect(isStaleConnection(withCode('23502'))).toBe(false);
+    expect(isStaleConnection('57P01')).toBe(false);
   });
 });

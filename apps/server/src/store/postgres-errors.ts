@@ -103,3 +103,23 @@ export function isPostgresLoginRefused(error: unknown): boolean {
   }
   return false;
 }
+
+// A pooled connection the database (or the network) closed while it sat idle: the next query
+// on it fails at once, but a fresh connection may well work.
+const STALE_CONNECTION_CODES = new Set(['57P01', '57P02', 'ECONNRESET', 'EPIPE']);
+
+/**
+ * True when `error` says the connection a query ran on was already dead (terminated by an
+ * administrator or a restart, or reset): worth one retry on a new connection. Not true for a
+ * database that cannot be reached at all (that is answered 503 at once).
+ *
+ * @example
+ * isStaleConnection(Object.assign(new Error('terminating connection'), { code: '57P01' })); // true
+ * isStaleConnection(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })); // false
+ */
+export function isStaleConnection(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && STALE_CONNECTION_CODES.has(code)) return true;
+  return error.message.startsWith('Connection terminated unexpectedly');
+}

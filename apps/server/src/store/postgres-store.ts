@@ -12,6 +12,7 @@ import {
 import {
   isPostgresLoginRefused,
   isPostgresUnavailable,
+  isStaleConnection,
   translatePostgresError,
 } from './postgres-errors.ts';
 import { migratePostgres } from './postgres-migrations.ts';
@@ -289,10 +290,16 @@ export class PostgresStore implements PlantStore {
       values,
       ...({ query_timeout: queryTimeoutMs } as object),
     };
-    try {
-      return (await this.#pool.query<Row>(query)).rows;
-    } catch (error) {
-      throw translatePostgresError(error);
+    // Every query of the store is idempotent (reads, and inserts that do nothing on
+    // conflict), so a query that met a pooled connection the database had already closed is
+    // sent again: the pool drops the dead client, and there are at most `poolMax` of them.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return (await this.#pool.query<Row>(query)).rows;
+      } catch (error) {
+        if (attempt <= this.#settings.poolMax && isStaleConnection(error)) continue;
+        throw translatePostgresError(error);
+      }
     }
   }
 
