@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/store/sqlite-driver.ts';
 import { createSqliteStore } from '../src/store/sqlite-store.ts';
 import { seedId } from './ids.ts';
 
@@ -12,7 +12,7 @@ import { seedId } from './ids.ts';
  */
 export async function seedSqlite(filename: string, count: number): Promise<void> {
   await createSqliteStore({ filename }).close();
-  const db = new Database(filename);
+  const db = openSqlite(filename);
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = OFF');
@@ -35,7 +35,7 @@ export async function seedSqlite(filename: string, count: number): Promise<void>
  * countSqliteRows('/tmp/seeded.db'); // 1_000_000
  */
 export function countSqliteRows(filename: string): number {
-  const db = new Database(filename, { readonly: true });
+  const db = openSqlite(filename, { readonly: true });
   try {
     const row = db.prepare('SELECT count(*) AS n FROM plants').get() as { n: number };
     return Number(row.n);

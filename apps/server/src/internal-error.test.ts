@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import Database from 'better-sqlite3';
 import pino from 'pino';
 import { afterAll, expect, it } from 'vitest';
 import { startServer } from './server.ts';
+import { openSqlite } from './store/sqlite-driver.ts';
 
 // An unexpected failure (here: the plants table vanished under the running server) is a 500
 // in the Error shape that reveals nothing, and is logged with its stack.
@@ -30,7 +30,7 @@ it('answers 500 with a bare Error body and logs the cause with its stack', async
     },
     pino({ level: 'info' }, stream),
   );
-  const saboteur = new Database(databaseFile);
+  const saboteur = openSqlite(databaseFile);
   saboteur.exec('DROP TABLE plants');
   saboteur.close();
 

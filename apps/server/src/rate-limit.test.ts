@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openSqlite } from './store/sqlite-driver.ts';
 import { OpenApiResponseValidator } from './testing/openapi-validator.ts';
 import {
   startTestServer,
@@ -51,7 +51,7 @@ async function post(
 }
 
 function storedCount(server: TestServer): number {
-  const db = new Database(server.databaseFile, { readonly: true });
+  const db = openSqlite(server.databaseFile, { readonly: true });
   try {
     return (db.prepare('SELECT count(*) AS n FROM plants').get() as { n: number }).n;
   } finally {

@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqlite } from './store/sqlite-driver.ts';
 import { OpenApiResponseValidator } from './testing/openapi-validator.ts';
 import { startTestServer, type TestServer } from './testing/start-test-server.ts';
 
@@ -48,7 +48,7 @@ const post = (body: string | undefined, init: Parameters<typeof request>[2] = {}
   request('POST', '/plants', { ...init, ...(body === undefined ? {} : { body }) });
 
 function rows(): { id: bigint; name: string; tag: string | null }[] {
-  const db = new Database(server.databaseFile, { readonly: true });
+  const db = openSqlite(server.databaseFile, { readonly: true });
   try {
     return db.prepare('SELECT id, name, tag FROM plants ORDER BY id').safeIntegers().all() as {
       id: bigint;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   MIGRATIONS,
@@ -10,13 +10,14 @@ import {
   SchemaTooNewError,
   schemaVersion,
 } from './migrations.ts';
+import { openSqlite } from './sqlite-driver.ts';
 
 let dir: string;
 let db: Database.Database;
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plant-migrations-'));
-  db = new Database(path.join(dir, 'plants.db'));
+  db = openSqlite(path.join(dir, 'plants.db'));
 });
 
 afterEach(() => {
@@ -68,7 +69,7 @@ describe('migrate', () => {
     const latest = MIGRATIONS.length;
     expect(migrate(db)).toEqual({ from: latest, to: latest, applied: [] });
     db.close();
-    db = new Database(path.join(dir, 'plants.db'));
+    db = openSqlite(path.join(dir, 'plants.db'));
     expect(migrate(db)).toEqual({ from: latest, to: latest, applied: [] });
     expect(db.prepare('SELECT count(*) AS n FROM plants').get()).toEqual({ n: 1 });
   });

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../testing/spawn-server.ts';
+import { openSqlite } from './sqlite-driver.ts';
 
 // Durability under a crash: a real server process takes concurrent creates, is killed with
 // SIGKILL mid-load (no shutdown code runs), and is restarted on the same file. A 200 must mean
@@ -101,7 +101,7 @@ async function createUntilKilled(url: string, server: SpawnedServer): Promise<Lo
 }
 
 function storedRows(file: string): Map<bigint, SentPlant> {
-  const db = new Database(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   try {
     const rows = db.prepare('SELECT id, name, tag FROM plants').safeIntegers().all() as {
       id: bigint;
@@ -115,7 +115,7 @@ function storedRows(file: string): Map<bigint, SentPlant> {
 }
 
 function integrityCheck(file: string): unknown[] {
-  const db = new Database(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   try {
     return db.pragma('integrity_check', { simple: false }) as unknown[];
   } finally {

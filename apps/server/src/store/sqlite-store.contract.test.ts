@@ -1,15 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { describePlantStoreContract, type StoredRow } from './plant-store.contract.ts';
+import { openSqlite } from './sqlite-driver.ts';
 import { createSqliteStore } from './sqlite-store.ts';
 
 describePlantStoreContract('SqliteStore', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plant-sqlite-contract-'));
   const filename = path.join(dir, 'plants.db');
   const readOnly = <T>(read: (db: Database.Database) => T): T => {
-    const db = new Database(filename, { readonly: true });
+    const db = openSqlite(filename, { readonly: true });
     try {
       return read(db);
     } finally {

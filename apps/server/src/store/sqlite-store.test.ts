@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, SchemaTooNewError } from './migrations.ts';
 import { type CreateOutcome, StoreUnavailableError } from './plant-store.ts';
+import { openSqlite } from './sqlite-driver.ts';
 import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
 
 let dir: string;
@@ -30,7 +30,7 @@ function openStore(options: Partial<SqliteStoreOptions> = {}): SqliteStore {
 
 /** A second, plain connection to the same file, to look at what is really stored. */
 function rawRows(): { id: string; type: string; name: string; tag: string | null }[] {
-  const db = new Database(filename, { readonly: true });
+  const db = openSqlite(filename, { readonly: true });
   try {
     return db
       .prepare<[], { id: string; type: string; name: string; tag: string | null }>(
@@ -119,7 +119,7 @@ describe('create', () => {
 
   it('rejects with StoreUnavailableError while another connection holds the write lock', async () => {
     const store = openStore({ busyTimeoutMs: 50 });
-    const other = new Database(filename);
+    const other = openSqlite(filename);
     other.exec('BEGIN IMMEDIATE');
     try {
       const results = await Promise.allSettled([
@@ -191,7 +191,7 @@ describe('persistence', () => {
   });
 
   it('refuses a file whose schema is newer than this code', () => {
-    const db = new Database(filename);
+    const db = openSqlite(filename);
     db.pragma('user_version = 99');
     db.close();
     expect(() => openStore()).toThrow(SchemaTooNewError);
@@ -216,7 +216,7 @@ describe('connection settings', () => {
 
     // A plain better-sqlite3 connection to a WAL file silently gets NORMAL (1): the trap
     // the store avoids by setting synchronous explicitly on every open.
-    const plain = new Database(filename);
+    const plain = openSqlite(filename);
     expect(plain.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(plain.pragma('synchronous', { simple: true })).toBe(1);
     plain.close();

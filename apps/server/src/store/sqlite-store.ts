@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { GroupCommitQueue, type GroupCommitStats, type ItemResult } from './group-commit.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 import { observeCommit } from './observe-commit.ts';
@@ -11,6 +11,7 @@ import {
   type StoreObserver,
   StoreUnavailableError,
 } from './plant-store.ts';
+import { openSqlite, SqliteError } from './sqlite-driver.ts';
 
 /**
  * How hard a commit tries to survive a crash:
@@ -227,7 +228,7 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
     options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
   );
   mkdirSync(dirname(filename), { recursive: true });
-  const db = new Database(filename, { timeout: busyTimeoutMs });
+  const db = openSqlite(filename, { timeout: busyTimeoutMs });
   try {
     db.defaultSafeIntegers(true);
     setPragma(db, 'busy_timeout', busyTimeoutMs, busyTimeoutMs);
@@ -262,7 +263,7 @@ function setPragma(
 /** SQLite errors that mean the database cannot be reached become StoreUnavailableError. */
 function translateError(error: unknown): unknown {
   if (
-    error instanceof Database.SqliteError &&
+    error instanceof SqliteError &&
     UNAVAILABLE_CODES.some((code) => error.code.startsWith(code))
   ) {
     return new StoreUnavailableError(`SQLite is unavailable: ${error.message}`, { cause: error });

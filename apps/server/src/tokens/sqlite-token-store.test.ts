@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { openSqlite } from '../store/sqlite-driver.ts';
 import { createSqliteStore } from '../store/sqlite-store.ts';
 import { digestToken } from '../token-registry.ts';
 import { createSqliteTokenStore } from './sqlite-token-store.ts';
@@ -39,7 +39,7 @@ describe('SQLite token store', () => {
       await plants.close();
       await tokens.close();
 
-      const raw = new Database(filename, { readonly: true });
+      const raw = openSqlite(filename, { readonly: true });
       const dump = JSON.stringify(raw.prepare('SELECT * FROM tokens').all());
       raw.close();
       expect(dump).toContain(digestToken('the-secret-token'));

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { migrate } from '../store/migrations.ts';
 import { StoreUnavailableError } from '../store/plant-store.ts';
+import { openSqlite, SqliteError } from '../store/sqlite-driver.ts';
 import {
   type NewTokenRecord,
   type RevokeResult,
@@ -46,7 +47,7 @@ export function createSqliteTokenStore(options: SqliteTokenStoreOptions): TokenS
     throw new Error(`The SQLite store needs a database file, not ${JSON.stringify(filename)}`);
   }
   mkdirSync(dirname(filename), { recursive: true });
-  const db = new Database(filename, { timeout: options.busyTimeoutMs ?? 5000 });
+  const db = openSqlite(filename, { timeout: options.busyTimeoutMs ?? 5000 });
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
@@ -169,7 +170,7 @@ function toRecord(row: TokenRow): TokenRecord {
 
 function isUniqueViolation(error: unknown, column: string): boolean {
   return (
-    error instanceof Database.SqliteError &&
+    error instanceof SqliteError &&
     error.code === 'SQLITE_CONSTRAINT_UNIQUE' &&
     error.message.includes(column)
   );
