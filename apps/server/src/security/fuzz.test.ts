@@ -1,8 +1,8 @@
 import { Agent } from 'node:http';
 import { ERROR_CATALOG, NewPlant, parseJson } from '@plant-store/schema';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqlite } from '../store/sqlite-driver.ts';
 import { OpenApiResponseValidator } from '../testing/openapi-validator.ts';
 import { startTestServer, type TestServer } from '../testing/start-test-server.ts';
 import { exchange, type RawReply } from './exchange.ts';
@@ -148,7 +148,7 @@ function check(c: FuzzCase, reply: RawReply): void {
 }
 
 function storedRows(file: string): Map<bigint, StoredPlant> {
-  const db = new Database(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   try {
     const rows = db.prepare('SELECT id, name, tag FROM plants').safeIntegers().all() as {
       id: bigint;

@@ -1,6 +1,6 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqlite } from '../store/sqlite-driver.ts';
 import { OpenApiResponseValidator } from '../testing/openapi-validator.ts';
 import { startTestServer, type TestServer } from '../testing/start-test-server.ts';
 import { exchange, type RawReply } from './exchange.ts';
@@ -38,7 +38,7 @@ async function post(
 }
 
 function rowCount(): number {
-  const db = new Database(server.databaseFile, { readonly: true });
+  const db = openSqlite(server.databaseFile, { readonly: true });
   try {
     return (db.prepare('SELECT count(*) AS n FROM plants').get() as { n: number }).n;
   } finally {
