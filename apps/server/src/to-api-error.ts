@@ -1,6 +1,10 @@
 import { ApiError } from './api-error.ts';
 import { StoreUnavailableError } from './store/plant-store.ts';
 
+/** The 415 message for a body in a content coding the server does not decode. */
+export const UNSUPPORTED_CODING_MESSAGE =
+  'Request body must be application/json in UTF-8, with no content encoding other than gzip or deflate';
+
 /** Seconds a client should wait before retrying when the store is unavailable. */
 export const STORE_RETRY_AFTER_SECONDS = 1;
 
@@ -13,7 +17,7 @@ interface HttpLikeError {
 
 /**
  * True for the error zlib raises while decoding a body that is not what its Content-Encoding
- * says (`Z_DATA_ERROR`, `Z_BUF_ERROR` for a cut-short stream, brotli's `ERR__ERROR_FORMAT_…`).
+ * says (`Z_DATA_ERROR`, `Z_BUF_ERROR` for a cut-short stream; brotli's `ERR__ERROR_FORMAT_…`).
  */
 function isDecodingError(code: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_'));
@@ -42,12 +46,9 @@ export function toApiError(error: unknown): ApiError {
     );
   }
   if (type === 'encoding.unsupported' || type === 'charset.unsupported' || status === 415) {
-    return new ApiError(
-      'unsupportedMediaType',
-      'Request body must be application/json in UTF-8, with no content encoding other than gzip, deflate or br',
-    );
+    return new ApiError('unsupportedMediaType', UNSUPPORTED_CODING_MESSAGE);
   }
-  // A body that says gzip/deflate/br but is not (or is cut short) is the client's mistake.
+  // A body that says gzip or deflate but is not (or is cut short) is the client's mistake.
   if (isDecodingError(code)) {
     return new ApiError(
       'malformedJson',

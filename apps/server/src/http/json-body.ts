@@ -3,6 +3,7 @@ import type { Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { z } from 'zod';
 import { ApiError } from '../api-error.ts';
+import { UNSUPPORTED_CODING_MESSAGE } from '../to-api-error.ts';
 import type { AppMiddleware } from './app-state.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -24,7 +25,7 @@ const PLAIN_JSON_TYPES = new Set([
  * Koa middlewares (in order) that read, parses and validate a required JSON request body against
  * `schema`, leaving the result in `ctx.state.body`:
  * - no body or an empty one → 400 `missingBody`; a non-JSON content type → 415;
- * - over `limitBytes` (counted after any gzip/deflate/br decoding) → 413;
+ * - over `limitBytes` (counted after any gzip/deflate decoding) → 413; `br` → 415;
  * - koa-bodyparser reads the raw text once; it is parsed once, losslessly, so an int64 id is
  *   never rounded; malformed JSON → 400 `malformedJson`; schema failures → 400
  *   `validationFailed`, listing every problem with its field path.
@@ -63,6 +64,9 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[]
         `Request body must be application/json, not ${given}`,
       );
     }
+    // Brotli is refused: its decoder takes a window of up to 16 MB for a body of a few dozen
+    // bytes (a 27-byte body cost 16 MB; 32 at once, 380 MB). gzip and deflate need 32 KiB.
+    if (headers['content-encoding'] === 'br') throw unsupportedCoding();
     return readText(ctx, () => validate(ctx, next));
   };
 
@@ -92,6 +96,11 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[]
   };
 
   return [readJsonBody];
+}
+
+/** The 415 for a content coding other than gzip and deflate (the same as `toApiError`'s). */
+function unsupportedCoding(): ApiError {
+  return new ApiError('unsupportedMediaType', UNSUPPORTED_CODING_MESSAGE);
 }
 
 /** JSON is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never replaced. */

@@ -1,4 +1,4 @@
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../store/sqlite-driver.ts';
 import { OpenApiResponseValidator } from '../testing/openapi-validator.ts';
@@ -52,10 +52,8 @@ describe('a body that is not what its Content-Encoding says', () => {
   it.each([
     ['gzip', plant],
     ['deflate', plant],
-    ['br', plant],
     ['gzip', gzipSync(plant).subarray(0, 12)],
     ['deflate', deflateSync(plant).subarray(0, 6)],
-    ['br', brotliCompressSync(plant).subarray(0, 4)],
   ])('%s that is not (or is cut short) → 400 40002, nothing stored', async (coding, body) => {
     const reply = await post(body, { 'content-encoding': coding });
     expect(reply.status).toBe(400);
@@ -69,6 +67,28 @@ describe('a body that is not what its Content-Encoding says', () => {
   it('still reads a body that is what it says', async () => {
     const reply = await post(gzipSync('{"id": 1, "name": "Fern"}'), { 'content-encoding': 'gzip' });
     expect(reply.status).toBe(200);
+    expect(rowCount()).toBe(1);
+  });
+});
+
+describe('a brotli body', () => {
+  // Was decoded: a 27-byte body announcing a 16 MB window made the decoder take 16 MB, so 32
+  // such requests at once cost 380 MB (body-bombs.test.ts measures it). Now refused unread.
+  it('→ 415, nothing stored, whatever it holds', async () => {
+    for (const body of [
+      brotliCompressSync('{"id": 1, "name": "Fern"}'),
+      brotliCompressSync(Buffer.alloc(1024 * 1024), {
+        params: { [constants.BROTLI_PARAM_LGWIN]: 24 },
+      }),
+    ]) {
+      const reply = await post(body, { 'content-encoding': 'br' });
+      expect(reply.status).toBe(415);
+      expect(reply.json).toEqual({
+        error: 41501,
+        message:
+          'Request body must be application/json in UTF-8, with no content encoding other than gzip or deflate',
+      });
+    }
     expect(rowCount()).toBe(1);
   });
 });

@@ -325,7 +325,7 @@ function expectedAnswer(
   // No body: no framing at all, or Content-Length: 0 (a chunked empty body is read first).
   if (bytes === undefined || (bytes.byteLength === 0 && !chunked)) return error(400, 40003);
   if (!json) return error(415, 41501);
-  if (coding === 'unsupported') return error(415, 41501);
+  if (coding === 'unsupported' || coding === 'br') return error(415, 41501);
   if (coding === 'corrupt') return error(400, 40002);
   const decoded =
     body.kind === 'unknown'
