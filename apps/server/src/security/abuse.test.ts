@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqlite } from '../store/sqlite-driver.ts';
 import { OpenApiResponseValidator } from '../testing/openapi-validator.ts';
 import { startTestServer, type TestServer } from '../testing/start-test-server.ts';
 import { createManagedToken, revokeManagedToken } from '../tokens/manage-tokens.ts';
@@ -42,7 +42,7 @@ async function post(
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 function rows(server: TestServer): { id: bigint; name: string; tag: string | null }[] {
-  const db = new Database(server.databaseFile, { readonly: true });
+  const db = openSqlite(server.databaseFile, { readonly: true });
   try {
     return db.prepare('SELECT id, name, tag FROM plants ORDER BY id').safeIntegers().all() as {
       id: bigint;

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqlite } from '../store/sqlite-driver.ts';
 import { OpenApiResponseValidator } from '../testing/openapi-validator.ts';
 import { type SpawnedServer, spawnServer } from '../testing/spawn-server.ts';
 import { rawExchange as exchange, type RawRequest } from './exchange.ts';
@@ -57,7 +57,7 @@ function resetPeak(): void {
 }
 
 function storedCount(): number {
-  const db = new Database(databaseFile, { readonly: true });
+  const db = openSqlite(databaseFile, { readonly: true });
   try {
     return (db.prepare('SELECT count(*) AS n FROM plants').get() as { n: number }).n;
   } finally {
