@@ -58,6 +58,8 @@ export interface CaseRun {
   readonly latencyP99Ms: number;
   /** Server CPU (user + system) per measured request, in microseconds. */
   readonly cpuMicrosPerRequest: number;
+  /** The load generator's CPU (this process) per measured request, in microseconds. */
+  readonly clientCpuMicrosPerRequest: number;
   /** Requests sent in warm-up and measurement; the last ≤ connections of each load run are
    * still in flight when autocannon stops, so they are stored but not counted as answered. */
   readonly sent: number;
@@ -126,11 +128,15 @@ export async function runCase(
     let warm: LoadResult;
     let measured: LoadResult;
     let cpu: number;
+    let clientCpu: number;
     let exitCode: number | string = 'not stopped';
     try {
       warm = await runLoad({ ...load, durationSeconds: settings.warmupSeconds, counter });
       const cpuBefore = cpuMicros(server.pid);
+      const clientBefore = process.cpuUsage();
       measured = await runLoad({ ...load, durationSeconds: settings.durationSeconds, counter });
+      const clientUsed = process.cpuUsage(clientBefore);
+      clientCpu = clientUsed.user + clientUsed.system;
       cpu = cpuMicros(server.pid) - cpuBefore;
     } finally {
       exitCode = await server.stop();
@@ -173,6 +179,7 @@ export async function runCase(
       latencyP50Ms: measured.latencyP50Ms,
       latencyP99Ms: measured.latencyP99Ms,
       cpuMicrosPerRequest: completed === 0 ? Number.NaN : cpu / completed,
+      clientCpuMicrosPerRequest: completed === 0 ? Number.NaN : clientCpu / completed,
       sent,
       ok,
       non2xx,

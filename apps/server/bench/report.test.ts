@@ -10,6 +10,7 @@ function run(name: string, rep: number, rps: number, verified = true): CaseRun {
     latencyP50Ms: rps / 1000,
     latencyP99Ms: rps / 500,
     cpuMicrosPerRequest: 100,
+    clientCpuMicrosPerRequest: 50,
     sent: 10,
     ok: 10,
     non2xx: 0,
@@ -47,7 +48,7 @@ describe('bench report', () => {
       notes: ['a note'],
       runs,
     });
-    expect(markdown).toContain('| real | 1000 | 1.00 | 2.00 | 100.0 | FAILED |');
+    expect(markdown).toContain('| real | 1000 | 1.00 | 2.00 | 100.0 | 50.0 | FAILED |');
     expect(markdown).toContain('- real / floor req/s: **1.000**');
     expect(markdown).toContain('| ratio | ≥ 0.90 | 1.000 | yes |');
     expect(markdown).toContain('3 non-2xx answers');

@@ -9,6 +9,7 @@ export interface CaseSummary {
   readonly latencyP50Ms: number;
   readonly latencyP99Ms: number;
   readonly cpuMicrosPerRequest: number;
+  readonly clientCpuMicrosPerRequest: number;
   /** Every repetition passed its checks. */
   readonly verified: boolean;
 }
@@ -50,6 +51,7 @@ export function summarize(runs: readonly CaseRun[]): CaseSummary[] {
       latencyP50Ms: median(mine.map((run) => run.latencyP50Ms)),
       latencyP99Ms: median(mine.map((run) => run.latencyP99Ms)),
       cpuMicrosPerRequest: median(mine.map((run) => run.cpuMicrosPerRequest)),
+      clientCpuMicrosPerRequest: median(mine.map((run) => run.clientCpuMicrosPerRequest)),
       verified: mine.every((run) => run.verified),
     };
   });
@@ -78,13 +80,13 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     '## Medians',
     '',
-    '| case | req/s | p50 ms | p99 ms | server CPU µs/req | checks |',
-    '|---|---:|---:|---:|---:|---|',
+    '| case | req/s | p50 ms | p99 ms | server CPU µs/req | load generator CPU µs/req | checks |',
+    '|---|---:|---:|---:|---:|---:|---|',
     ...report.summaries.map(
       (s) =>
         `| ${s.name} | ${round(s.requestsPerSecond)} | ${round(s.latencyP50Ms, 2)} | ` +
         `${round(s.latencyP99Ms, 2)} | ${round(s.cpuMicrosPerRequest, 1)} | ` +
-        `${s.verified ? 'ok' : 'FAILED'} |`,
+        `${round(s.clientCpuMicrosPerRequest, 1)} | ${s.verified ? 'ok' : 'FAILED'} |`,
     ),
     '',
   ];

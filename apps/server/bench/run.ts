@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -86,6 +86,13 @@ if (priority !== 0) {
 if (!existsSync(join(APP_ROOT, 'dist', 'main.js'))) {
   throw new Error('dist/main.js is missing: run `pnpm --filter @plant-store/server build` first');
 }
+// The servers run a private copy of the build, so a rebuild of dist/ during the run (another
+// `pnpm build` in the same checkout) cannot change or remove it under them. The copy lives
+// inside the package, where the bundle's npm imports still resolve.
+const BUILD = join(APP_ROOT, 'node_modules', '.plant-store-bench', String(process.pid));
+cpSync(join(APP_ROOT, 'dist'), BUILD, { recursive: true });
+process.on('exit', () => rmSync(BUILD, { recursive: true, force: true }));
+const ENTRY = join(BUILD, 'main.js');
 
 const machine = {
   cpus: cpus().length,
@@ -115,7 +122,7 @@ async function runSoak(): Promise<void> {
     sampleSeconds: positive('sample-seconds', args['sample-seconds']),
     // `--entry <bundle>`: soak a copy of the build (kept inside the package so its imports
     // resolve), unaffected by rebuilds of dist/ during a long run.
-    ...(args.entry === undefined ? {} : { entry: args.entry }),
+    entry: args.entry ?? ENTRY,
     onSample: (s) => log(`  ${String(s.seconds).padStart(5)} s  RSS ${s.rssMiB.toFixed(1)} MiB`),
   });
   const header =
@@ -165,10 +172,10 @@ async function runComparison(): Promise<void> {
         postgres = await startPostgresIfSupported(notes);
         if (postgres === undefined) continue;
       }
-      cases.push({ name: kind, kind, seedRows: 0 });
+      cases.push({ name: kind, kind, seedRows: 0, entry: ENTRY });
       if (seedFile !== undefined) {
         if (kind === 'postgres') notes.push('The seeded comparison covers the SQLite cases only.');
-        else cases.push({ name: `${kind}-seeded`, kind, seedFile, seedRows });
+        else cases.push({ name: `${kind}-seeded`, kind, seedFile, seedRows, entry: ENTRY });
       }
     }
     // `--compare-dist NAME=BUNDLE` (repeatable): another build of the server (e.g. before a
@@ -336,7 +343,10 @@ function buildReport(
       'autocannon stops are committed but their answers are not read — and one request log ' +
       'line per answer.',
     'CPU µs/req: utime + stime of the server process (/proc/<pid>/stat) over the measured ' +
-      'window, divided by the requests completed in it.',
+      'window, divided by the requests completed in it; the load generator’s the same from ' +
+      'process.cpuUsage(). With both on the same cores, req/s is at most ' +
+      'cores ÷ (server + load generator CPU per request): the server’s CPU per request bounds ' +
+      'the real/floor ratio.',
     'Latency: with a closed loop of N connections, p50 ≈ N / throughput (Little’s law), so at ' +
       '50 connections a p99 of 5 ms needs well over 10 000 req/s; every SQLite batch also waits ' +
       'for one fsync of the WAL, which blocks the event loop while it runs.',
