@@ -4,8 +4,8 @@ import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openSqlite } from '../store/sqlite-driver.ts';
 import { type SpawnedServer, spawnServer } from '../testing/spawn-server.ts';
 import { exchange } from './exchange.ts';
 
@@ -88,7 +88,7 @@ async function flood(url: string, agent: Agent, firstId: number, stop: () => boo
 }
 
 function storedIds(): Set<number> {
-  const db = new Database(databaseFile, { readonly: true });
+  const db = openSqlite(databaseFile, { readonly: true });
   try {
     const rows = db.prepare('SELECT id FROM plants').all() as { id: number }[];
     return new Set(rows.map((row) => row.id));
