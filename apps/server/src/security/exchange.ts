@@ -72,8 +72,8 @@ export function exchange(baseUrl: string, raw: RawRequest, agent?: Agent): Promi
 /**
  * Sends `raw` over a raw TCP socket with `Connection: close` and reads until the server closes,
  * as a careful client does when the server may answer before reading the whole body (a 10 MB
- * upload, a compression bomb): it sends the body 64 KiB at a time and, after the headers and
- * after each piece, waits up to `answerWaitMs` for an early answer before sending more
+ * upload, a compression bomb): it sends the body 256 KiB at a time and, after each piece,
+ * waits up to `answerWaitMs` for an early answer before sending more
  * (RFC 9112 §9.5: a client monitors the connection for an answer while it sends). Sending
  * on would make the server reset the connection, and Node destroys a socket on that write
  * error (EPIPE) before reading the answer already received.
@@ -137,13 +137,16 @@ export function rawExchange(
     void (async () => {
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (framed === undefined) return;
-      for (let at = 0; at < framed.byteLength; at += 65_536) {
+      for (let at = 0; at < framed.byteLength; at += PIECE_BYTES) {
+        socket.write(framed.subarray(at, at + PIECE_BYTES));
         if (await answered()) return;
-        socket.write(framed.subarray(at, at + 65_536));
       }
     })();
   });
 }
+
+/** How much of a body `rawExchange` sends before it listens for an early answer. */
+const PIECE_BYTES = 256 * 1024;
 
 /** Reads one HTTP/1.1 response (with a Content-Length body) from `bytes`. */
 function parseReply(bytes: Buffer): RawReply {
