@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlite } from './store/sqlite-driver.ts';
 import { OpenApiResponseValidator } from './testing/openapi-validator.ts';
+import { type PlantRow, readPlantRows } from './testing/read-plant-rows.ts';
 import { startTestServer, type TestServer } from './testing/start-test-server.ts';
 
 // End to end over real HTTP on 127.0.0.1: the real server, a real SQLite file, raw fetch.
@@ -47,17 +47,8 @@ async function request(
 const post = (body: string | undefined, init: Parameters<typeof request>[2] = {}) =>
   request('POST', '/plants', { ...init, ...(body === undefined ? {} : { body }) });
 
-function rows(): { id: bigint; name: string; tag: string | null }[] {
-  const db = openSqlite(server.databaseFile, { readonly: true });
-  try {
-    return db.prepare('SELECT id, name, tag FROM plants ORDER BY id').safeIntegers().all() as {
-      id: bigint;
-      name: string;
-      tag: string | null;
-    }[];
-  } finally {
-    db.close();
-  }
+function rows(): PlantRow[] {
+  return readPlantRows(server.databaseFile);
 }
 
 function storedRow(id: bigint) {

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlite } from '../store/sqlite-driver.ts';
 import { OpenApiResponseValidator } from '../testing/openapi-validator.ts';
+import { type PlantRow, readPlantRows } from '../testing/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../testing/start-test-server.ts';
 import { createManagedToken, revokeManagedToken } from '../tokens/manage-tokens.ts';
 import { createSqliteTokenStore } from '../tokens/sqlite-token-store.ts';
@@ -41,17 +41,8 @@ async function post(
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-function rows(server: TestServer): { id: bigint; name: string; tag: string | null }[] {
-  const db = openSqlite(server.databaseFile, { readonly: true });
-  try {
-    return db.prepare('SELECT id, name, tag FROM plants ORDER BY id').safeIntegers().all() as {
-      id: bigint;
-      name: string;
-      tag: string | null;
-    }[];
-  } finally {
-    db.close();
-  }
+function rows(server: TestServer): PlantRow[] {
+  return readPlantRows(server.databaseFile);
 }
 
 describe('credentials', () => {

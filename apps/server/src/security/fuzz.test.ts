@@ -2,8 +2,8 @@ import { Agent } from 'node:http';
 import { ERROR_CATALOG, NewPlant, parseJson } from '@plant-store/schema';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlite } from '../store/sqlite-driver.ts';
 import { OpenApiResponseValidator } from '../testing/openapi-validator.ts';
+import { readPlantRows } from '../testing/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../testing/start-test-server.ts';
 import { exchange, type RawReply } from './exchange.ts';
 import { type FuzzCase, fuzzCases } from './requests.ts';
@@ -148,22 +148,12 @@ function check(c: FuzzCase, reply: RawReply): void {
 }
 
 function storedRows(file: string): Map<bigint, StoredPlant> {
-  const db = openSqlite(file, { readonly: true });
-  try {
-    const rows = db.prepare('SELECT id, name, tag FROM plants').safeIntegers().all() as {
-      id: bigint;
-      name: string;
-      tag: string | null;
-    }[];
-    return new Map(
-      rows.map((row) => [
-        row.id,
-        { name: row.name, ...(row.tag === null ? {} : { tag: row.tag }) },
-      ]),
-    );
-  } finally {
-    db.close();
-  }
+  return new Map(
+    readPlantRows(file).map((row) => [
+      row.id,
+      { name: row.name, ...(row.tag === null ? {} : { tag: row.tag }) },
+    ]),
+  );
 }
 
 describe('POST /plants under generated requests', () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readPlantRows } from '../testing/read-plant-rows.ts';
 import { type SpawnedServer, spawnServer } from '../testing/spawn-server.ts';
 import { openSqlite } from './sqlite-driver.ts';
 
@@ -101,17 +102,7 @@ async function createUntilKilled(url: string, server: SpawnedServer): Promise<Lo
 }
 
 function storedRows(file: string): Map<bigint, SentPlant> {
-  const db = openSqlite(file, { readonly: true });
-  try {
-    const rows = db.prepare('SELECT id, name, tag FROM plants').safeIntegers().all() as {
-      id: bigint;
-      name: string;
-      tag: string | null;
-    }[];
-    return new Map(rows.map((row) => [row.id, { name: row.name, tag: row.tag }]));
-  } finally {
-    db.close();
-  }
+  return new Map(readPlantRows(file).map((row) => [row.id, { name: row.name, tag: row.tag }]));
 }
 
 function integrityCheck(file: string): unknown[] {
