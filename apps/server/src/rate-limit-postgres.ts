@@ -69,7 +69,17 @@ export async function postgresBackend(
   const RateLimiterPostgres = loadRateLimiterPostgres();
   const synced: SyncedLimiter[] = [];
 
-  const limiter = (spec: LimiterSpec) =>
+  // Two instances starting at once may both run the library's `CREATE TABLE IF NOT EXISTS`;
+  // PostgreSQL then fails one of them (42P07, or 23505 on pg_type). The table exists by then,
+  // so creating the limiter once more succeeds.
+  const limiter = (spec: LimiterSpec): Promise<Limiter> =>
+    createLimiter(spec).catch((error: unknown) => {
+      const code = (error as { code?: unknown } | undefined)?.code;
+      if (code === '42P07' || code === '23505') return createLimiter(spec);
+      throw error;
+    });
+
+  const createLimiter = (spec: LimiterSpec) =>
     new Promise<Limiter>((resolve, reject) => {
       const remote = new RateLimiterPostgres(
         {
