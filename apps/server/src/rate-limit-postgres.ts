@@ -70,12 +70,17 @@ export async function postgresBackend(
   const synced: SyncedLimiter[] = [];
 
   // Two instances starting at once may both run the library's `CREATE TABLE IF NOT EXISTS`;
-  // PostgreSQL then fails one of them (42P07, or 23505 on pg_type). The table exists by then,
-  // so creating the limiter once more succeeds.
+  // PostgreSQL then fails one of them ('relation/type "…" already exists': 42P07, 42710, or
+  // 23505 on pg_type). The table exists by then, so creating the limiter once more succeeds.
   const limiter = (spec: LimiterSpec): Promise<Limiter> =>
     createLimiter(spec).catch((error: unknown) => {
-      const code = (error as { code?: unknown } | undefined)?.code;
-      if (code === '42P07' || code === '23505') return createLimiter(spec);
+      const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+      const raced =
+        code === '42P07' ||
+        code === '42710' ||
+        code === '23505' ||
+        (typeof message === 'string' && message.endsWith('already exists'));
+      if (raced) return createLimiter(spec);
       throw error;
     });
 
