@@ -40,6 +40,16 @@ async function allowed(limiter: SyncedLimiter, key: string): Promise<boolean> {
 }
 
 describe('PostgreSQL rate-limit backend', () => {
+  it('survives eight instances creating the same limiter table at once', async () => {
+    const limiters = await Promise.all(Array.from({ length: 8 }, () => instance('race', 100)));
+    for (const limiter of limiters) expect(await allowed(limiter, 'env#1')).toBe(true);
+    const tables = await adminQuery(
+      schema.url,
+      `SELECT count(*)::int AS n FROM pg_tables WHERE tablename = '${rateLimitTable('race')}'`,
+    );
+    expect(tables).toEqual([{ n: 1 }]);
+  });
+
   it('shares the counts of two instances through one table', async () => {
     const [a, b] = await Promise.all([instance('shared', 10), instance('shared', 10)]);
     for (let i = 0; i < 6; i++) expect(await allowed(a, 'env#1')).toBe(true);
