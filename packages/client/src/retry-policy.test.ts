@@ -19,11 +19,13 @@ describe('nextRetryDelay', () => {
     ]);
   });
 
-  it('retries 502, 503 and 504 only', () => {
-    for (const status of [502, 503, 504])
+  it('retries 429, 502, 503 and 504 only: never another 4xx, a 500 or a success', () => {
+    for (const status of [429, 502, 503, 504])
       expect(nextRetryDelay(policy, response(status), 1)).toBe(100);
-    for (const status of [200, 400, 401, 409, 429, 500, 501]) {
+    const final = [200, 201, 400, 401, 403, 404, 405, 408, 409, 413, 415, 422, 428, 431, 500, 501];
+    for (const status of final) {
       expect(nextRetryDelay(policy, response(status), 1)).toBeUndefined();
+      expect(nextRetryDelay(policy, response(status, 0), 1)).toBeUndefined();
     }
   });
 
@@ -32,10 +34,21 @@ describe('nextRetryDelay', () => {
     expect(nextRetryDelay(many, failure, 8)).toBe(1_000);
   });
 
-  it('waits at least Retry-After, and gives up when it asks for more than the cap', () => {
-    expect(nextRetryDelay(policy, response(503, 0), 2)).toBe(200);
-    expect(nextRetryDelay(policy, response(503, 1), 1)).toBe(1_000);
-    expect(nextRetryDelay(policy, response(503, 2), 1)).toBeUndefined();
+  it.each([429, 503])(
+    'waits at least the Retry-After of a %i, and gives up when it asks for more than the cap',
+    (status) => {
+      expect(nextRetryDelay(policy, response(status, 0), 2)).toBe(200);
+      expect(nextRetryDelay(policy, response(status, 1), 1)).toBe(1_000);
+      expect(nextRetryDelay(policy, response(status, 2), 1)).toBeUndefined();
+      expect(nextRetryDelay({ ...policy, maxRetryDelayMs: 2_000 }, response(status, 2), 1)).toBe(
+        2_000,
+      );
+    },
+  );
+
+  it('still counts retries when Retry-After is short', () => {
+    expect(nextRetryDelay(policy, response(429, 1), 3)).toBe(1_000);
+    expect(nextRetryDelay(policy, response(429, 1), 4)).toBeUndefined();
   });
 
   it('never retries when retries is 0', () => {
