@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { formatIssues, NewPlant, type NewPlantInput, type Plant } from '@plant-store/schema';
 import { FetchError } from 'ofetch';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
@@ -21,6 +22,19 @@ const MONSTERA = '{"name":"Monstera","tag":"indoor"}';
 const CONFLICT =
   '{"error":40901,"message":"A plant with id 10 already exists with a different name or tag"}';
 const UNAVAILABLE = '{"error":50301,"message":"The store is unavailable; retry later"}';
+const RATE_LIMITED =
+  '{"error":42901,"message":"Too many requests for this credential; retry after 1 seconds"}';
+
+/** A 429 as the server sends it, with `retryAfter` as the Retry-After header when given. */
+function tooMany(res: ServerResponse, retryAfter?: string): void {
+  const headers = { 'content-type': 'application/json' };
+  reply(
+    res,
+    429,
+    RATE_LIMITED,
+    retryAfter === undefined ? headers : { ...headers, 'retry-after': retryAfter },
+  );
+}
 
 const servers: RecordingServer[] = [];
 afterEach(async () => {
@@ -298,6 +312,101 @@ describe('createPlant: retries', () => {
     expect(error).toMatchObject({ status: 503, code: 50301, retryAfter: 120, attempts: 1 });
     expect(server.requests).toHaveLength(1);
   });
+});
+
+describe('createPlant: 429 Too Many Requests', () => {
+  it('waits the Retry-After seconds of a 429, then succeeds with the same bytes', async () => {
+    const arrivals: number[] = [];
+    const server = await serve((_, res, index) => {
+      arrivals.push(performance.now());
+      if (index === 0) tooMany(res, '1');
+      else reply(res, 200, MONSTERA);
+    });
+    const plant = await clientFor(server.url).createPlant({ id: 10n, name: 'Monstera' });
+
+    expect(plant).toEqual({ name: 'Monstera', tag: 'indoor' });
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]?.body).toBe(server.requests[0]?.body);
+    // A lower bound only: the wait was honoured (and retryDelayMs is 1 ms, so it was not the backoff).
+    expect((arrivals[1] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(990);
+  });
+
+  it('waits a Retry-After given as an HTTP date', async () => {
+    const arrivals: number[] = [];
+    const server = await serve((_, res, index) => {
+      arrivals.push(performance.now());
+      // Whole seconds only: somewhere in (1 s, 2 s] from now.
+      if (index === 0) tooMany(res, new Date(Date.now() + 2_000).toUTCString());
+      else reply(res, 200, MONSTERA);
+    });
+    await clientFor(server.url).createPlant({ id: 1, name: 'Monstera' });
+
+    expect(server.requests).toHaveLength(2);
+    expect((arrivals[1] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(990);
+  });
+
+  it('does not wait out a Retry-After beyond maxRetryDelayMs: it reports 42901 with retryAfter', async () => {
+    const server = await serve((_, res) => tooMany(res, '2'));
+    const error = await rejectionOf(
+      clientFor(server.url, { maxRetryDelayMs: 1_500 }).createPlant({ id: 1, name: 'Fern' }),
+    );
+
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).not.toBeInstanceOf(PlantStoreNetworkError);
+    expect(error).toMatchObject({
+      status: 429,
+      code: 42901,
+      message: 'Too many requests for this credential; retry after 1 seconds',
+      retryAfter: 2,
+      attempts: 1,
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reports an HTTP-date Retry-After beyond the cap as seconds from now', async () => {
+    const server = await serve((_, res) =>
+      tooMany(res, new Date(Date.now() + 3_600_000).toUTCString()),
+    );
+    const error = await rejectionOf(clientFor(server.url).createPlant({ id: 1, name: 'Fern' }));
+
+    expect(error).toMatchObject({ status: 429, code: 42901, attempts: 1 });
+    const { retryAfter } = error as PlantStoreError;
+    expect(retryAfter).toBeGreaterThan(3_500);
+    expect(retryAfter).toBeLessThanOrEqual(3_600);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('is still bounded by `retries`, and the last 429 keeps its code and retryAfter', async () => {
+    const server = await serve((_, res) => tooMany(res, '0'));
+    const error = await rejectionOf(
+      clientFor(server.url, { retries: 3 }).createPlant({ id: 1, name: 'Fern' }),
+    );
+    expect(error).toMatchObject({ status: 429, code: 42901, retryAfter: 0, attempts: 4 });
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('backs off on a 429 without Retry-After', async () => {
+    const server = await serve((_, res, index) =>
+      index === 0 ? tooMany(res) : reply(res, 200, MONSTERA),
+    );
+    await clientFor(server.url).createPlant({ id: 1, name: 'Monstera' });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it.each([400, 401, 403, 404, 408, 409, 413, 415, 422])(
+    'never retries a %i, even with a Retry-After',
+    async (status) => {
+      const server = await serve((_, res) =>
+        reply(res, status, `{"error":${status}01,"message":"no"}`, {
+          'content-type': 'application/json',
+          'retry-after': '0',
+        }),
+      );
+      const error = await rejectionOf(clientFor(server.url).createPlant({ id: 1, name: 'Fern' }));
+      expect(error).toMatchObject({ status, code: status * 100 + 1, attempts: 1 });
+      expect(server.requests).toHaveLength(1);
+    },
+  );
 });
 
 describe('createPlant: no response', () => {
