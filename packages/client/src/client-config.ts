@@ -10,13 +10,17 @@ export interface PlantStoreClientOptions {
   readonly token: string;
   /** Time allowed for each attempt, in ms. Default 10 000. */
   readonly timeoutMs?: number;
-  /** Retries after a network failure, a timeout or a 502/503/504. Default 2 (3 attempts). */
+  /**
+   * Retries after a network failure, a timeout, a 429 or a 502/503/504 (never after another
+   * 4xx or a 500). Default 2 (3 attempts).
+   */
   readonly retries?: number;
   /** Wait before the first retry, in ms, doubled for each next one. Default 250. */
   readonly retryDelayMs?: number;
   /**
-   * Longest wait between attempts, in ms. A `Retry-After` asking for longer ends the retries
-   * (the error's `retryAfter` tells the caller when to come back). Default 10 000.
+   * Longest wait between attempts, in ms: caps the backoff and the `Retry-After` of a 429 or
+   * 503 that is waited for. A `Retry-After` asking for longer ends the retries at once (the
+   * error's `retryAfter` tells the caller when to come back). Default 10 000.
    */
   readonly maxRetryDelayMs?: number;
   /** The fetch implementation to send with. Default: the global `fetch`. */

@@ -6,7 +6,11 @@ export interface PlantStoreErrorDetails {
   readonly status: number;
   /** The catalog code of a conforming Error body; `undefined` when there was none. */
   readonly code?: number | undefined;
-  /** Seconds from the `Retry-After` header of the last response, when it had one. */
+  /**
+   * Seconds to wait before trying again, from the `Retry-After` header of the last response
+   * (delta-seconds as sent, an HTTP date as whole seconds from when the response arrived);
+   * `undefined` when it had none or it was unreadable.
+   */
   readonly retryAfter?: number | undefined;
   /** How many requests were sent, retries included. */
   readonly attempts: number;
@@ -24,12 +28,18 @@ export interface PlantStoreErrorDetails {
  * - A success status whose body is not the route's response schema gives `code: undefined` and
  *   a message listing the problems; `status` is then the success status (e.g. 200).
  *
+ * A 429 (code 42901) or 503 whose `Retry-After` was longer than the client's
+ * `maxRetryDelayMs`, or that was still refused after the retries, keeps that `retryAfter`, so
+ * the caller can back off itself.
+ *
  * @example
  * try {
  *   await client.createPlant({ id: 10, name: 'Monstera' });
  * } catch (error) {
  *   if (error instanceof PlantStoreError && error.code === ERROR_CATALOG.conflict.code) {
  *     // id 10 is taken by another plant
+ *   } else if (error instanceof PlantStoreError && error.code === ERROR_CATALOG.rateLimited.code) {
+ *     // over the rate limit: come back in error.retryAfter seconds
  *   }
  * }
  */
@@ -38,6 +48,7 @@ export class PlantStoreError extends Error {
   readonly operationId: string;
   readonly status: number;
   readonly code: number | undefined;
+  /** See {@link PlantStoreErrorDetails.retryAfter}. */
   readonly retryAfter: number | undefined;
   readonly attempts: number;
 
