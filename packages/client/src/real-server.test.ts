@@ -85,6 +85,38 @@ describe('createPlant against the real server', () => {
     expect(error).toMatchObject({ status: 503, code: 50301, retryAfter: 1, attempts: 2 });
     await down.dispose();
   });
+
+  it('surfaces a credential over its rate limit as 42901 with retryAfter, storing nothing', async () => {
+    // RATE_LIMIT_PER_MINUTE=2 (one-minute window), the refused-credential limit off.
+    const limited = await startTestServer({
+      rateLimit: { perTokenPerMinute: 2, authFailuresPerMinute: 0 },
+    });
+    try {
+      const busy = createPlantStoreClient({
+        baseUrl: limited.url,
+        token: limited.token,
+        retries: 2,
+        retryDelayMs: 1,
+      });
+      await busy.createPlant({ id: 600, name: 'Fern' });
+      await busy.createPlant({ id: 601, name: 'Ivy' });
+      const error = await failure(busy.createPlant({ id: 602, name: 'Moss' }));
+
+      expect(error).toMatchObject({ status: 429, code: 42901, attempts: 1 });
+      expect(error.message).toMatch(
+        /^Too many requests for this credential; retry after \d+ seconds$/,
+      );
+      // The window has most of its minute left: longer than the default 10 s the client waits,
+      // so it was reported at once rather than retried.
+      expect(error.retryAfter).toBeGreaterThan(10);
+      expect(error.retryAfter).toBeLessThanOrEqual(60);
+      expect(error.message).toContain(`retry after ${error.retryAfter} seconds`);
+      expect(await limited.store.get(602n)).toBeUndefined();
+      expect(await limited.store.get(601n)).toEqual({ id: 601n, name: 'Ivy' });
+    } finally {
+      await limited.dispose();
+    }
+  });
 });
 
 /**
