@@ -16,18 +16,22 @@ import {
   translatePostgresError,
 } from './postgres-errors.ts';
 import { migratePostgres } from './postgres-migrations.ts';
+import {
+  createPostgresPool,
+  type PostgresPoolConfig,
+  type PostgresPoolSettings,
+} from './postgres-pool.ts';
 import type { Durability } from './sqlite-store.ts';
 
-/** Options of `createPostgresStore`. */
-export interface PostgresStoreOptions {
+/**
+ * Options of `createPostgresStore`. The pool settings (`poolMax`, `connectTimeoutMs`,
+ * `statementTimeoutMs`, `onError`) are the ones every PostgreSQL pool of the server shares
+ * (see `postgres-pool.ts`); `onError` here also hears about each failed attempt while
+ * opening waits for the database.
+ */
+export interface PostgresStoreOptions extends PostgresPoolConfig {
   /** A `postgres://` or `postgresql://` connection URL (its query parameters are honoured). */
   readonly url: string;
-  /** Most connections in the pool; default 10. */
-  readonly poolMax?: number;
-  /** How long getting a connection may take (pool wait + TCP + authentication); default 2000. */
-  readonly connectTimeoutMs?: number;
-  /** Server-side `statement_timeout`; the client gives up `connectTimeoutMs` after it; default 5000. */
-  readonly statementTimeoutMs?: number;
   /**
    * How long opening waits for a database that cannot be reached (retrying with backoff)
    * before it fails; 0 fails at the first attempt. Default 30000.
@@ -45,27 +49,15 @@ export interface PostgresStoreOptions {
   readonly maxInFlight?: number;
   /** Told about every group commit (for metrics). */
   readonly observer?: StoreObserver;
-  /**
-   * Told about problems that do not fail a call: a pooled connection that broke while idle,
-   * and each failed attempt while opening waits for the database. Default: ignored.
-   */
-  readonly onError?: (error: Error, context: string) => void;
 }
 
 /** The pool settings in effect, for diagnostics and tests. */
-export interface PostgresStoreSettings {
-  readonly poolMax: number;
-  readonly connectTimeoutMs: number;
-  readonly statementTimeoutMs: number;
-  readonly queryTimeoutMs: number;
+export interface PostgresStoreSettings extends PostgresPoolSettings {
   /** `synchronous_commit` as a pooled session reports it. */
   readonly synchronousCommit: string;
 }
 
 const DEFAULTS = {
-  poolMax: 10,
-  connectTimeoutMs: 2000,
-  statementTimeoutMs: 5000,
   startupWaitMs: 30_000,
   maxBatchSize: 1000,
   maxInFlight: 2,
@@ -128,7 +120,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 export class PostgresStore implements PlantStore {
   readonly #pool: pg.Pool;
   readonly #queue: GroupCommitQueue<NewPlant, CreateOutcome>;
-  readonly #settings: Omit<PostgresStoreSettings, 'synchronousCommit'>;
+  readonly #settings: PostgresPoolSettings;
   readonly #durability: Durability;
   readonly #onError: (error: Error, context: string) => void;
   #synchronousCommit = 'unknown';
@@ -136,15 +128,6 @@ export class PostgresStore implements PlantStore {
 
   /** Prefer `createPostgresStore`, which also waits for the database and migrates it. */
   constructor(options: PostgresStoreOptions) {
-    const poolMax = positiveInteger('poolMax', options.poolMax ?? DEFAULTS.poolMax);
-    const connectTimeoutMs = positiveInteger(
-      'connectTimeoutMs',
-      options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
-    );
-    const statementTimeoutMs = positiveInteger(
-      'statementTimeoutMs',
-      options.statementTimeoutMs ?? DEFAULTS.statementTimeoutMs,
-    );
     nonNegativeInteger('startupWaitMs', options.startupWaitMs ?? DEFAULTS.startupWaitMs);
     const durability = options.durability ?? 'full';
     if (durability !== 'full' && durability !== 'normal') {
@@ -152,44 +135,20 @@ export class PostgresStore implements PlantStore {
     }
     this.#durability = durability;
     this.#onError = options.onError ?? (() => undefined);
-    this.#settings = {
-      poolMax,
-      connectTimeoutMs,
-      statementTimeoutMs,
-      // The client-side backstop for a server that stops answering (a network partition).
-      queryTimeoutMs: statementTimeoutMs + connectTimeoutMs,
-    };
     this.#queue = new GroupCommitQueue({
       maxBatchSize: options.maxBatchSize ?? DEFAULTS.maxBatchSize,
       maxInFlight: options.maxInFlight ?? DEFAULTS.maxInFlight,
       commit: observeCommit((plants) => this.#commitPlants(plants), options.observer),
     });
-    this.#pool = new pg.Pool({
-      connectionString: options.url,
-      max: poolMax,
-      connectionTimeoutMillis: connectTimeoutMs,
-      statement_timeout: statementTimeoutMs,
-      query_timeout: this.#settings.queryTimeoutMs,
-      lock_timeout: statementTimeoutMs,
-      idle_in_transaction_session_timeout: statementTimeoutMs,
-      keepAlive: true,
-      idleTimeoutMillis: 30_000,
-      application_name: 'plant-store',
+    const { pool, settings } = createPostgresPool({
+      ...options,
+      role: 'plants',
       // int8 as an exact bigint, for this pool only (pg's global default is a string).
       types: { getTypeParser: typeParser },
-      // Run before a new session is handed out. (Not the startup `options` parameter: a URL's
-      // own `options`, e.g. a search_path, would replace it.)
-      ...(durability === 'normal'
-        ? {
-            onConnect: async (client: pg.ClientBase) => {
-              await client.query('SET synchronous_commit = off');
-            },
-          }
-        : {}),
+      synchronousCommitOff: durability === 'normal',
     });
-    // An idle pooled connection that breaks (database restarted, network cut) is dropped by
-    // the pool and reported here; without a listener, the 'error' event would crash the process.
-    this.#pool.on('error', (error) => this.#onError(error, 'idle PostgreSQL connection failed'));
+    this.#pool = pool;
+    this.#settings = settings;
   }
 
   /**
@@ -455,13 +414,6 @@ function closedError(): StoreUnavailableError {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`${name} must be a positive integer, not ${value}`);
-  }
-  return value;
 }
 
 function nonNegativeInteger(name: string, value: number): number {
