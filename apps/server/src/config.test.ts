@@ -88,15 +88,37 @@ describe('loadConfig', () => {
 
 describe('loadStoreConfig (the command-line tool)', () => {
   it('reads DATABASE_URL with its default and needs no token, even in production', () => {
-    expect(loadStoreConfig({})).toEqual({ databaseUrl: './data/plants.db' });
+    expect(loadStoreConfig({}).databaseUrl).toBe('./data/plants.db');
     expect(
-      loadStoreConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/plants' }),
-    ).toEqual({ databaseUrl: 'postgres://db/plants' });
+      loadStoreConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/plants' }).databaseUrl,
+    ).toBe('postgres://db/plants');
+  });
+
+  it('reads the PG_* settings exactly as loadConfig does (the token store pools with them)', () => {
+    const env = {
+      PLANT_STORE_TOKENS: TOKEN,
+      PG_POOL_MAX: '3',
+      PG_CONNECT_TIMEOUT_MS: '750',
+      PG_STATEMENT_TIMEOUT_MS: '1234',
+    };
+    expect(loadStoreConfig(env).postgres).toEqual({
+      poolMax: 3,
+      connectTimeoutMs: 750,
+      statementTimeoutMs: 1234,
+      startupWaitMs: 30_000,
+    });
+    expect(loadStoreConfig(env).postgres).toEqual(loadConfig(env).postgres);
+    expect(loadStoreConfig({}).postgres).toEqual(
+      loadConfig({ PLANT_STORE_TOKENS: TOKEN }).postgres,
+    );
+    expect(() => loadStoreConfig({ PG_STATEMENT_TIMEOUT_MS: '0' })).toThrow(
+      /PG_STATEMENT_TIMEOUT_MS: must be at least 1/,
+    );
   });
 
   it('ignores the server-only settings and never makes a token', () => {
     const config = loadStoreConfig({ PORT: 'eighty', PLANT_STORE_TOKENS: 'short' });
-    expect(config).toEqual({ databaseUrl: './data/plants.db' });
+    expect(Object.keys(config).sort()).toEqual(['databaseUrl', 'postgres']);
     expect(JSON.stringify(config)).not.toMatch(/token/i);
   });
 

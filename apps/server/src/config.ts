@@ -205,12 +205,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: values.BODY_LIMIT,
     logLevel: values.LOG_LEVEL,
     durability: values.DURABILITY,
-    postgres: {
-      poolMax: values.PG_POOL_MAX,
-      connectTimeoutMs: values.PG_CONNECT_TIMEOUT_MS,
-      statementTimeoutMs: values.PG_STATEMENT_TIMEOUT_MS,
-      startupWaitMs: values.PG_STARTUP_WAIT_MS,
-    },
+    postgres: postgresConfig(values),
     ...(values.METRICS_PORT === undefined
       ? {}
       : { metrics: { port: values.METRICS_PORT, host: values.METRICS_HOST } }),
@@ -224,28 +219,52 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
+/** The PG_* variables as `Config['postgres']`. */
+function postgresConfig(
+  values: Pick<
+    z.output<typeof Env>,
+    'PG_POOL_MAX' | 'PG_CONNECT_TIMEOUT_MS' | 'PG_STATEMENT_TIMEOUT_MS' | 'PG_STARTUP_WAIT_MS'
+  >,
+): PostgresConfig {
+  return {
+    poolMax: values.PG_POOL_MAX,
+    connectTimeoutMs: values.PG_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: values.PG_STATEMENT_TIMEOUT_MS,
+    startupWaitMs: values.PG_STARTUP_WAIT_MS,
+  };
+}
+
 /** The part of the configuration that names the store: what the command-line tool needs. */
 export interface StoreConfig {
   readonly databaseUrl: string;
+  /** The PG_* settings, the server's own: the tool's token store uses the same pool settings. */
+  readonly postgres: PostgresConfig;
 }
 
 /**
- * Reads only the store's location (`DATABASE_URL`), for the `plant-store`
- * command-line tool: it needs no bearer token, so `PLANT_STORE_TOKENS` is neither required
- * (even with `NODE_ENV=production`) nor generated, and other server settings are not checked.
+ * Reads only the store's settings (`DATABASE_URL` and the PG_* variables, validated and
+ * defaulted as `loadConfig` does), for the `plant-store` command-line tool: it needs no
+ * bearer token, so `PLANT_STORE_TOKENS` is neither required (even with
+ * `NODE_ENV=production`) nor generated, and other server settings are not checked.
  *
  * @example
- * const { databaseUrl } = loadStoreConfig({ DATABASE_URL: 'file:./data/plants.db' });
+ * const { databaseUrl, postgres } = loadStoreConfig({ DATABASE_URL: 'postgres://db/plants' });
  */
 export function loadStoreConfig(
   env: Record<string, string | undefined> = process.env,
 ): StoreConfig {
-  const result = Env.pick({ DATABASE_URL: true }).safeParse(env);
+  const result = Env.pick({
+    DATABASE_URL: true,
+    PG_POOL_MAX: true,
+    PG_CONNECT_TIMEOUT_MS: true,
+    PG_STATEMENT_TIMEOUT_MS: true,
+    PG_STARTUP_WAIT_MS: true,
+  }).safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map(
       (issue) => `${issue.path.join('.')}: ${issue.message}`,
     );
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
-  return { databaseUrl: result.data.DATABASE_URL };
+  return { databaseUrl: result.data.DATABASE_URL, postgres: postgresConfig(result.data) };
 }

@@ -1,31 +1,23 @@
-import type { Config } from './config.ts';
 import { memoryBackend, type RateLimitBackend } from './rate-limit.ts';
 import { parseDatabaseUrl } from './store/open-store.ts';
+import type { PostgresPoolConfig } from './store/postgres-pool.ts';
 
 /**
  * The rate-limit backend that suits the store: in this process's memory for SQLite (one
  * instance owns the file), shared through the database for PostgreSQL (several instances
- * count together; see `rate-limit-postgres.ts`, loaded only then).
+ * count together; see `rate-limit-postgres.ts`, loaded only then), on a pool built from
+ * `postgres` (config.ts's PG_* settings) whose `onError` also hears of failed syncs.
  *
  * @example
  * const backend = await rateLimitBackendFor('file:./data/plants.db'); // memoryBackend
+ * const shared = await rateLimitBackendFor('postgres://app@db/plants', config.postgres);
  */
 export async function rateLimitBackendFor(
   databaseUrl: string,
-  postgres: Partial<Config['postgres']> = {},
-  onError?: (error: unknown) => void,
+  postgres: PostgresPoolConfig = {},
 ): Promise<RateLimitBackend> {
   const location = parseDatabaseUrl(databaseUrl);
   if (location.kind !== 'postgres') return memoryBackend;
   const { postgresBackend } = await import('./rate-limit-postgres.ts');
-  return postgresBackend({
-    url: location.url,
-    ...(postgres.connectTimeoutMs === undefined
-      ? {}
-      : { connectTimeoutMs: postgres.connectTimeoutMs }),
-    ...(postgres.statementTimeoutMs === undefined
-      ? {}
-      : { statementTimeoutMs: postgres.statementTimeoutMs }),
-    ...(onError ? { onError } : {}),
-  });
+  return postgresBackend({ ...postgres, url: location.url });
 }

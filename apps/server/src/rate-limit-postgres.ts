@@ -1,31 +1,38 @@
-import pg from 'pg';
 import type { Limiter, LimiterSpec, RateLimitBackend } from './rate-limit.ts';
 import { loadRateLimiterPostgres } from './rate-limit-flexible.ts';
 import { SyncedLimiter } from './rate-limit-synced.ts';
+import { createPostgresPool, type PostgresPoolConfig } from './store/postgres-pool.ts';
 
-export interface PostgresRateLimitOptions {
+/**
+ * Options of `postgresBackend`: the store's URL and the PG_* settings every PostgreSQL pool
+ * of the server shares (see `postgres-pool.ts`). The limiter's own pool holds at most 2
+ * connections (one sync per interval), never more than `poolMax`.
+ */
+export interface PostgresRateLimitOptions extends PostgresPoolConfig {
   /** The store's `postgres://` URL: the counts live in the same database (and schema). */
   readonly url: string;
-  /** Connections of the limiter's own small pool; default 2 (one sync per interval). */
-  readonly poolMax?: number;
-  readonly connectTimeoutMs?: number;
-  readonly statementTimeoutMs?: number;
   /** How often each instance adds its counts to the shared ones; default 100 ms. */
   readonly syncIntervalMs?: number;
-  /** Told about a failed sync or a broken idle connection (the limits keep working locally). */
-  readonly onError?: (error: unknown) => void;
+  /**
+   * Told about a failed sync (context `rate-limit sync with PostgreSQL failed`) or a broken
+   * idle connection; the limits keep working locally. Throttled during an outage.
+   */
+  readonly onError?: (error: Error, context: string) => void;
 }
 
 /** During an outage a sync fails every interval: report the first failure, then one per 30 s. */
 const ERROR_REPORT_INTERVAL_MS = 30_000;
 
-function throttle(report: (error: unknown) => void, intervalMs: number): (error: unknown) => void {
+function throttle(
+  report: (error: Error, context: string) => void,
+  intervalMs: number,
+): (error: Error, context: string) => void {
   let last = -Infinity;
-  return (error) => {
+  return (error, context) => {
     const now = Date.now();
     if (now - last < intervalMs) return;
     last = now;
-    report(error);
+    report(error, context);
   };
 }
 
@@ -50,22 +57,17 @@ export async function postgresBackend(
   options: PostgresRateLimitOptions,
 ): Promise<RateLimitBackend> {
   const onError = throttle(options.onError ?? (() => undefined), ERROR_REPORT_INTERVAL_MS);
-  const connectTimeoutMs = options.connectTimeoutMs ?? 2000;
-  const statementTimeoutMs = options.statementTimeoutMs ?? 5000;
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolMax ?? 2,
-    connectionTimeoutMillis: connectTimeoutMs,
-    statement_timeout: statementTimeoutMs,
-    query_timeout: statementTimeoutMs + connectTimeoutMs,
-    keepAlive: true,
-    idleTimeoutMillis: 30_000,
-    application_name: 'plant-store-rate-limit',
-    onConnect: async (client: pg.ClientBase) => {
-      await client.query('SET synchronous_commit = off');
-    },
+  const { pool } = createPostgresPool({
+    ...options,
+    role: 'rate-limits',
+    onError,
+    synchronousCommitOff: true,
   });
-  pool.on('error', onError);
+  const onSyncError = (error: unknown) =>
+    onError(
+      error instanceof Error ? error : new Error(String(error)),
+      'rate-limit sync with PostgreSQL failed',
+    );
   const RateLimiterPostgres = loadRateLimiterPostgres();
   const synced: SyncedLimiter[] = [];
 
@@ -106,7 +108,7 @@ export async function postgresBackend(
             ...(options.syncIntervalMs === undefined
               ? {}
               : { syncIntervalMs: options.syncIntervalMs }),
-            onError,
+            onError: onSyncError,
           });
           synced.push(local);
           resolve(local);

@@ -53,25 +53,28 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   // Metrics are collected (and prom-client loaded) only when something serves them (METRICS_PORT).
   const metricsModules = config.metrics ? await loadMetricsModules() : undefined;
   const metrics = metricsModules ? new metricsModules.ServiceMetrics() : undefined;
+  // On PostgreSQL, the plant store, the managed tokens and the rate limits each have a pool
+  // of their own, all built from these settings (PG_*) by store/postgres-pool.ts.
+  const postgres = {
+    ...config.postgres,
+    onError: (error: Error, context: string) => logger.warn({ err: error }, context),
+  };
   const store = await openStore(config.databaseUrl, {
     durability: config.durability,
-    postgres: {
-      ...config.postgres,
-      onError: (error, context) => logger.warn({ err: error }, context),
-    },
+    postgres,
     ...(metrics ? { observer: metrics.storeObserver() } : {}),
   });
   // The managed tokens (plant-store tokens …) live in the same database as the plants.
-  const tokenStore = await openTokenStore(config.databaseUrl).catch(async (error: unknown) => {
-    await store.close();
-    throw error;
-  });
+  const tokenStore = await openTokenStore(config.databaseUrl, postgres).catch(
+    async (error: unknown) => {
+      await store.close();
+      throw error;
+    },
+  );
   const rateLimits = config.rateLimit
     ? await RateLimits.create(
         config.rateLimit,
-        await rateLimitBackendFor(config.databaseUrl, config.postgres, (error) =>
-          logger.warn({ err: error }, 'rate-limit sync with PostgreSQL failed'),
-        ),
+        await rateLimitBackendFor(config.databaseUrl, postgres),
         {
           ...(metrics ? { onLimited: (limit) => metrics.rateLimited.inc({ limit }) } : {}),
         },

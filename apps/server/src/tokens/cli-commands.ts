@@ -151,8 +151,8 @@ async function withStore(
   io: CliIo,
   run: (store: TokenStore, where: string) => Promise<number>,
 ): Promise<number> {
-  const { databaseUrl } = io.storeConfig();
-  const store = await openTokenStore(databaseUrl);
+  const { databaseUrl, postgres } = io.storeConfig();
+  const store = await openTokenStore(databaseUrl, postgres);
   try {
     return await run(store, describeDatabase(databaseUrl));
   } finally {

@@ -1,8 +1,9 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { maskUrl } from '../store/mask-url.ts';
 import { StoreUnavailableError } from '../store/plant-store.ts';
 import { translatePostgresError } from '../store/postgres-errors.ts';
 import { migratePostgres } from '../store/postgres-migrations.ts';
+import { createPostgresPool, type PostgresPoolConfig } from '../store/postgres-pool.ts';
 import {
   type NewTokenRecord,
   type RevokeResult,
@@ -23,20 +24,21 @@ interface TokenRow {
 const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
 const UNIQUE_VIOLATION = '23505';
 
-/** Options of `createPostgresTokenStore`. */
-export interface PostgresTokenStoreOptions {
+/**
+ * Options of `createPostgresTokenStore`: the plant store's URL and the PG_* settings every
+ * PostgreSQL pool of the server shares (see `postgres-pool.ts`). The pool holds at most 2
+ * connections (lookups are cached, writes are rare), never more than `poolMax`.
+ */
+export interface PostgresTokenStoreOptions extends PostgresPoolConfig {
   /** The plant store's `postgres://` URL. */
   readonly url: string;
-  /** Connections in the pool; default 2 (lookups are cached, writes are rare). */
-  readonly poolMax?: number;
-  /** How long getting a connection and running a statement may each take; default 5000. */
-  readonly timeoutMs?: number;
 }
 
 /**
  * Opens the managed tokens of a PostgreSQL plant store on a small pool of its own, migrating
  * the database first (under the same advisory lock as the plant store), so the command-line
- * tool works before the server ever ran. Fails at once when the database cannot be reached.
+ * tool works before the server ever ran. Fails at once when the database cannot be reached
+ * (after at most `connectTimeoutMs` for a silent one).
  *
  * @example
  * const tokens = await createPostgresTokenStore({ url: 'postgres://app:secret@db/plants' });
@@ -46,18 +48,7 @@ export interface PostgresTokenStoreOptions {
 export async function createPostgresTokenStore(
   options: PostgresTokenStoreOptions,
 ): Promise<TokenStore> {
-  const timeoutMs = options.timeoutMs ?? 5000;
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolMax ?? 2,
-    connectionTimeoutMillis: timeoutMs,
-    statement_timeout: timeoutMs,
-    query_timeout: 2 * timeoutMs,
-    idleTimeoutMillis: 30_000,
-    application_name: 'plant-store-tokens',
-  });
-  // An idle connection that breaks is dropped by the pool; the next query reports the problem.
-  pool.on('error', () => undefined);
+  const { pool } = createPostgresPool({ ...options, role: 'tokens' });
   try {
     await migratePostgres(pool);
   } catch (error) {
