@@ -6,7 +6,7 @@ import type { AppState } from './http/app-state.ts';
 import { contractRouter, unmatchedRoute } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { errorResponder } from './http/error-responder.ts';
-import { rateLimitGuards } from './http/rate-limit-guard.ts';
+import { rateLimited } from './http/rate-limit-guard.ts';
 import { requestContext } from './http/request-context.ts';
 import { requestMetrics } from './http/request-metrics.ts';
 import type { ServiceMetrics } from './metrics.ts';
@@ -40,6 +40,7 @@ export interface AppOptions {
  */
 export function createApp(options: AppOptions): Koa<AppState> {
   const hops = options.trustProxyHops ?? 0;
+  const rateLimits = options.rateLimits;
   // With N trusted proxies, ctx.ip is the address the outermost one saw (the Nth entry of
   // X-Forwarded-For from the right); with none, the socket's peer.
   const app = new Koa<AppState>({ proxy: hops > 0, maxIpsCount: hops });
@@ -47,7 +48,7 @@ export function createApp(options: AppOptions): Koa<AppState> {
   const router = contractRouter(contract, handlers, {
     tokens: options.tokens,
     bodyLimitBytes: options.bodyLimitBytes,
-    ...(options.rateLimits ? { authGuards: rateLimitGuards(options.rateLimits) } : {}),
+    ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
   });
   app.use(requestContext(options.logger));
   if (options.metrics) app.use(requestMetrics(options.metrics));

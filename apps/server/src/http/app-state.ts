@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 
 /** What the middlewares of one request share through `ctx.state`. */
 export interface AppState {
@@ -13,3 +13,14 @@ export interface AppState {
 }
 
 export type AppMiddleware = Middleware<AppState>;
+
+/** The Koa context of one request of the app. */
+export type AppContext = ParameterizedContext<AppState>;
+
+/**
+ * One step of serving a route (the credential check, reading the body): it returns when the
+ * request may go on and throws an ApiError when it may not. A route runs its steps in one
+ * middleware instead of one middleware each: every Koa middleware layer costs a promise and a
+ * dispatch on every request.
+ */
+export type RequestStep = (ctx: AppContext) => Promise<void>;

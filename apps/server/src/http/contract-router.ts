@@ -9,10 +9,9 @@ import {
 } from '@plant-store/schema';
 import { ApiError } from '../api-error.ts';
 import type { TokenRegistry } from '../token-registry.ts';
-import type { AppMiddleware, AppState } from './app-state.ts';
+import type { AppMiddleware, AppState, RequestStep } from './app-state.ts';
 import { jsonBody } from './json-body.ts';
 import { PAGE_SECURITY_HEADERS } from './page-security-headers.ts';
-import type { AuthGuards } from './rate-limit-guard.ts';
 import { requireBearer } from './require-bearer.ts';
 
 /** The function that serves one route: validated body in, success body out. */
@@ -23,8 +22,8 @@ export type ContractHandlers = { [K in keyof Contract]: RouteHandler<Contract[K]
 export interface ContractRouterOptions {
   readonly tokens: TokenRegistry;
   readonly bodyLimitBytes: number;
-  /** Middlewares around the bearer check of authenticated routes (the rate limits). */
-  readonly authGuards?: AuthGuards;
+  /** Wraps the bearer check of authenticated routes (the rate limits: see `rateLimited`). */
+  readonly guardAuthentication?: (authenticate: RequestStep) => RequestStep;
 }
 
 /** `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router). */
@@ -33,10 +32,11 @@ export function toRouterPath(path: string): string {
 }
 
 /**
- * Builds the @koa/router routes from the contract: for each route its method and path, the
- * bearer check when the route requires it, the JSON body pipeline when it has a body, then the
- * handler, whose result is sent as the route's success status: in JSON, or as the HTML page
- * (with the page security headers) or script text the route's `responseType` names.
+ * Builds the @koa/router routes from the contract: for each route its method and path, and one
+ * middleware that names the route for the log, runs the bearer check when the route requires
+ * it, reads the JSON body when it has one, calls the handler and sends its result as the
+ * route's success status: in JSON, or as the HTML page (with the page security headers) or
+ * script text the route's `responseType` names.
  */
 export function contractRouter(
   contract: Contract,
@@ -44,30 +44,29 @@ export function contractRouter(
   options: ContractRouterOptions,
 ): Router<AppState> {
   const router = new Router<AppState>();
-  const guards = options.authGuards;
-  const auth: AppMiddleware[] = guards
-    ? [guards.beforeAuth, requireBearer(options.tokens), guards.afterAuth]
-    : [requireBearer(options.tokens)];
+  const bearer = requireBearer(options.tokens);
+  const authenticate = options.guardAuthentication?.(bearer) ?? bearer;
   for (const key of Object.keys(contract) as (keyof Contract)[]) {
     const route: Route = contract[key];
     const handler = handlers[key] as (body: unknown) => Promise<unknown>;
-    const steps: AppMiddleware[] = [
-      async (ctx, next) => {
-        ctx.state.route = route.path;
-        await next();
-      },
-      ...(route.auth === 'bearer' ? auth : []),
-      ...(route.body ? jsonBody(route.body, options.bodyLimitBytes) : []),
-      async (ctx) => {
-        const result = await handler(ctx.state.body);
-        const responseType = route.responseType ?? 'json';
-        ctx.status = route.response.status;
-        ctx.type = RESPONSE_MEDIA_TYPES[responseType];
-        if (responseType === 'html') ctx.set(PAGE_SECURITY_HEADERS);
-        ctx.body = responseType === 'json' ? stringifyJson(result) : String(result);
-      },
+    const steps: RequestStep[] = [
+      ...(route.auth === 'bearer' ? [authenticate] : []),
+      ...(route.body ? [jsonBody(route.body, options.bodyLimitBytes)] : []),
     ];
-    router.register(toRouterPath(route.path), [route.method], steps, { name: route.operationId });
+    const responseType = route.responseType ?? 'json';
+    const mediaType = RESPONSE_MEDIA_TYPES[responseType];
+    const serveRoute: AppMiddleware = async (ctx) => {
+      ctx.state.route = route.path;
+      for (const step of steps) await step(ctx);
+      const result = await handler(ctx.state.body);
+      ctx.status = route.response.status;
+      ctx.type = mediaType;
+      if (responseType === 'html') ctx.set(PAGE_SECURITY_HEADERS);
+      ctx.body = responseType === 'json' ? stringifyJson(result) : String(result);
+    };
+    router.register(toRouterPath(route.path), [route.method], [serveRoute], {
+      name: route.operationId,
+    });
   }
   return router;
 }

@@ -1,10 +1,9 @@
 import { formatIssues, MalformedJsonError, parseJson } from '@plant-store/schema';
-import type { Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { z } from 'zod';
 import { ApiError } from '../api-error.ts';
 import { UNSUPPORTED_CODING_MESSAGE } from '../to-api-error.ts';
-import type { AppMiddleware } from './app-state.ts';
+import type { AppContext, RequestStep } from './app-state.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
@@ -22,23 +21,23 @@ const PLAIN_JSON_TYPES = new Set([
 ]);
 
 /**
- * Koa middlewares (in order) that read, parses and validate a required JSON request body against
- * `schema`, leaving the result in `ctx.state.body`:
+ * The step that reads, parses and validates a required JSON request body against `schema`,
+ * leaving the result in `ctx.state.body`:
  * - no body or an empty one → 400 `missingBody`; a non-JSON content type → 415;
  * - over `limitBytes` (counted after any gzip/deflate decoding) → 413; `br` → 415;
- * - koa-bodyparser reads the raw text once; it is parsed once, losslessly, so an int64 id is
- *   never rounded; malformed JSON → 400 `malformedJson`; schema failures → 400
- *   `validationFailed`, listing every problem with its field path.
+ * - koa-bodyparser reads the raw bytes once; they are decoded strictly and parsed once,
+ *   losslessly, so an int64 id is never rounded; malformed JSON → 400 `malformedJson`; schema
+ *   failures → 400 `validationFailed`, listing every problem with its field path.
  *
- * The three steps run as one middleware (koa-bodyparser is called inside it), and the headers
- * are read straight from the request: a create is the hot path, and every extra middleware or
+ * The headers are read straight from the request: a create is the hot path, and every
  * media-type parse is paid on each request.
  *
  * @example
- * router.post('/plants', ...jsonBody(NewPlant, 65536), handler);
+ * const readBody = jsonBody(NewPlant, 65536);
+ * await readBody(ctx); // ctx.state.body is a NewPlant, or an ApiError was thrown
  */
-export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[] {
-  const readText = bodyParser({
+export function jsonBody(schema: z.ZodType, limitBytes: number): RequestStep {
+  const readBytes = bodyParser({
     enableTypes: ['text'],
     extendTypes: { text: JSON_TYPES },
     // A number: raw-body runs bytes.parse on the limit for every request, which for a string
@@ -47,9 +46,9 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[]
     // No encoding: the raw bytes, decoded below strictly (raw-body would replace bytes that are
     // not UTF-8 with U+FFFD and store a name the client never sent). The type says string.
     encoding: null as unknown as string,
-  }) as unknown as AppMiddleware;
+  }) as unknown as (ctx: AppContext, next: () => Promise<void>) => Promise<void>;
 
-  const readJsonBody: AppMiddleware = (ctx, next) => {
+  return async function readJsonBody(ctx) {
     const headers = ctx.req.headers;
     // No body at all (no Transfer-Encoding, Content-Length absent or 0) is a missing body,
     // whatever the content type says (`ctx.request.length` semantics: '' and 0 are no body).
@@ -67,35 +66,36 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): AppMiddleware[]
     // Brotli is refused: its decoder takes a window of up to 16 MB for a body of a few dozen
     // bytes (a 27-byte body cost 16 MB; 32 at once, 380 MB). gzip and deflate need 32 KiB.
     if (headers['content-encoding'] === 'br') throw unsupportedCoding();
-    return readText(ctx, () => validate(ctx, next));
+    await readBytes(ctx, NOTHING_NEXT);
+    ctx.state.body = validate(schema, ctx.request.body);
   };
+}
 
-  const validate = (ctx: Parameters<AppMiddleware>[0], next: Next): Promise<unknown> => {
-    const bytes = ctx.request.body;
-    if (!(bytes instanceof Uint8Array)) throw missingBody();
-    let text: string;
-    try {
-      text = UTF8.decode(bytes);
-    } catch {
-      throw new ApiError('malformedJson', 'Request body is not valid UTF-8');
-    }
-    if (text.trim() === '') throw missingBody();
-    let value: unknown;
-    try {
-      value = parseJson(text);
-    } catch (error) {
-      if (error instanceof MalformedJsonError) {
-        throw new ApiError('malformedJson', `Request body ${error.message}`);
-      }
-      throw error;
-    }
-    const result = schema.safeParse(value);
-    if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
-    ctx.state.body = result.data;
-    return next();
-  };
+/** koa-bodyparser is called as a function here: nothing runs after it. */
+const NOTHING_NEXT = () => Promise.resolve();
 
-  return [readJsonBody];
+/** The body's bytes, decoded strictly as UTF-8, parsed losslessly and validated. */
+function validate(schema: z.ZodType, bytes: unknown): unknown {
+  if (!(bytes instanceof Uint8Array)) throw missingBody();
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw new ApiError('malformedJson', 'Request body is not valid UTF-8');
+  }
+  if (text.trim() === '') throw missingBody();
+  let value: unknown;
+  try {
+    value = parseJson(text);
+  } catch (error) {
+    if (error instanceof MalformedJsonError) {
+      throw new ApiError('malformedJson', `Request body ${error.message}`);
+    }
+    throw error;
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
+  return result.data;
 }
 
 /** The 415 for a content coding other than gzip and deflate (the same as `toApiError`'s). */

@@ -1,20 +1,25 @@
 import { ApiError } from '../api-error.ts';
 import type { TokenRegistry } from '../token-registry.ts';
-import type { AppMiddleware } from './app-state.ts';
+import type { RequestStep } from './app-state.ts';
 
 const REALM = 'Bearer realm="plant-store"';
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is token68 syntax.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
- * Koa middleware that lets a request through only with `Authorization: Bearer <token>` for a
- * known token (configured, or managed and neither revoked nor expired); otherwise 401 with an
- * RFC 6750 `WWW-Authenticate` challenge. It runs before the body is read, so an
- * unauthenticated caller cannot make the server read or parse anything.
+ * The step that lets a request through only with `Authorization: Bearer <token>` for a known
+ * token (configured, or managed and neither revoked nor expired), setting
+ * `ctx.state.consumer` to the credential's name; otherwise 401 with an RFC 6750
+ * `WWW-Authenticate` challenge. It runs before the body is read, so an unauthenticated caller
+ * cannot make the server read or parse anything.
+ *
+ * @example
+ * const authenticate = requireBearer(tokens);
+ * await authenticate(ctx); // throws ApiError('unauthorized') without a valid token
  */
-export function requireBearer(tokens: TokenRegistry): AppMiddleware {
-  return async function checkBearer(ctx, next) {
-    const header = ctx.get('authorization');
+export function requireBearer(tokens: TokenRegistry): RequestStep {
+  return async function checkBearer(ctx) {
+    const header = ctx.req.headers.authorization ?? '';
     if (!/^bearer(?: |$)/i.test(header)) {
       throw new ApiError('unauthorized', 'A bearer credential is required', {
         'WWW-Authenticate': REALM,
@@ -28,6 +33,5 @@ export function requireBearer(tokens: TokenRegistry): AppMiddleware {
       });
     }
     ctx.state.consumer = credential.name;
-    await next();
   };
 }
