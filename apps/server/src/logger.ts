@@ -42,8 +42,19 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
       }),
     );
   }
-  return options.destination ? pino(settings, options.destination) : pino(settings);
+  if (options.destination) return pino(settings, options.destination);
+  // stdout, written asynchronously in chunks of at least 4 KiB: one write per few dozen request
+  // lines instead of a blocking write per line (the request log is on the hot path). pino
+  // flushes the buffer synchronously when the process exits, also through process.exit; a
+  // timer writes out what a quiet server has buffered, so no line waits longer than a second.
+  // A hard kill (SIGKILL, power loss) can lose that last second of lines.
+  const logger = pino(settings, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+  setInterval(() => logger.flush(), STDOUT_FLUSH_INTERVAL_MS).unref();
+  return logger;
 }
+
+/** Longest time a line logged to stdout waits in the buffer. */
+export const STDOUT_FLUSH_INTERVAL_MS = 1000;
 
 /**
  * Pretty logs only for a person: stdout is a terminal and this is not production. Anything
