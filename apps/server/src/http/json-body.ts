@@ -65,7 +65,13 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): RequestStep {
     }
     // Brotli is refused: its decoder takes a window of up to 16 MB for a body of a few dozen
     // bytes (a 27-byte body cost 16 MB; 32 at once, 380 MB). gzip and deflate need 32 KiB.
-    if (headers['content-encoding'] === 'br') throw unsupportedCoding();
+    const coding = headers['content-encoding'];
+    if (coding !== undefined) {
+      // Content codings are case-insensitive (RFC 9110 §8.4.1); the decoder compares exactly.
+      const lower = coding.trim().toLowerCase();
+      if (lower === 'br') throw unsupportedCoding();
+      if (lower !== coding) headers['content-encoding'] = lower;
+    }
     await readBytes(ctx, NOTHING_NEXT);
     ctx.state.body = validate(schema, ctx.request.body);
   };

@@ -93,6 +93,29 @@ describe('a brotli body', () => {
   });
 });
 
+describe('a content coding named in another case', () => {
+  // Were 415: codings are case-insensitive (RFC 9110 §8.4.1), the decoder compared exactly.
+  it.each([
+    ['GZIP', gzipSync, 77],
+    ['Deflate', deflateSync, 78],
+  ] as const)('%s is decoded like its lower-case name', async (coding, encode, id) => {
+    const before = rowCount();
+    const reply = await post(encode(`{"id": ${id}, "name": "Case"}`), {
+      'content-encoding': coding,
+    });
+    expect(reply.status).toBe(200);
+    expect(rowCount()).toBe(before + 1);
+  });
+
+  it('BR is refused like br', async () => {
+    const reply = await post(brotliCompressSync('{"id": 79, "name": "Case"}'), {
+      'content-encoding': 'BR',
+    });
+    expect(reply.status).toBe(415);
+    expect(reply.json.error).toBe(41501);
+  });
+});
+
 describe('an id that is not an integer, though a double rounds it to one', () => {
   // Were read as 1, 0, 0 and 4503599627370496, and created those plants.
   it.each(['1.0000000000000000001', '1e-400', '-1e-400', '4503599627370496.5'])(
