@@ -51,8 +51,6 @@ function bodyOf(id: bigint, plant: SentPlant): string {
 interface LoadResult {
   readonly sent: Map<bigint, SentPlant>;
   readonly acknowledged: Set<bigint>;
-  /** Requests that ended without a response (the connection died with the server). */
-  readonly failed: number;
   /** Answers other than 200 (there should be none). */
   readonly unexpected: string[];
 }
@@ -62,7 +60,6 @@ async function createUntilKilled(url: string, server: SpawnedServer): Promise<Lo
   const sent = new Map<bigint, SentPlant>();
   const acknowledged = new Set<bigint>();
   const unexpected: string[] = [];
-  let failed = 0;
   let next = 0;
   let killed = false;
   const kill = () => {
@@ -92,13 +89,12 @@ async function createUntilKilled(url: string, server: SpawnedServer): Promise<Lo
         }
       } catch {
         // The server died with this request in flight: it was sent, its outcome is unknown.
-        failed += 1;
       }
     }
   };
   await Promise.all(Array.from({ length: CLIENTS }, client));
   clearTimeout(timer);
-  return { sent, acknowledged, failed, unexpected };
+  return { sent, acknowledged, unexpected };
 }
 
 function storedRows(file: string): Map<bigint, SentPlant> {
@@ -124,9 +120,10 @@ describe.each(['full', 'normal'] as const)(
       const result = await createUntilKilled(await first.ready, first);
       expect(await first.exited).toBe('SIGKILL');
       expect(result.unexpected).toEqual([]);
-      // The kill really happened under load: creates were acknowledged and some were cut off.
+      // The kill happened under load: creates were being acknowledged. (Whether a request was
+      // cut off is luck: a group commit answers a whole batch at once, so at the kill every
+      // answer may already be on its way. The checks below hold either way.)
       expect(result.acknowledged.size).toBeGreaterThan(100);
-      expect(result.failed).toBeGreaterThan(0);
 
       // The restarted server recovers the file (WAL replay) and sees the acknowledged plants.
       const second = start(env);
