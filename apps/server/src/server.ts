@@ -71,15 +71,21 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       throw error;
     },
   );
-  const rateLimits = config.rateLimit
-    ? await RateLimits.create(
-        config.rateLimit,
-        await rateLimitBackendFor(config.databaseUrl, postgres),
-        {
-          ...(metrics ? { onLimited: (limit) => metrics.rateLimited.inc({ limit }) } : {}),
-        },
-      )
-    : undefined;
+  let rateLimits: RateLimits | undefined;
+  try {
+    rateLimits = config.rateLimit
+      ? await RateLimits.create(
+          config.rateLimit,
+          await rateLimitBackendFor(config.databaseUrl, postgres),
+          {
+            ...(metrics ? { onLimited: (limit) => metrics.rateLimited.inc({ limit }) } : {}),
+          },
+        )
+      : undefined;
+  } catch (error) {
+    await Promise.allSettled([store.close(), tokenStore.close()]);
+    throw error;
+  }
   const app = createApp({
     store: metrics && metricsModules ? metricsModules.measureStore(store, metrics) : store,
     tokens: TokenRegistry.fromTokens(config.tokens, new ManagedTokenVerifier(tokenStore)),
@@ -121,6 +127,10 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       server.off('error', reject);
       resolve();
     });
+  }).catch(async (error: unknown) => {
+    // Nothing listens (the port is taken, say): release what was opened for it.
+    await Promise.allSettled([rateLimits?.close(), store.close(), tokenStore.close()]);
+    throw error;
   });
   const { port, address, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
