@@ -3,6 +3,16 @@ import bytes from 'bytes';
 import { z } from 'zod';
 
 /** The environment variables the server reads, with their defaults. Documented in the README. */
+/**
+ * Defaults of the PG_* settings, also used by the pool factory (store/postgres-pool.ts) for a
+ * caller that leaves one out. Here, not there: config.ts must not load `pg`.
+ */
+export const POSTGRES_DEFAULTS = {
+  poolMax: 10,
+  connectTimeoutMs: 2000,
+  statementTimeoutMs: 5000,
+} as const;
+
 const Env = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce
@@ -47,17 +57,17 @@ const Env = z.object({
     .number()
     .int('must be a whole number')
     .min(1, 'must be at least 1')
-    .default(10),
+    .default(POSTGRES_DEFAULTS.poolMax),
   PG_CONNECT_TIMEOUT_MS: z.coerce
     .number()
     .int('must be a whole number')
     .min(1, 'must be at least 1 (milliseconds)')
-    .default(2000),
+    .default(POSTGRES_DEFAULTS.connectTimeoutMs),
   PG_STATEMENT_TIMEOUT_MS: z.coerce
     .number()
     .int('must be a whole number')
     .min(1, 'must be at least 1 (milliseconds)')
-    .default(5000),
+    .default(POSTGRES_DEFAULTS.statementTimeoutMs),
   PG_STARTUP_WAIT_MS: z.coerce
     .number()
     .int('must be a whole number')

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { PostgresConfig } from '../config.ts';
+import { POSTGRES_DEFAULTS, type PostgresConfig } from '../config.ts';
 
 /**
  * The PG_* settings (config.ts's `postgres`) that every PostgreSQL pool of the server is
@@ -45,13 +45,6 @@ export interface PostgresPoolSettings {
   readonly queryTimeoutMs: number;
 }
 
-/** The defaults of the PG_* variables (config.ts), for callers that leave a setting out. */
-export const POSTGRES_POOL_DEFAULTS = {
-  poolMax: 10,
-  connectTimeoutMs: 2000,
-  statementTimeoutMs: 5000,
-} as const;
-
 const ROLES: Record<PostgresPoolRole, { applicationName: string; maxConnections: number }> = {
   plants: { applicationName: 'plant-store', maxConnections: Number.POSITIVE_INFINITY },
   // Token lookups are cached and writes are rare; the rate limits sync once per interval.
@@ -72,14 +65,14 @@ export function postgresPoolSettings(
   config: PostgresPoolConfig,
   role: PostgresPoolRole,
 ): PostgresPoolSettings {
-  const poolMax = positiveInteger('poolMax', config.poolMax ?? POSTGRES_POOL_DEFAULTS.poolMax);
+  const poolMax = positiveInteger('poolMax', config.poolMax ?? POSTGRES_DEFAULTS.poolMax);
   const connectTimeoutMs = positiveInteger(
     'connectTimeoutMs',
-    config.connectTimeoutMs ?? POSTGRES_POOL_DEFAULTS.connectTimeoutMs,
+    config.connectTimeoutMs ?? POSTGRES_DEFAULTS.connectTimeoutMs,
   );
   const statementTimeoutMs = positiveInteger(
     'statementTimeoutMs',
-    config.statementTimeoutMs ?? POSTGRES_POOL_DEFAULTS.statementTimeoutMs,
+    config.statementTimeoutMs ?? POSTGRES_DEFAULTS.statementTimeoutMs,
   );
   return {
     poolMax: Math.min(poolMax, ROLES[role].maxConnections),
