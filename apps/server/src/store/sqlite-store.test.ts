@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, SchemaTooNewError } from './migrations.ts';
-import { type CreateOutcome, StoreUnavailableError } from './plant-store.ts';
+import { StoreUnavailableError } from './plant-store.ts';
 import { openSqlite } from './sqlite-driver.ts';
 import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
 
@@ -42,50 +42,10 @@ function rawRows(): { id: string; type: string; name: string; tag: string | null
   }
 }
 
-function tally(outcomes: CreateOutcome[]): Record<CreateOutcome, number> {
-  const counts = { created: 0, replayed: 0, conflict: 0 };
-  for (const outcome of outcomes) counts[outcome] += 1;
-  return counts;
-}
+// Behaviour every store shares (create/replay/conflict, batches, get, close…) is tested once for
+// both adapters in plant-store.contract.ts; these are the SQLite adapter's own cases.
 
 describe('create', () => {
-  it('creates, then replays the same plant, and reports a different one as a conflict', async () => {
-    const store = openStore();
-    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
-    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('replayed');
-    expect(await store.create({ id: 1n, name: 'Moss' })).toBe('conflict');
-    expect(await store.create({ id: 1n, name: 'Fern', tag: 'indoor' })).toBe('conflict');
-    expect(rawRows()).toEqual([{ id: '1', type: 'integer', name: 'Fern', tag: null }]);
-  });
-
-  it('treats a tag as part of the plant: same tag replays, missing or other tag conflicts', async () => {
-    const store = openStore();
-    expect(await store.create({ id: 2n, name: 'Rose', tag: 'outdoor' })).toBe('created');
-    expect(await store.create({ id: 2n, name: 'Rose', tag: 'outdoor' })).toBe('replayed');
-    expect(await store.create({ id: 2n, name: 'Rose' })).toBe('conflict');
-    expect(await store.create({ id: 2n, name: 'Rose', tag: 'indoor' })).toBe('conflict');
-    expect(rawRows()).toEqual([{ id: '2', type: 'integer', name: 'Rose', tag: 'outdoor' }]);
-  });
-
-  it('gives exactly one "created" to 20 concurrent creates of one id with different names', async () => {
-    const store = openStore();
-    const outcomes = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => store.create({ id: 42n, name: `Plant ${i}` })),
-    );
-    expect(outcomes[0]).toBe('created');
-    expect(tally(outcomes)).toEqual({ created: 1, replayed: 0, conflict: 19 });
-    expect(rawRows()).toEqual([{ id: '42', type: 'integer', name: 'Plant 0', tag: null }]);
-  });
-
-  it('replays duplicates of the same plant inside one batch', async () => {
-    const store = openStore();
-    const outcomes = await Promise.all(
-      Array.from({ length: 5 }, () => store.create({ id: 7n, name: 'Ivy', tag: 'climber' })),
-    );
-    expect(tally(outcomes)).toEqual({ created: 1, replayed: 4, conflict: 0 });
-    expect(store.stats().commits).toBe(1);
-  });
-
   it('does not fail batch-mates when one row is rejected', async () => {
     const store = openStore();
     const results = await Promise.allSettled([
@@ -104,17 +64,6 @@ describe('create', () => {
     expect(results[2]).toMatchObject({ reason: { code: 'SQLITE_CONSTRAINT_NOTNULL' } });
     expect(store.stats().commits).toBe(1);
     expect(rawRows().map((r) => r.id)).toEqual(['1', '4']);
-  });
-
-  it('commits the creates of one event-loop turn in one transaction, at most maxBatchSize each', async () => {
-    const store = openStore({ maxBatchSize: 10 });
-    const ids = Array.from({ length: 25 }, (_, i) => BigInt(i + 1));
-    const outcomes = await Promise.all(ids.map((id) => store.create({ id, name: `P${id}` })));
-    expect(tally(outcomes)).toEqual({ created: 25, replayed: 0, conflict: 0 });
-    expect(store.stats()).toEqual({ commits: 3, creates: 25 });
-    expect(await store.create({ id: 100n, name: 'Later' })).toBe('created');
-    expect(store.stats()).toEqual({ commits: 4, creates: 26 });
-    expect(rawRows()).toHaveLength(26);
   });
 
   it('rejects with StoreUnavailableError while another connection holds the write lock', async () => {
@@ -141,21 +90,8 @@ describe('create', () => {
   });
 });
 
-describe('get', () => {
-  it('returns the plant, with tag only when it has one, or undefined', async () => {
-    const store = openStore();
-    await store.create({ id: 1n, name: 'Fern' });
-    await store.create({ id: 2n, name: 'Rose', tag: 'outdoor' });
-    const fern = await store.get(1n);
-    expect(fern).toStrictEqual({ id: 1n, name: 'Fern' });
-    expect(fern !== undefined && 'tag' in fern).toBe(false);
-    expect(await store.get(2n)).toStrictEqual({ id: 2n, name: 'Rose', tag: 'outdoor' });
-    expect(await store.get(3n)).toBeUndefined();
-  });
-});
-
 describe('persistence', () => {
-  it('round-trips extreme int64 ids exactly across close and reopen', async () => {
+  it('stores int64 ids as SQLite integers, exactly, across close and reopen', async () => {
     const ids = [-(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 0n, -1n];
     const first = openStore();
     for (const id of ids) expect(await first.create({ id, name: `Plant ${id}` })).toBe('created');
@@ -172,15 +108,6 @@ describe('persistence', () => {
     expect(rawRows().map((r) => [r.id, r.type])).toEqual(
       [...ids].sort((a, b) => (a < b ? -1 : 1)).map((id) => [String(id), 'integer']),
     );
-  });
-
-  it('keeps plants across reopen', async () => {
-    const first = openStore();
-    await first.create({ id: 5n, name: 'Cactus', tag: 'desert' });
-    await first.close();
-    const second = openStore();
-    expect(await second.get(5n)).toStrictEqual({ id: 5n, name: 'Cactus', tag: 'desert' });
-    expect(await second.create({ id: 5n, name: 'Cactus' })).toBe('conflict');
   });
 
   it('creates the parent directory of the file', async () => {
@@ -233,29 +160,5 @@ describe('connection settings', () => {
     expect(() => openStore({ busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
     expect(() => openStore({ maxBatchSize: 0 })).toThrow(/maxBatchSize/);
     expect(() => openStore({ durability: 'extra' as 'full' })).toThrow(/durability/);
-  });
-});
-
-describe('ping and close', () => {
-  it('pings an open store', async () => {
-    await expect(openStore().ping()).resolves.toBeUndefined();
-  });
-
-  it('commits creates still queued when close is called', async () => {
-    const store = openStore();
-    const pending = store.create({ id: 9n, name: 'Late' });
-    await store.close();
-    expect(await pending).toBe('created');
-    expect(rawRows().map((r) => r.name)).toEqual(['Late']);
-  });
-
-  it('rejects every call after close with StoreUnavailableError; a second close resolves', async () => {
-    const store = openStore();
-    await store.close();
-    await expect(store.create({ id: 1n, name: 'Fern' })).rejects.toThrow(StoreUnavailableError);
-    await expect(store.get(1n)).rejects.toThrow(StoreUnavailableError);
-    await expect(store.ping()).rejects.toThrow(/closed/);
-    await expect(store.close()).resolves.toBeUndefined();
-    expect(rawRows()).toEqual([]);
   });
 });
