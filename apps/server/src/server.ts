@@ -1,5 +1,6 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { ApiError } from './api-error.ts';
 import { createApp } from './app.ts';
@@ -103,6 +104,14 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     }),
     app.callback(),
   );
+  // The response being written on each connection (HTTP/1.1 answers one request at a time).
+  const answering = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    answering.set(request.socket, response);
+    response.once('close', () => {
+      if (answering.get(request.socket) === response) answering.delete(request.socket);
+    });
+  });
   // A request the HTTP parser rejects never reaches Koa: answer it in the Error shape too.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // Only parser errors (HPE_*) get an answer; a reset or timed-out socket is just closed.
@@ -115,11 +124,23 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         ? 'Request headers are too large'
         : 'Malformed HTTP request';
     const body = JSON.stringify(new ApiError('malformedRequest', message).toBody());
-    socket.end(
-      'HTTP/1.1 400 Bad Request\r\n' +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Connection: close\r\n\r\n${body}`,
-    );
+    const refuse = () =>
+      socket.end(
+        'HTTP/1.1 400 Bad Request\r\n' +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `Connection: close\r\n\r\n${body}`,
+      );
+    // Pipelined bytes that are not HTTP behind a request still being answered: that request
+    // gets its own answer first (it may already be stored), then the 400, in order.
+    const pending = answering.get(socket);
+    if (pending === undefined || pending.writableFinished) {
+      refuse();
+      return;
+    }
+    pending.once('finish', refuse);
+    pending.once('close', () => {
+      if (!pending.writableFinished) socket.destroy();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
