@@ -23,23 +23,12 @@ const Env = z.object({
     .default(3000),
   HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
   DATABASE_URL: z.string().min(1, 'must not be empty').default('./data/plants.db'),
-  PLANT_STORE_TOKENS: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((token) => token.trim())
-        .filter((token) => token !== ''),
-    )
-    .pipe(
-      z.array(
-        z
-          .string()
-          .min(16, 'each token must be at least 16 characters')
-          .regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'each token must use only A-Z a-z 0-9 - . _ ~ + / ='),
-      ),
-    ),
+  PLANT_STORE_TOKENS: commaList(
+    z
+      .string()
+      .min(16, 'each token must be at least 16 characters')
+      .regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'each token must use only A-Z a-z 0-9 - . _ ~ + / ='),
+  ),
   BODY_LIMIT: z
     .string()
     .default('64kb')
@@ -83,27 +72,30 @@ const Env = z.object({
   RATE_LIMIT_PER_MINUTE: count().default(6000),
   AUTH_FAILURES_PER_MINUTE: count().default(30),
   TRUST_PROXY_HOPS: count().max(10, 'must be 0..10').default(0),
-  CORS_ORIGINS: z
+  CORS_ORIGINS: commaList(
+    z
+      .string()
+      .refine(
+        isOrigin,
+        'each origin must be scheme://host[:port], without a path or a trailing slash',
+      ),
+  ),
+  KEEP_ALIVE_TIMEOUT_SECONDS: count().min(1, 'must be at least 1 (seconds)').default(65),
+});
+
+/** A comma-separated list from an environment string (default none): items trimmed, empty ones dropped, each checked by `item`. */
+function commaList(item: z.ZodType<string, string>) {
+  return z
     .string()
     .default('')
     .transform((value) =>
       value
         .split(',')
-        .map((origin) => origin.trim())
-        .filter((origin) => origin !== ''),
+        .map((part) => part.trim())
+        .filter((part) => part !== ''),
     )
-    .pipe(
-      z.array(
-        z
-          .string()
-          .refine(
-            isOrigin,
-            'each origin must be scheme://host[:port], without a path or a trailing slash',
-          ),
-      ),
-    ),
-  KEEP_ALIVE_TIMEOUT_SECONDS: count().min(1, 'must be at least 1 (seconds)').default(65),
-});
+    .pipe(z.array(item));
+}
 
 /** A whole number ≥ 0 from an environment string. */
 function count() {
