@@ -73,6 +73,11 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     },
   );
   let rateLimits: RateLimits | undefined;
+  /** A start that fails once the stores are open releases what it opened, then fails. */
+  const abandon = async (error: unknown): Promise<never> => {
+    await Promise.allSettled([rateLimits?.close(), store.close(), tokenStore.close()]);
+    throw error;
+  };
   try {
     rateLimits = config.rateLimit
       ? await RateLimits.create(
@@ -84,8 +89,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         )
       : undefined;
   } catch (error) {
-    await Promise.allSettled([store.close(), tokenStore.close()]);
-    throw error;
+    return abandon(error);
   }
   const app = createApp({
     store: metrics && metricsModules ? metricsModules.measureStore(store, metrics) : store,
@@ -104,12 +108,22 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     }),
     app.callback(),
   );
-  // The response being written on each connection (HTTP/1.1 answers one request at a time).
+  // The responses in progress: all of them, for a shutdown to wait for, and the one being
+  // written on each connection (HTTP/1.1 answers one request at a time), for `clientError`.
+  // Keep-alive connections outlive a request by KEEP_ALIVE_TIMEOUT_SECONDS (65 s): on shutdown,
+  // the responses still in progress (and any request that slips in) say `Connection: close`,
+  // so their connections end with them instead of holding the close until the grace period.
+  const inFlight = new Set<ServerResponse>();
   const answering = new WeakMap<Duplex, ServerResponse>();
+  let stopping = false;
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    answering.set(request.socket, response);
+    const socket = request.socket;
+    answering.set(socket, response);
+    if (stopping) response.setHeader('Connection', 'close');
+    else inFlight.add(response);
     response.once('close', () => {
-      if (answering.get(request.socket) === response) answering.delete(request.socket);
+      inFlight.delete(response);
+      if (answering.get(socket) === response) answering.delete(socket);
     });
   });
   // A request the HTTP parser rejects never reaches Koa: answer it in the Error shape too.
@@ -148,11 +162,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       server.off('error', reject);
       resolve();
     });
-  }).catch(async (error: unknown) => {
-    // Nothing listens (the port is taken, say): release what was opened for it.
-    await Promise.allSettled([rateLimits?.close(), store.close(), tokenStore.close()]);
-    throw error;
-  });
+  }).catch(abandon); // nothing listens (the port is taken, say)
   const { port, address, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
   const url = `http://${host}:${port}`;
@@ -162,23 +172,9 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       .startMetricsServer(metrics, config.metrics, logger)
       .catch((error: unknown) => {
         server.close();
-        throw error;
+        return abandon(error);
       });
   }
-
-  // Keep-alive connections outlive a request by KEEP_ALIVE_TIMEOUT_SECONDS (65 s): on shutdown,
-  // the responses still in progress (and any request that slips in) say `Connection: close`,
-  // so their connections end with them instead of holding the close until the grace period.
-  const inFlight = new Set<ServerResponse>();
-  let stopping = false;
-  server.on('request', (_request, response: ServerResponse) => {
-    if (stopping) {
-      response.setHeader('Connection', 'close');
-      return;
-    }
-    inFlight.add(response);
-    response.once('close', () => inFlight.delete(response));
-  });
 
   let closing: Promise<void> | undefined;
   const close = () => {
