@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
+import { LineChunker } from './line-chunker.ts';
 
 // pino-pretty is loaded only when pretty logs are asked for (a terminal), not in production.
 const require = createRequire(import.meta.url);
@@ -44,13 +45,30 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   }
   if (options.destination) return pino(settings, options.destination);
   // stdout, written asynchronously in chunks of at least 4 KiB: one write per few dozen request
-  // lines instead of a blocking write per line (the request log is on the hot path). pino
-  // flushes the buffer synchronously when the process exits, also through process.exit; a
-  // timer writes out what a quiet server has buffered, so no line waits longer than a second.
-  // A hard kill (SIGKILL, power loss) can lose that last second of lines.
-  const logger = pino(settings, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
-  setInterval(() => logger.flush(), STDOUT_FLUSH_INTERVAL_MS).unref();
-  return logger;
+  // lines instead of a blocking write per line (the request log is on the hot path). The lines
+  // are gathered by LineChunker and written by SonicBoom (pino.destination). Everything gathered
+  // is written synchronously when the process exits, also through process.exit; a timer writes
+  // out what a quiet server has gathered, so no line waits longer than a second. A hard kill
+  // (SIGKILL, power loss) can lose that last second of lines.
+  const lines = new LineChunker(pino.destination({ dest: 1, sync: false }), STDOUT_CHUNK_LENGTH);
+  flushedAtExit(lines);
+  setInterval(() => lines.flush(), STDOUT_FLUSH_INTERVAL_MS).unref();
+  return pino(settings, lines);
+}
+
+/** Characters of log lines gathered before they are written to stdout. */
+const STDOUT_CHUNK_LENGTH = 4096;
+
+/** The stdout loggers' gathered lines, written out by one 'exit' listener for them all. */
+const gatheredAtExit = new Set<LineChunker>();
+
+function flushedAtExit(lines: LineChunker): void {
+  if (gatheredAtExit.size === 0) {
+    process.on('exit', () => {
+      for (const gathered of gatheredAtExit) gathered.flushSync();
+    });
+  }
+  gatheredAtExit.add(lines);
 }
 
 /** Longest time a line logged to stdout waits in the buffer. */
