@@ -67,6 +67,13 @@ describe('POST /plants success', () => {
     expect(storedRow(id)).toEqual({ id, name: 'Monstera', tag: 'indoor' });
   });
 
+  it('gives every success the same full Content-Type (worked out once per route)', async () => {
+    const first = await post(`{"id": ${freshId()}, "name": "Pilea"}`);
+    const second = await post(`{"id": ${freshId()}, "name": "Hoya"}`);
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(second.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+
   it('omits tag when none was given', async () => {
     const id = freshId();
     const reply = await post(`{"id": ${id}, "name": "Fern"}`);

@@ -55,12 +55,20 @@ export function contractRouter(
     ];
     const responseType = route.responseType ?? 'json';
     const mediaType = RESPONSE_MEDIA_TYPES[responseType];
+    // The Content-Type header Koa derives from mediaType (`ctx.type`: a MIME lookup and header
+    // normalisation on every response), worked out on the route's first response and reused.
+    let contentType: string | undefined;
     const serveRoute: AppMiddleware = async (ctx) => {
       ctx.state.route = route.path;
       for (const step of steps) await step(ctx);
       const result = await handler(ctx.state.body);
       ctx.status = route.response.status;
-      ctx.type = mediaType;
+      if (contentType === undefined) {
+        ctx.type = mediaType;
+        contentType = ctx.response.get('Content-Type') || undefined;
+      } else {
+        ctx.res.setHeader('Content-Type', contentType);
+      }
       if (responseType === 'html') ctx.set(PAGE_SECURITY_HEADERS);
       ctx.body = responseType === 'json' ? stringifyJson(result) : String(result);
     };
