@@ -43,6 +43,8 @@ export interface BenchSettings {
   readonly durationSeconds: number;
   /** Nice value of the server processes (the bench process sets its own the same). */
   readonly priority: number;
+  /** A fixed total request rate for every run (req/s); as fast as it goes when absent. */
+  readonly overallRate?: number;
   /** Added to (and overriding) every server process's environment. */
   readonly extraEnv: Readonly<Record<string, string>>;
   /** Directory for `--cpu-prof` profiles of the server, when profiling. */
@@ -124,7 +126,12 @@ export async function runCase(
       settings.priority,
     );
     const counter = { next: 0 };
-    const load = { url: server.url, token: settings.token, connections: settings.connections };
+    const load = {
+      url: server.url,
+      token: settings.token,
+      connections: settings.connections,
+      ...(settings.overallRate === undefined ? {} : { overallRate: settings.overallRate }),
+    };
     let warm: LoadResult;
     let measured: LoadResult;
     let cpu: number;

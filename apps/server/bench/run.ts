@@ -22,6 +22,8 @@ import { median } from './stats.ts';
 //   --seeded     the same cases on an empty store and on one holding --seed-rows plants
 //                → results/seeded.*
 //   --soak       the real server at a fixed --rate for --minutes, RSS sampled → results/soak.*
+//   --fixed-rate N  the comparison at N req/s instead of as fast as it goes: the server's CPU per
+//                request at equal load, steadier than req/s on a shared machine → results/fixed-rate.*
 // `pnpm bench -- --seeded` hands the script a literal `--` before the options: skip it.
 const argv = process.argv.slice(2).filter((arg, index) => !(index === 0 && arg === '--'));
 const { values: args } = parseArgs({
@@ -36,6 +38,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     'seed-rows': { type: 'string', default: '1000000' },
     rate: { type: 'string', default: '2000' },
+    'fixed-rate': { type: 'string' },
     minutes: { type: 'string', default: '10' },
     'sample-seconds': { type: 'string', default: '10' },
     'cpu-prof': { type: 'string' },
@@ -192,9 +195,12 @@ async function runComparison(): Promise<void> {
       }
     }
     const cpuProfileDir = args['cpu-prof'];
+    const fixedRate =
+      args['fixed-rate'] === undefined ? undefined : positive('fixed-rate', args['fixed-rate']);
     const settings: BenchSettings = {
       token,
       connections,
+      ...(fixedRate === undefined ? {} : { overallRate: fixedRate }),
       priority,
       extraEnv,
       warmupSeconds: positive('warmup', args.warmup),
@@ -220,7 +226,8 @@ async function runComparison(): Promise<void> {
     const report = buildReport(runs, notes, settings, seedRows);
     const markdown = renderMarkdown(report);
     process.stdout.write(`\n${markdown}`);
-    const out = args.out ?? (args.seeded ? 'seeded' : 'latest');
+    const out =
+      args.out ?? (args.seeded ? 'seeded' : fixedRate !== undefined ? 'fixed-rate' : 'latest');
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(join(RESULTS, `${out}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(RESULTS, `${out}.md`), markdown);
@@ -282,7 +289,25 @@ function buildReport(
   const targets: Target[] = [];
   const real = summaries.find((s) => s.name === 'real');
   const floor = rps('floor');
-  if (real !== undefined && floor !== undefined) {
+  // At a fixed rate every case answers the same req/s: only CPU per request compares them.
+  const atCapacity = settings.overallRate === undefined;
+  if (!atCapacity && real !== undefined) {
+    const floorCpu = summaries.find((s) => s.name === 'floor')?.cpuMicrosPerRequest;
+    if (floorCpu !== undefined) {
+      ratios['real (a) / floor (b) CPU per request'] = real.cpuMicrosPerRequest / floorCpu;
+    }
+    // Other builds compared (--compare-dist NAME=BUNDLE), e.g. the server before a change.
+    for (const other of summaries) {
+      if (other.name === 'real' || other.name === 'floor') continue;
+      ratios[`${other.name} / real (a) CPU per request`] =
+        other.cpuMicrosPerRequest / real.cpuMicrosPerRequest;
+    }
+    notes.push(
+      `Every run at a fixed ${settings.overallRate} req/s (autocannon overallRate), not as fast ` +
+        'as it goes: req/s and latency here are not capacity; the CPU per request is the result.',
+    );
+  }
+  if (atCapacity && real !== undefined && floor !== undefined) {
     const ratio = real.requestsPerSecond / floor;
     ratios['real (a) / floor (b) req/s'] = ratio;
     // Each repetition runs the cases back to back: the ratio within one repetition is the
@@ -301,7 +326,7 @@ function buildReport(
       met: ratio >= 0.9,
     });
   }
-  if (real !== undefined) {
+  if (atCapacity && real !== undefined) {
     targets.push({
       name: `real (a) p99 at ${settings.connections} connections`,
       goal: '≤ 5 ms',
@@ -312,7 +337,7 @@ function buildReport(
   for (const kind of ['real', 'floor']) {
     const empty = rps(kind);
     const seeded = rps(`${kind}-seeded`);
-    if (empty === undefined || seeded === undefined) continue;
+    if (empty === undefined || seeded === undefined || !atCapacity) continue;
     const ratio = seeded / empty;
     ratios[`${kind} with ${seedRows} plants stored / empty store req/s`] = ratio;
     const paired = pairedRatios(runs, `${kind}-seeded`, kind);
@@ -361,7 +386,11 @@ function buildReport(
     );
   }
   return {
-    title: args.seeded ? 'Benchmark: cost growth with a full store' : 'Benchmark: POST /plants',
+    title: args.seeded
+      ? 'Benchmark: cost growth with a full store'
+      : atCapacity
+        ? 'Benchmark: POST /plants'
+        : `Benchmark: POST /plants at a fixed ${settings.overallRate} req/s`,
     date: new Date().toISOString(),
     command,
     machine,
@@ -374,6 +403,7 @@ function buildReport(
       'load average at start': loadAtStart,
       ...(Object.keys(extraEnv).length > 0 ? { 'extra env': JSON.stringify(extraEnv) } : {}),
       ...(args.seeded ? { 'seeded plants': seedRows } : {}),
+      ...(atCapacity ? {} : { 'fixed rate req/s': settings.overallRate }),
     },
     summaries,
     ratios,
