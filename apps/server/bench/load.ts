@@ -18,7 +18,8 @@ export interface LoadResult {
   readonly requestsPerSecond: number;
   readonly latencyP50Ms: number;
   readonly latencyP99Ms: number;
-  /** Requests written (answered or still in flight when the run stopped). */
+  /** Requests built, each with its own id (answered, in flight when the run stopped, or one
+   * a connection had ready but never sent). */
   readonly sent: number;
   readonly ok: number;
   readonly non2xx: number;
@@ -39,6 +40,7 @@ export interface LoadResult {
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const { counter } = options;
+  const firstId = counter.next;
   // autocannon's own histogram keeps whole milliseconds; the response event has the exact
   // time, so percentiles are computed from every response's latency instead.
   const latencies: number[] = [];
@@ -77,7 +79,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     requestsPerSecond: completed / result.duration,
     latencyP50Ms: percentile(latencies, 0.5),
     latencyP99Ms: percentile(latencies, 0.99),
-    sent: result.requests.sent,
+    // The ids handed out: under a fixed rate autocannon's own `requests.sent` adds the whole
+    // per-second budget of every client, requests it never sent included.
+    sent: counter.next - firstId,
     ok: result['2xx'],
     non2xx: result.non2xx,
     statuses: Object.fromEntries(
