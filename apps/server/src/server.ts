@@ -113,9 +113,10 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   // Keep-alive connections outlive a request by KEEP_ALIVE_TIMEOUT_SECONDS (65 s): on shutdown,
   // the responses still in progress (and any request that slips in) say `Connection: close`,
   // so their connections end with them instead of holding the close until the grace period.
-  // The set holds connections, not responses: a long-lived Set that every response passed
-  // through kept whole requests alive past young-generation collections (measured: ~9 KB per
-  // request promoted to the old generation, 3 mark-compacts per 6 s instead of 1).
+  // The set holds connections (added and removed once per connection), not responses: with a
+  // long-lived Set that every response was added to and removed from, whole requests survived
+  // young-generation collections in the bundled server (measured with --trace-gc at 3000 req/s:
+  // ~1.4 MB promoted per scavenge, 3 mark-compacts per 6 s instead of 1, +20 µs CPU/request).
   const connections = new Set<Duplex>();
   const answering = new WeakMap<Duplex, ServerResponse>();
   let stopping = false;
