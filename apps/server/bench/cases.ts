@@ -106,7 +106,7 @@ export async function runCase(
         : ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`]),
       ...(benchCase.kind === 'floor'
         ? ['--import', 'tsx', 'bench/floor-main.ts']
-        : ['dist/main.js']),
+        : [benchCase.entry ?? 'dist/main.js']),
     ];
     const server = await startServerProcess(
       nodeArgs,
