@@ -1,6 +1,6 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPlantRows } from './testing/read-plant-rows.ts';
+import { sendRawBytes } from './testing/send-raw-bytes.ts';
 import { startTestServer, type TestServer } from './testing/start-test-server.ts';
 
 // HTTP/1.1 pipelining over a raw socket: a valid create followed at once, on the same
@@ -15,27 +15,13 @@ afterAll(async () => {
   await server.dispose();
 });
 
-/** Writes `bytes` in one go and returns everything the server sent until it closed. */
-function exchange(bytes: string): Promise<string> {
-  const { port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    let response = '';
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(bytes));
-    socket.on('data', (chunk: Buffer) => {
-      response += chunk.toString();
-    });
-    socket.on('close', () => resolve(response));
-    socket.on('error', reject);
-  });
-}
-
 describe('a create pipelined with garbage', () => {
   it('answers the create with its own 200 (it was stored), then refuses the garbage and closes', async () => {
     const body = '{"id": 4242, "name": "Pipelined"}';
     const create =
       `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.token}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-    const response = await exchange(`${create}NOT HTTP AT ALL\r\n\r\n`);
+    const response = await sendRawBytes(server.url, `${create}NOT HTTP AT ALL\r\n\r\n`);
     expect(response).toMatch(/^HTTP\/1\.1 200 /);
     expect(response).toContain('{"name":"Pipelined"}');
     expect(readPlantRows(server.databaseFile).map((row) => row.id)).toEqual([4242n]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenApiResponseValidator } from './testing/openapi-validator.ts';
 import { type PlantRow, readPlantRows } from './testing/read-plant-rows.ts';
+import { sendRawBytes } from './testing/send-raw-bytes.ts';
 import { startTestServer, type TestServer } from './testing/start-test-server.ts';
 
 // End to end over real HTTP on 127.0.0.1: the real server, a real SQLite file, raw fetch.
@@ -320,19 +321,7 @@ describe('routing and operations endpoints', () => {
   });
 
   it('answers a malformed HTTP request with a JSON 400', async () => {
-    const { connect } = await import('node:net');
-    const { port } = new URL(server.url);
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () =>
-        socket.write('BREW /plants HTCPCP\r\n\r\n'),
-      );
-      let data = '';
-      socket.on('data', (chunk) => {
-        data += chunk.toString();
-      });
-      socket.on('end', () => resolve(data));
-      socket.on('error', reject);
-    });
+    const answer = await sendRawBytes(server.url, 'BREW /plants HTCPCP\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
     expect(body).toEqual({ error: 40004, message: 'Malformed HTTP request' });

@@ -1,5 +1,5 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sendRawBytes } from '../testing/send-raw-bytes.ts';
 import { startTestServer, type TestServer } from '../testing/start-test-server.ts';
 
 let server: TestServer;
@@ -11,22 +11,13 @@ afterAll(async () => {
 });
 
 /** Sends headers announcing a large body but only its first bytes; returns what came back. */
-function sendPartialBody(headers: string): Promise<{ response: string; closedMs: number }> {
-  const { port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let response = '';
-    const socket = connect(Number(port), '127.0.0.1', () => {
-      socket.write(
-        `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n${headers}\r\n{"id": 1,`,
-      );
-    });
-    socket.on('data', (chunk: Buffer) => {
-      response += chunk.toString();
-    });
-    socket.on('close', () => resolve({ response, closedMs: performance.now() - started }));
-    socket.on('error', reject);
-  });
+async function sendPartialBody(headers: string): Promise<{ response: string; closedMs: number }> {
+  const started = performance.now();
+  const response = await sendRawBytes(
+    server.url,
+    `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n${headers}\r\n{"id": 1,`,
+  );
+  return { response, closedMs: performance.now() - started };
 }
 
 it('answers a request refused before its body was read, then closes the connection', async () => {
