@@ -62,6 +62,12 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   };
   const store = await openStore(config.databaseUrl, {
     durability: config.durability,
+    // SQLite's WAL checkpoints run on a worker thread, not inside a commit on the event loop.
+    sqlite: {
+      checkpoints: 'background',
+      onCheckpointFailure: (error) =>
+        logger.error({ err: error }, 'WAL checkpoint worker failed; checkpoints run inline'),
+    },
     postgres,
     ...(metrics ? { observer: metrics.storeObserver() } : {}),
   });

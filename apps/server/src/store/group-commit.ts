@@ -50,6 +50,7 @@ export class GroupCommitQueue<T, R> {
   readonly #inFlight = new Set<Promise<void>>();
   #queue: { item: T; resolve: (value: R) => void; reject: (error: unknown) => void }[] = [];
   #timer: NodeJS.Immediate | undefined;
+  #paused = false;
   #commits = 0;
   #settled = 0;
 
@@ -72,7 +73,26 @@ export class GroupCommitQueue<T, R> {
     return this.#queue.length;
   }
 
-  /** Commits everything queued (in batches) and waits until no batch is in flight. */
+  /**
+   * Starts no new batch until `resume`; resolves once no batch is in flight, so nothing is
+   * committing when it settles. Items submitted meanwhile wait and form the next batch.
+   */
+  async pause(): Promise<void> {
+    this.#paused = true;
+    if (this.#timer !== undefined) {
+      clearImmediate(this.#timer);
+      this.#timer = undefined;
+    }
+    while (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
+  }
+
+  /** Lets batches start again after `pause`. */
+  resume(): void {
+    this.#paused = false;
+    this.#schedule();
+  }
+
+  /** Commits everything queued (in batches), paused or not, and waits until no batch is in flight. */
   async drain(): Promise<void> {
     if (this.#timer !== undefined) {
       clearImmediate(this.#timer);
@@ -90,7 +110,7 @@ export class GroupCommitQueue<T, R> {
   }
 
   #schedule(): void {
-    if (this.#timer !== undefined || this.#queue.length === 0) return;
+    if (this.#paused || this.#timer !== undefined || this.#queue.length === 0) return;
     if (this.#inFlight.size >= this.#maxInFlight) return; // a finishing batch reschedules
     this.#timer = setImmediate(() => {
       this.#timer = undefined;

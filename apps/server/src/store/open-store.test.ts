@@ -74,10 +74,17 @@ describe('openStore', () => {
 
   it('opens a SQLite store from an absolute path, passing the options on', async () => {
     const filename = path.join(dir, 'plants.db');
-    const store = await openStore(filename, { durability: 'normal' });
+    const store = await openStore(filename, {
+      durability: 'normal',
+      sqlite: { checkpoints: 'background', busyTimeoutMs: 1234 },
+    });
     try {
       expect(store).toBeInstanceOf(SqliteStore);
-      expect((store as SqliteStore).settings().synchronous).toBe(1);
+      expect((store as SqliteStore).settings()).toMatchObject({
+        synchronous: 1,
+        busyTimeoutMs: 1234,
+        checkpoints: 'background',
+      });
       expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
     } finally {
       await store.close();

@@ -15,11 +15,19 @@ export type OpenPostgresOptions = Omit<
   'url' | 'durability' | 'maxBatchSize' | 'observer'
 >;
 
+/** SQLite-only settings of `openStore`: busy timeout, background checkpoints. */
+export type OpenSqliteOptions = Omit<
+  SqliteStoreOptions,
+  'filename' | 'durability' | 'maxBatchSize' | 'observer'
+>;
+
 /**
- * Options of `openStore`: durability, batch size and observer apply to both stores,
- * `busyTimeoutMs` to SQLite only, `postgres` to PostgreSQL only.
+ * Options of `openStore`: durability, batch size and observer apply to both stores, `sqlite`
+ * to SQLite only, `postgres` to PostgreSQL only.
  */
-export interface OpenStoreOptions extends Omit<SqliteStoreOptions, 'filename'> {
+export interface OpenStoreOptions
+  extends Pick<SqliteStoreOptions, 'durability' | 'maxBatchSize' | 'observer'> {
+  readonly sqlite?: OpenSqliteOptions;
   readonly postgres?: OpenPostgresOptions;
 }
 
@@ -56,6 +64,7 @@ export function parseDatabaseUrl(url: string): DatabaseLocation {
  *
  * @example
  * const store = await openStore('file:./data/plants.db', { durability: 'full' });
+ * const quick = await openStore('data/plants.db', { sqlite: { checkpoints: 'background' } });
  * const shared = await openStore('postgres://app:secret@db/plants', { postgres: { poolMax: 20 } });
  */
 export async function openStore(
@@ -63,17 +72,13 @@ export async function openStore(
   options: OpenStoreOptions = {},
 ): Promise<PlantStore> {
   const location = parseDatabaseUrl(databaseUrl);
-  const { postgres, busyTimeoutMs, ...shared } = options;
+  const { postgres, sqlite, ...shared } = options;
   if (location.kind === 'postgres') {
     // Loaded on demand: a SQLite deployment never pays for loading pg.
     const { createPostgresStore } = await import('./postgres-store.ts');
     return createPostgresStore({ ...postgres, ...shared, url: location.url });
   }
-  return createSqliteStore({
-    ...shared,
-    ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
-    filename: location.filename,
-  });
+  return createSqliteStore({ ...sqlite, ...shared, filename: location.filename });
 }
 
 /**

@@ -12,7 +12,10 @@ const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
  */
 export const SQLITE_DRIVER = NODE_MAJOR >= 22 ? 'better-sqlite3-13' : 'better-sqlite3';
 
-const Driver = require(SQLITE_DRIVER) as typeof BetterSqlite3;
+/** Where that driver's module is, for code that loads it elsewhere (a worker thread). */
+export const SQLITE_DRIVER_PATH = require.resolve(SQLITE_DRIVER);
+
+const Driver = require(SQLITE_DRIVER_PATH) as typeof BetterSqlite3;
 
 /**
  * Opens a SQLite database with the driver that suits this Node.

@@ -138,6 +138,8 @@ describe('connection settings', () => {
       synchronous: 2,
       busyTimeoutMs: 1234,
       schemaVersion: MIGRATIONS.length,
+      walAutocheckpoint: 1000,
+      checkpoints: 'inline',
     });
     await first.close();
 

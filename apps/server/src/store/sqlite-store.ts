@@ -11,7 +11,8 @@ import {
   type StoreObserver,
   StoreUnavailableError,
 } from './plant-store.ts';
-import { openSqlite, SqliteError } from './sqlite-driver.ts';
+import { openSqlite, SQLITE_DRIVER_PATH, SqliteError } from './sqlite-driver.ts';
+import { WalCheckpointer, type WalCheckpointerStats } from './wal-checkpointer.ts';
 
 /**
  * How hard a commit tries to survive a crash:
@@ -32,6 +33,18 @@ export interface SqliteStoreOptions {
   readonly maxBatchSize?: number;
   /** Told about every group commit (for metrics). */
   readonly observer?: StoreObserver;
+  /**
+   * Who copies the WAL into the database file: `inline` (default), SQLite itself inside the
+   * commit that fills the WAL to 1000 pages; `background`, a worker thread with its own
+   * connection (`WalCheckpointer`), so commits on the event loop do no checkpoint I/O.
+   */
+  readonly checkpoints?: 'inline' | 'background';
+  /** `background` only: how often new WAL frames are copied; default 100 ms. */
+  readonly checkpointIntervalMs?: number;
+  /** `background` only: WAL frames at which commits pause briefly so the WAL starts over; default 4000. */
+  readonly walRestartFrames?: number;
+  /** `background` only: told when the worker fails; checkpoints are inline from then on. */
+  readonly onCheckpointFailure?: (error: Error) => void;
 }
 
 /** The connection settings as SQLite reports them (read back, not remembered). */
@@ -41,6 +54,10 @@ export interface SqliteSettings {
   readonly synchronous: number;
   readonly busyTimeoutMs: number;
   readonly schemaVersion: number;
+  /** WAL pages after which a commit checkpoints inline (a ceiling only, when in the background). */
+  readonly walAutocheckpoint: number;
+  /** Who checkpoints now: `background` while the worker runs, else `inline`. */
+  readonly checkpoints: 'inline' | 'background';
 }
 
 /** Counters of the group-commit path: `commits` write transactions, `creates` settled creates. */
@@ -49,6 +66,14 @@ export type SqliteStoreStats = GroupCommitStats;
 const SYNCHRONOUS_LEVEL: Record<Durability, number> = { normal: 1, full: 2 };
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BATCH_SIZE = 1000;
+/** SQLite's own default of PRAGMA wal_autocheckpoint. */
+const INLINE_AUTOCHECKPOINT_PAGES = 1000;
+const DEFAULT_WAL_RESTART_FRAMES = 4000;
+/**
+ * With background checkpoints, a commit still checkpoints inline once the WAL is this many
+ * times the restart length: a ceiling for a worker that is stuck, never reached otherwise.
+ */
+const CEILING_FACTOR = 4;
 
 /** SQLite result codes (prefixes of the extended codes) that mean "cannot reach the data now". */
 const UNAVAILABLE_CODES = [
@@ -98,6 +123,7 @@ export class SqliteStore implements PlantStore {
   readonly #ping: Database.Statement<[], unknown>;
   readonly #commitBatch: Database.Transaction<(plants: readonly NewPlant[]) => RowResult[]>;
   readonly #queue: GroupCommitQueue<NewPlant, CreateOutcome>;
+  readonly #checkpointer: WalCheckpointer | undefined;
   #closed = false;
 
   /** Prefer `createSqliteStore`; opens the connection synchronously. */
@@ -121,6 +147,8 @@ export class SqliteStore implements PlantStore {
       this.#db.close();
       throw error;
     }
+    this.#checkpointer =
+      options.checkpoints === 'background' ? this.#startCheckpointer(options) : undefined;
   }
 
   /** Queues `plant` for the next group commit; resolves after that commit. */
@@ -158,6 +186,8 @@ export class SqliteStore implements PlantStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // The worker's connection first: closing the last connection checkpoints and removes the WAL.
+    await this.#checkpointer?.close();
     await this.#queue.drain();
     this.#db.close();
   }
@@ -169,12 +199,49 @@ export class SqliteStore implements PlantStore {
       synchronous: Number(this.#db.pragma('synchronous', { simple: true })),
       busyTimeoutMs: Number(this.#db.pragma('busy_timeout', { simple: true })),
       schemaVersion: schemaVersion(this.#db),
+      walAutocheckpoint: Number(this.#db.pragma('wal_autocheckpoint', { simple: true })),
+      checkpoints: this.#checkpointer?.stats().running ? 'background' : 'inline',
     };
+  }
+
+  /** Counters of the background checkpointer; `undefined` when checkpoints are inline. */
+  checkpointStats(): WalCheckpointerStats | undefined {
+    return this.#checkpointer?.stats();
   }
 
   /** Counters of the group-commit path, for tests and diagnostics. */
   stats(): SqliteStoreStats {
     return this.#queue.stats();
+  }
+
+  /**
+   * Hands checkpoints to a worker thread; SQLite's own stay as a ceiling, and come back at
+   * their default if the worker fails.
+   */
+  #startCheckpointer(options: SqliteStoreOptions): WalCheckpointer {
+    const restartFrames = options.walRestartFrames ?? DEFAULT_WAL_RESTART_FRAMES;
+    setPragma(
+      this.#db,
+      'wal_autocheckpoint',
+      restartFrames * CEILING_FACTOR,
+      restartFrames * CEILING_FACTOR,
+    );
+    return new WalCheckpointer({
+      driverPath: SQLITE_DRIVER_PATH,
+      filename: this.filename,
+      synchronous: Number(this.#db.pragma('synchronous', { simple: true })),
+      busyTimeoutMs: Number(this.#db.pragma('busy_timeout', { simple: true })),
+      restartFrames,
+      ...(options.checkpointIntervalMs === undefined
+        ? {}
+        : { intervalMs: options.checkpointIntervalMs }),
+      pauseCommits: () => this.#queue.pause(),
+      resumeCommits: () => this.#queue.resume(),
+      onFailure: (error) => {
+        if (!this.#closed) this.#db.pragma(`wal_autocheckpoint = ${INLINE_AUTOCHECKPOINT_PAGES}`);
+        options.onCheckpointFailure?.(error);
+      },
+    });
   }
 
   /** Commits one batch of creates in one IMMEDIATE transaction (called by the queue). */
