@@ -1,14 +1,19 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { serviceStoreOptions } from '../src/server.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { TokenRegistry } from '../src/token-registry.ts';
 import { floorHandler } from './floor-server.ts';
 
 // The floor as a process, configured exactly like the real server (same variables, same
-// store and durability), printing the same "listening on" line.
+// store options), printing the same "listening on" line. It logs no requests, only warnings.
 const config = loadConfig();
-const store = await openStore(config.databaseUrl, { durability: config.durability });
+const store = await openStore(
+  config.databaseUrl,
+  serviceStoreOptions(config, createLogger('warn', { destination: process.stderr })),
+);
 const server = createServer(
   floorHandler({
     store,

@@ -9,7 +9,7 @@ import { type HttpTimeouts, httpServerOptions } from './http-timeouts.ts';
 import type { MetricsServer } from './metrics-server.ts';
 import { RateLimits } from './rate-limit.ts';
 import { rateLimitBackendFor } from './rate-limit-backend.ts';
-import { openStore } from './store/open-store.ts';
+import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './store/open-store.ts';
 import type { PlantStore } from './store/plant-store.ts';
 import { TokenRegistry } from './token-registry.ts';
 import { ManagedTokenVerifier } from './tokens/managed-token-verifier.ts';
@@ -43,6 +43,33 @@ type ServerConfig = Pick<
   };
 
 /**
+ * How the service opens its stores (the benchmark's floor opens its store the same way):
+ * durability from the config; on SQLite, WAL checkpoints on a worker thread rather than inside
+ * a commit on the event loop; on PostgreSQL, the pool settings (PG_*) that the plant store,
+ * the managed tokens and the rate limits each build their own pool from.
+ *
+ * @example
+ * const store = await openStore(config.databaseUrl, serviceStoreOptions(config, logger));
+ */
+export function serviceStoreOptions(
+  config: Pick<Config, 'durability'> & Partial<Pick<Config, 'postgres'>>,
+  logger: Logger,
+): OpenStoreOptions & { readonly postgres: OpenPostgresOptions } {
+  return {
+    durability: config.durability,
+    sqlite: {
+      checkpoints: 'background',
+      onCheckpointFailure: (error) =>
+        logger.error({ err: error }, 'WAL checkpoint worker failed; checkpoints run inline'),
+    },
+    postgres: {
+      ...config.postgres,
+      onError: (error: Error, context: string) => logger.warn({ err: error }, context),
+    },
+  };
+}
+
+/**
  * Opens the store (running its migrations) and serves the API on `config.host:config.port`.
  *
  * @example
@@ -54,21 +81,10 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   // Metrics are collected (and prom-client loaded) only when something serves them (METRICS_PORT).
   const metricsModules = config.metrics ? await loadMetricsModules() : undefined;
   const metrics = metricsModules ? new metricsModules.ServiceMetrics() : undefined;
-  // On PostgreSQL, the plant store, the managed tokens and the rate limits each have a pool
-  // of their own, all built from these settings (PG_*) by store/postgres-pool.ts.
-  const postgres = {
-    ...config.postgres,
-    onError: (error: Error, context: string) => logger.warn({ err: error }, context),
-  };
+  const storeOptions = serviceStoreOptions(config, logger);
+  const { postgres } = storeOptions;
   const store = await openStore(config.databaseUrl, {
-    durability: config.durability,
-    // SQLite's WAL checkpoints run on a worker thread, not inside a commit on the event loop.
-    sqlite: {
-      checkpoints: 'background',
-      onCheckpointFailure: (error) =>
-        logger.error({ err: error }, 'WAL checkpoint worker failed; checkpoints run inline'),
-    },
-    postgres,
+    ...storeOptions,
     ...(metrics ? { observer: metrics.storeObserver() } : {}),
   });
   // The managed tokens (plant-store tokens …) live in the same database as the plants.

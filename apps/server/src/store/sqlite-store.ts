@@ -41,7 +41,7 @@ export interface SqliteStoreOptions {
   readonly checkpoints?: 'inline' | 'background';
   /** `background` only: how often new WAL frames are copied; default 100 ms. */
   readonly checkpointIntervalMs?: number;
-  /** `background` only: WAL frames at which commits pause briefly so the WAL starts over; default 4000. */
+  /** `background` only: WAL frames at which commits pause briefly so the WAL starts over; default 16 000 (64 MiB of 4 KiB pages). */
   readonly walRestartFrames?: number;
   /** `background` only: told when the worker fails; checkpoints are inline from then on. */
   readonly onCheckpointFailure?: (error: Error) => void;
@@ -68,7 +68,7 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BATCH_SIZE = 1000;
 /** SQLite's own default of PRAGMA wal_autocheckpoint. */
 const INLINE_AUTOCHECKPOINT_PAGES = 1000;
-const DEFAULT_WAL_RESTART_FRAMES = 4000;
+const DEFAULT_WAL_RESTART_FRAMES = 16_000;
 /**
  * With background checkpoints, a commit still checkpoints inline once the WAL is this many
  * times the restart length: a ceiling for a worker that is stuck, never reached otherwise.

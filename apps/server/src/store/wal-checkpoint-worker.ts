@@ -36,9 +36,11 @@ export type ToCheckpointWorker = { readonly type: 'paused' } | { readonly type: 
  * frames into the database file (`PRAGMA wal_checkpoint(PASSIVE)`, which never blocks the
  * writer), so the writer's event loop does no checkpoint I/O. SQLite starts the WAL over only
  * when a write begins with every frame copied, which a checkpointer racing a steady stream of
- * commits may never see; so once the WAL holds `restartFrames` frames, the worker asks the
- * store to pause its commits ('pause'), copies the few frames left while nothing writes
- * ('paused' → PASSIVE), and lets it go on ('resume'): the next commit starts the WAL over.
+ * commits may never see; so once the WAL holds `restartFrames` frames, the worker copies
+ * again what commits added meanwhile (up to four more rounds, until that is under 1/32 of
+ * `restartFrames`), then asks the store to pause its commits ('pause'), copies the few frames
+ * left while nothing writes ('paused' → PASSIVE), and lets it go on ('resume'): the next
+ * commit starts the WAL over.
  */
 export function runCheckpointWorker(require: NodeJS.Require, data: CheckpointWorkerData): void {
   const { parentPort } = require('node:worker_threads') as typeof import('node:worker_threads');
@@ -57,11 +59,18 @@ export function runCheckpointWorker(require: NodeJS.Require, data: CheckpointWor
   let waitingForPause = false;
   const timer = setInterval(() => {
     if (waitingForPause) return;
-    const result = checkpoint();
-    if (result.log >= data.restartFrames) {
-      waitingForPause = true;
-      port.postMessage({ type: 'pause', result } satisfies FromCheckpointWorker);
+    let result = checkpoint();
+    if (result.log < data.restartFrames) return;
+    // Copy what commits added meanwhile until little is left (a few rounds at most), so the
+    // pause below only has to wait for a short copy.
+    for (let round = 0; round < 4; round += 1) {
+      const next = checkpoint();
+      const added = next.log - result.log;
+      result = next;
+      if (added <= data.restartFrames / 32) break;
     }
+    waitingForPause = true;
+    port.postMessage({ type: 'pause', result } satisfies FromCheckpointWorker);
   }, data.intervalMs);
   port.on('message', (message: ToCheckpointWorker) => {
     if (message.type === 'paused') {

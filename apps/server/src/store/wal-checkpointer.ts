@@ -13,7 +13,7 @@ export interface WalCheckpointerOptions
   extends Omit<CheckpointWorkerData, 'intervalMs' | 'restartFrames'> {
   /** How often new WAL frames are copied into the database file; default 100 ms. */
   readonly intervalMs?: number;
-  /** WAL length (frames) at which commits pause briefly so the WAL starts over; default 4000. */
+  /** WAL length (frames) at which commits pause briefly so the WAL starts over; default 16 000 (64 MiB of 4 KiB pages). */
   readonly restartFrames?: number;
   /** Stops starting commits; settles once none is running. */
   readonly pauseCommits: () => Promise<void>;
@@ -36,7 +36,7 @@ export interface WalCheckpointerStats {
 }
 
 const DEFAULT_INTERVAL_MS = 100;
-const DEFAULT_RESTART_FRAMES = 4000;
+const DEFAULT_RESTART_FRAMES = 16_000;
 const CLOSE_TIMEOUT_MS = 10_000;
 
 /**
