@@ -1,3 +1,5 @@
+import { positiveInteger } from './integer-option.ts';
+
 /** The outcome of one item of a batch: its value, or the error that failed this item alone. */
 export type ItemResult<R> =
   | { readonly ok: true; readonly value: R }
@@ -168,11 +170,4 @@ export class GroupCommitQueue<T, R> {
       else entry.reject(result.error);
     });
   }
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`${name} must be a positive integer, not ${value}`);
-  }
-  return value;
 }

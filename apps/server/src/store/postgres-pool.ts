@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { POSTGRES_DEFAULTS, type PostgresConfig } from '../config.ts';
+import { positiveInteger } from './integer-option.ts';
 
 /**
  * The PG_* settings (config.ts's `postgres`) that every PostgreSQL pool of the server is
@@ -129,11 +130,4 @@ export function createPostgresPool(options: PostgresPoolOptions): {
     onError(error, `idle PostgreSQL connection failed (${applicationName})`),
   );
   return { pool, settings };
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`${name} must be a positive integer, not ${value}`);
-  }
-  return value;
 }

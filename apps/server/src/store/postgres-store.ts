@@ -1,6 +1,7 @@
 import type { NewPlant } from '@plant-store/schema';
 import pg from 'pg';
 import { GroupCommitQueue, type GroupCommitStats, type ItemResult } from './group-commit.ts';
+import { nonNegativeInteger } from './integer-option.ts';
 import { maskUrl } from './mask-url.ts';
 import { observeCommit } from './observe-commit.ts';
 import {
@@ -414,11 +415,4 @@ function closedError(): StoreUnavailableError {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function nonNegativeInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(`${name} must be a non-negative integer, not ${value}`);
-  }
-  return value;
 }

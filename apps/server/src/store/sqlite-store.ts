@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import type Database from 'better-sqlite3';
 import { GroupCommitQueue, type GroupCommitStats, type ItemResult } from './group-commit.ts';
+import { nonNegativeInteger } from './integer-option.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 import { observeCommit } from './observe-commit.ts';
 import {
@@ -340,11 +341,4 @@ function translateError(error: unknown): unknown {
 
 function closedError(): StoreUnavailableError {
   return new StoreUnavailableError('The plant store is closed');
-}
-
-function nonNegativeInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(`${name} must be a non-negative integer, not ${value}`);
-  }
-  return value;
 }

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { positiveInteger } from './integer-option.ts';
 import {
   type CheckpointResult,
   type CheckpointWorkerData,
@@ -170,11 +171,4 @@ export class WalCheckpointer {
   #send(message: ToCheckpointWorker): void {
     this.#worker.postMessage(message);
   }
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`${name} must be a positive integer, not ${value}`);
-  }
-  return value;
 }
