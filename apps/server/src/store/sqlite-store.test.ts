@@ -1,36 +1,19 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempSqliteStores } from '../testing/temp-sqlite-stores.ts';
 import { MIGRATIONS, SchemaTooNewError } from './migrations.ts';
 import { StoreUnavailableError } from './plant-store.ts';
 import { openSqlite } from './sqlite-driver.ts';
-import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
+import type { SqliteStore, SqliteStoreOptions } from './sqlite-store.ts';
 
-let dir: string;
-let filename: string;
-const open: SqliteStore[] = [];
-
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plant-sqlite-'));
-  filename = path.join(dir, 'plants.db');
-});
-
-afterEach(async () => {
-  for (const store of open.splice(0)) await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function openStore(options: Partial<SqliteStoreOptions> = {}): SqliteStore {
-  const store = createSqliteStore({ filename, ...options });
-  open.push(store);
-  return store;
-}
+const temp = tempSqliteStores('plant-sqlite-');
+const openStore = (options?: Partial<SqliteStoreOptions>): SqliteStore => temp.open(options);
 
 /** A second, plain connection to the same file, to look at what is really stored. */
 function rawRows(): { id: string; type: string; name: string; tag: string | null }[] {
-  const db = openSqlite(filename, { readonly: true });
+  const db = openSqlite(temp.filename, { readonly: true });
   try {
     return db
       .prepare<[], { id: string; type: string; name: string; tag: string | null }>(
@@ -68,7 +51,7 @@ describe('create', () => {
 
   it('rejects with StoreUnavailableError while another connection holds the write lock', async () => {
     const store = openStore({ busyTimeoutMs: 50 });
-    const other = openSqlite(filename);
+    const other = openSqlite(temp.filename);
     other.exec('BEGIN IMMEDIATE');
     try {
       const results = await Promise.allSettled([
@@ -111,14 +94,14 @@ describe('persistence', () => {
   });
 
   it('creates the parent directory of the file', async () => {
-    filename = path.join(dir, 'nested', 'deeper', 'plants.db');
-    const store = openStore();
+    const filename = path.join(temp.dir, 'nested', 'deeper', 'plants.db');
+    const store = openStore({ filename });
     expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
     expect(fs.existsSync(filename)).toBe(true);
   });
 
   it('refuses a file whose schema is newer than this code', () => {
-    const db = openSqlite(filename);
+    const db = openSqlite(temp.filename);
     db.pragma('user_version = 99');
     db.close();
     expect(() => openStore()).toThrow(SchemaTooNewError);
@@ -145,7 +128,7 @@ describe('connection settings', () => {
 
     // A plain better-sqlite3 connection to a WAL file silently gets NORMAL (1): the trap
     // the store avoids by setting synchronous explicitly on every open.
-    const plain = openSqlite(filename);
+    const plain = openSqlite(temp.filename);
     expect(plain.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(plain.pragma('synchronous', { simple: true })).toBe(1);
     plain.close();

@@ -1,35 +1,19 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempSqliteStores } from '../testing/temp-sqlite-stores.ts';
 import { openSqlite, SQLITE_DRIVER_PATH } from './sqlite-driver.ts';
-import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
+import type { SqliteStore, SqliteStoreOptions } from './sqlite-store.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 
 /** Bytes of one WAL frame with 4 KiB pages (24-byte frame header), and of the WAL header. */
 const FRAME_BYTES = 24 + 4096;
 const WAL_HEADER_BYTES = 32;
 
-let dir: string;
-let filename: string;
-const open: SqliteStore[] = [];
-
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plant-checkpoint-'));
-  filename = path.join(dir, 'plants.db');
-});
-
-afterEach(async () => {
-  for (const store of open.splice(0)) await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function backgroundStore(options: Partial<SqliteStoreOptions> = {}): SqliteStore {
-  const store = createSqliteStore({ filename, checkpoints: 'background', ...options });
-  open.push(store);
-  return store;
-}
+const temp = tempSqliteStores('plant-checkpoint-');
+const backgroundStore = (options: Partial<SqliteStoreOptions> = {}): SqliteStore =>
+  temp.open({ checkpoints: 'background', ...options });
 
 let nextId = 1n;
 /** `count` creates at once (one group commit), ids scattered so each dirties its own pages. */
@@ -44,13 +28,13 @@ function createMany(store: SqliteStore, count: number): Promise<unknown> {
 
 /** Frames the WAL file has room for: it never shrinks, so this is the most it ever held. */
 function walFileFrames(): number {
-  return Math.ceil((fs.statSync(`${filename}-wal`).size - WAL_HEADER_BYTES) / FRAME_BYTES);
+  return Math.ceil((fs.statSync(`${temp.filename}-wal`).size - WAL_HEADER_BYTES) / FRAME_BYTES);
 }
 
 /** Rows in the database file alone, without its WAL: what checkpoints have copied there. */
 function rowsInDatabaseFile(): number {
-  const copy = path.join(dir, 'copy.db');
-  fs.copyFileSync(filename, copy);
+  const copy = path.join(temp.dir, 'copy.db');
+  fs.copyFileSync(temp.filename, copy);
   const db = openSqlite(copy, { readonly: true });
   try {
     // Before the first checkpoint, even the table is only in the WAL.
@@ -102,7 +86,7 @@ describe('background WAL checkpoints (SqliteStore checkpoints: background)', () 
     const store = backgroundStore();
     await createMany(store, 100);
     await store.close();
-    expect(fs.existsSync(`${filename}-wal`)).toBe(false);
+    expect(fs.existsSync(`${temp.filename}-wal`)).toBe(false);
     expect(rowsInDatabaseFile()).toBe(100);
   });
 
@@ -121,7 +105,7 @@ describe('WalCheckpointer', () => {
     const failure = new Promise<Error>((resolve) => {
       new WalCheckpointer({
         driverPath: SQLITE_DRIVER_PATH,
-        filename: path.join(dir, 'missing', 'plants.db'),
+        filename: path.join(temp.dir, 'missing', 'plants.db'),
         synchronous: 2,
         busyTimeoutMs: 100,
         pauseCommits: async () => {
@@ -138,7 +122,7 @@ describe('WalCheckpointer', () => {
   it('rejects invalid options', () => {
     const options = {
       driverPath: SQLITE_DRIVER_PATH,
-      filename,
+      filename: temp.filename,
       synchronous: 2,
       busyTimeoutMs: 100,
       pauseCommits: async () => {},
