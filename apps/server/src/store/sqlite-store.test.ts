@@ -145,5 +145,11 @@ describe('connection settings', () => {
     expect(() => openStore({ busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
     expect(() => openStore({ maxBatchSize: 0 })).toThrow(/maxBatchSize/);
     expect(() => openStore({ durability: 'extra' as 'full' })).toThrow(/durability/);
+    expect(() => openStore({ checkpoints: 'background', walRestartFrames: 0 })).toThrow(
+      /walRestartFrames must be a positive integer/,
+    );
+    expect(() => openStore({ checkpoints: 'background', checkpointIntervalMs: 1.5 })).toThrow(
+      /checkpointIntervalMs must be a positive integer/,
+    );
   });
 });

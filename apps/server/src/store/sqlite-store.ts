@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import type Database from 'better-sqlite3';
 import { GroupCommitQueue, type GroupCommitStats, type ItemResult } from './group-commit.ts';
-import { nonNegativeInteger } from './integer-option.ts';
+import { nonNegativeInteger, positiveInteger } from './integer-option.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 import { observeCommit } from './observe-commit.ts';
 import {
@@ -144,12 +144,12 @@ export class SqliteStore implements PlantStore {
       this.#commitBatch = this.#db.transaction((plants: readonly NewPlant[]) =>
         plants.map((plant) => this.#createInTransaction(plant)),
       );
+      this.#checkpointer =
+        options.checkpoints === 'background' ? this.#startCheckpointer(options) : undefined;
     } catch (error) {
       this.#db.close();
       throw error;
     }
-    this.#checkpointer =
-      options.checkpoints === 'background' ? this.#startCheckpointer(options) : undefined;
   }
 
   /** Queues `plant` for the next group commit; resolves after that commit. */
@@ -220,7 +220,10 @@ export class SqliteStore implements PlantStore {
    * their default if the worker fails.
    */
   #startCheckpointer(options: SqliteStoreOptions): WalCheckpointer {
-    const restartFrames = options.walRestartFrames ?? DEFAULT_WAL_RESTART_FRAMES;
+    const restartFrames = positiveInteger(
+      'walRestartFrames',
+      options.walRestartFrames ?? DEFAULT_WAL_RESTART_FRAMES,
+    );
     setPragma(
       this.#db,
       'wal_autocheckpoint',
@@ -235,7 +238,7 @@ export class SqliteStore implements PlantStore {
       restartFrames,
       ...(options.checkpointIntervalMs === undefined
         ? {}
-        : { intervalMs: options.checkpointIntervalMs }),
+        : { intervalMs: positiveInteger('checkpointIntervalMs', options.checkpointIntervalMs) }),
       pauseCommits: () => this.#queue.pause(),
       resumeCommits: () => this.#queue.resume(),
       onFailure: (error) => {
