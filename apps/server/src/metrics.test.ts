@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceMetrics } from './metrics.ts';
 import { startTestServer, type TestServer } from './testing/start-test-server.ts';
 
 // GET /metrics over real HTTP, on its own listener, after real traffic.
@@ -175,5 +176,21 @@ describe('metrics configuration', () => {
     } finally {
       await plain.dispose();
     }
+  });
+});
+
+describe('ServiceMetrics store observer', () => {
+  it('counts WAL restarts and times commit pauses (SQLite background checkpoints)', async () => {
+    const metrics = new ServiceMetrics({ processMetrics: false });
+    const observer = metrics.storeObserver();
+    observer.onCommitPause?.(0.004, true);
+    observer.onCommitPause?.(0.002, false);
+    const { body } = await metrics.exposition();
+    expect(sample(body, 'plant_store_sqlite_wal_restarts_total')).toBe(1);
+    expect(sample(body, 'plant_store_sqlite_commit_pause_seconds_count')).toBe(2);
+    expect(sample(body, 'plant_store_sqlite_commit_pause_seconds_sum')).toBeCloseTo(0.006, 9);
+    expect(sample(body, 'plant_store_sqlite_commit_pause_seconds_bucket', { le: '0.0025' })).toBe(
+      1,
+    );
   });
 });

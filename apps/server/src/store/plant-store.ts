@@ -20,6 +20,11 @@ export class StoreUnavailableError extends Error {
 export interface StoreObserver {
   /** A group commit of `size` creates settled after `seconds`; `committed` is false when it failed. */
   onCommit?(size: number, seconds: number, committed: boolean): void;
+  /**
+   * SQLite with background checkpoints: commits were held for `seconds` while the checkpoint
+   * worker copied the WAL's last frames; `walRestarted` when that let the WAL start over.
+   */
+  onCommitPause?(seconds: number, walRestarted: boolean): void;
 }
 
 /** Persistence for plants with create-if-absent semantics. */

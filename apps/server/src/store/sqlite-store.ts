@@ -239,6 +239,9 @@ export class SqliteStore implements PlantStore {
       ...(options.checkpointIntervalMs === undefined
         ? {}
         : { intervalMs: positiveInteger('checkpointIntervalMs', options.checkpointIntervalMs) }),
+      ...(options.observer?.onCommitPause
+        ? { onPause: options.observer.onCommitPause.bind(options.observer) }
+        : {}),
       pauseCommits: () => this.#queue.pause(),
       resumeCommits: () => this.#queue.resume(),
       onFailure: (error) => {

@@ -65,7 +65,14 @@ describe('background WAL checkpoints (SqliteStore checkpoints: background)', () 
 
   it('keeps the WAL bounded under back-to-back commits: it starts over at walRestartFrames', async () => {
     const restartFrames = 2000;
-    const store = backgroundStore({ walRestartFrames: restartFrames, checkpointIntervalMs: 10 });
+    const pauses: { seconds: number; walRestarted: boolean }[] = [];
+    const store = backgroundStore({
+      walRestartFrames: restartFrames,
+      checkpointIntervalMs: 10,
+      observer: {
+        onCommitPause: (seconds, walRestarted) => pauses.push({ seconds, walRestarted }),
+      },
+    });
     const started = Date.now();
     let commits = 0;
     // As fast as this machine commits, for 2 s: tens of thousands of WAL frames.
@@ -76,6 +83,9 @@ describe('background WAL checkpoints (SqliteStore checkpoints: background)', () 
     const stats = store.checkpointStats();
     expect(stats?.running).toBe(true);
     expect(stats?.restarts).toBeGreaterThanOrEqual(3);
+    // The observer (metrics) hears of every pause, and of the restarts among them.
+    expect(pauses.filter((pause) => pause.walRestarted)).toHaveLength(stats?.restarts ?? -1);
+    expect(pauses.every((pause) => pause.seconds > 0 && pause.seconds < 5)).toBe(true);
     // Over restartFrames by what commits add while the worker copies (1.4–1.7× here), never near
     // the inline ceiling (4 × restartFrames) that a worker losing the race would run into.
     expect(walFileFrames()).toBeLessThan(2.5 * restartFrames);

@@ -22,6 +22,8 @@ export interface WalCheckpointerOptions
   readonly resumeCommits: () => void;
   /** The worker failed or ended by itself: checkpoints are the caller's job again. */
   readonly onFailure: (error: Error) => void;
+  /** Commits were held for `seconds`; `walRestarted` when every frame was copied by then. */
+  readonly onPause?: (seconds: number, walRestarted: boolean) => void;
 }
 
 /** Counters of a `WalCheckpointer`. */
@@ -146,8 +148,10 @@ export class WalCheckpointer {
         if (this.#running && !this.#closing) this.#send({ type: 'paused' });
       });
     } else {
-      if (message.result.checkpointed === message.result.log) this.#restarts += 1;
-      this.#resume();
+      const restarted = message.result.checkpointed === message.result.log;
+      if (restarted) this.#restarts += 1;
+      const seconds = this.#resume();
+      if (seconds !== undefined) this.#options.onPause?.(seconds, restarted);
     }
   }
 
@@ -155,11 +159,14 @@ export class WalCheckpointer {
     this.#largestWalFrames = Math.max(this.#largestWalFrames, result.log);
   }
 
-  #resume(): void {
-    if (this.#pausedAt === undefined) return;
-    this.#pausedMs += performance.now() - this.#pausedAt;
+  /** Lets commits go on if they were held; returns for how long (s) they were. */
+  #resume(): number | undefined {
+    if (this.#pausedAt === undefined) return undefined;
+    const pausedMs = performance.now() - this.#pausedAt;
+    this.#pausedMs += pausedMs;
     this.#pausedAt = undefined;
     this.#options.resumeCommits();
+    return pausedMs / 1000;
   }
 
   /** The worker is gone: commits must not wait for it. */
