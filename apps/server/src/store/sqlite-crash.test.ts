@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { integrityCheck } from '../testing/integrity-check.ts';
 import { readPlantRows } from '../testing/read-plant-rows.ts';
 import { type SpawnedServer, spawnServer } from '../testing/spawn-server.ts';
-import { openSqlite } from './sqlite-driver.ts';
 
 // Durability under a crash: a real server process takes concurrent creates, is killed with
 // SIGKILL mid-load (no shutdown code runs), and is restarted on the same file. A 200 must mean
@@ -99,15 +99,6 @@ async function createUntilKilled(url: string, server: SpawnedServer): Promise<Lo
 
 function storedRows(file: string): Map<bigint, SentPlant> {
   return new Map(readPlantRows(file).map((row) => [row.id, { name: row.name, tag: row.tag }]));
-}
-
-function integrityCheck(file: string): unknown[] {
-  const db = openSqlite(file, { readonly: true });
-  try {
-    return db.pragma('integrity_check', { simple: false }) as unknown[];
-  } finally {
-    db.close();
-  }
 }
 
 describe.each(['full', 'normal'] as const)(

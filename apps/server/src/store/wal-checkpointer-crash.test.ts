@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import { integrityCheck } from '../testing/integrity-check.ts';
 import { readPlantRows } from '../testing/read-plant-rows.ts';
-import { openSqlite } from './sqlite-driver.ts';
 
 // Background checkpoints under a crash: a process commits creates while the checkpoint worker
 // copies the WAL and starts it over every 64 frames, and is killed with SIGKILL once it has done
@@ -53,13 +53,7 @@ it('keeps every committed create across WAL restarts and a SIGKILL', async () =>
   expect(await exited, stderr).toBe('SIGKILL');
   expect(restarts).toBeGreaterThanOrEqual(5);
 
-  // Read-write, as a restarted server would open it: recovery replays the WAL.
-  const db = openSqlite(file);
-  try {
-    expect(db.pragma('integrity_check', { simple: false })).toEqual([{ integrity_check: 'ok' }]);
-  } finally {
-    db.close();
-  }
+  expect(integrityCheck(file)).toEqual([{ integrity_check: 'ok' }]);
   const stored = new Map(readPlantRows(file).map((row) => [row.id, row]));
   const lost = [...acknowledged].filter((n) => !stored.has(idOf(n)));
   expect(lost, 'committed but not stored').toEqual([]);
