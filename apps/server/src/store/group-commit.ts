@@ -81,10 +81,7 @@ export class GroupCommitQueue<T, R> {
    */
   async pause(): Promise<void> {
     this.#paused = true;
-    if (this.#timer !== undefined) {
-      clearImmediate(this.#timer);
-      this.#timer = undefined;
-    }
+    this.#cancelScheduledBatch();
     while (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
   }
 
@@ -96,10 +93,7 @@ export class GroupCommitQueue<T, R> {
 
   /** Commits everything queued (in batches), paused or not, and waits until no batch is in flight. */
   async drain(): Promise<void> {
-    if (this.#timer !== undefined) {
-      clearImmediate(this.#timer);
-      this.#timer = undefined;
-    }
+    this.#cancelScheduledBatch();
     while (this.#queue.length > 0 || this.#inFlight.size > 0) {
       while (this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) this.#startBatch();
       if (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
@@ -109,6 +103,13 @@ export class GroupCommitQueue<T, R> {
   /** Counters, for tests and diagnostics. */
   stats(): GroupCommitStats {
     return { commits: this.#commits, creates: this.#settled };
+  }
+
+  /** Drops a batch start scheduled for the next turn, if any. */
+  #cancelScheduledBatch(): void {
+    if (this.#timer === undefined) return;
+    clearImmediate(this.#timer);
+    this.#timer = undefined;
   }
 
   #schedule(): void {

@@ -2,7 +2,6 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { positiveInteger } from './integer-option.ts';
 import {
-  type CheckpointResult,
   type CheckpointWorkerData,
   type FromCheckpointWorker,
   runCheckpointWorker,
@@ -137,12 +136,11 @@ export class WalCheckpointer {
       await this.#exited;
       clearTimeout(timeout);
     }
-    this.#stopped();
   }
 
   #receive(message: FromCheckpointWorker): void {
     if (message.type === 'pause') {
-      this.#noteWal(message.result);
+      this.#largestWalFrames = Math.max(this.#largestWalFrames, message.result.log);
       this.#pausedAt = performance.now();
       void this.#options.pauseCommits().then(() => {
         if (this.#running && !this.#closing) this.#send({ type: 'paused' });
@@ -153,10 +151,6 @@ export class WalCheckpointer {
       const seconds = this.#resume();
       if (seconds !== undefined) this.#options.onPause?.(seconds, restarted);
     }
-  }
-
-  #noteWal(result: CheckpointResult): void {
-    this.#largestWalFrames = Math.max(this.#largestWalFrames, result.log);
   }
 
   /** Lets commits go on if they were held; returns for how long (s) they were. */
