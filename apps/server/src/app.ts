@@ -1,4 +1,5 @@
-import { buildOpenApiDocument, contract } from '@plant-store/schema';
+import { contract } from '@plant-store/schema';
+import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { contractHandlers } from './handlers.ts';

@@ -1,6 +1,6 @@
+import { z } from 'zod';
 import type { ErrorName } from './error-catalog.ts';
 import { NewPlant, Plant } from './plant.ts';
-import { z } from './zod.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -63,7 +63,7 @@ export type RouteResult<R extends Route> = z.output<R['response']['schema']>;
 
 const Health = z
   .object({ status: z.literal('ok') })
-  .openapi('Health', { description: 'The probe answered.', example: { status: 'ok' } });
+  .meta({ id: 'Health', description: 'The probe answered.', example: { status: 'ok' } });
 
 export const createPlant = defineRoute({
   operationId: 'createPlant',
@@ -127,7 +127,7 @@ export const getOpenApiDocument = defineRoute({
   body: undefined,
   response: {
     status: 200,
-    schema: z.record(z.string(), z.unknown()).openapi({ description: 'An OpenAPI 3.1 document.' }),
+    schema: z.record(z.string(), z.unknown()).meta({ description: 'An OpenAPI 3.1 document.' }),
     description: 'The OpenAPI document.',
   },
   errors: ['internal'],
@@ -146,7 +146,7 @@ export const getDocs = defineRoute({
   responseType: 'html',
   response: {
     status: 200,
-    schema: z.string().openapi({ description: 'An HTML page.' }),
+    schema: z.string().meta({ description: 'An HTML page.' }),
     description: 'The API reference page.',
   },
   errors: ['internal'],
@@ -164,7 +164,7 @@ export const getDocsScript = defineRoute({
   responseType: 'javascript',
   response: {
     status: 200,
-    schema: z.string().openapi({ description: 'A JavaScript program.' }),
+    schema: z.string().meta({ description: 'A JavaScript program.' }),
     description: 'The renderer script of the API reference page.',
   },
   errors: ['internal'],

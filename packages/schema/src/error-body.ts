@@ -1,14 +1,15 @@
-import { z } from './zod.ts';
+import { z } from 'zod';
 
 /** The body of every error response: a catalog code and a human-readable message. */
 export const ErrorBody = z
   .object({
     error: z
       .int32()
-      .openapi({ type: 'integer', format: 'int32', description: 'Code from the error catalog.' }),
-    message: z.string().openapi({ description: 'What went wrong, for a person to read.' }),
+      .meta({ type: 'integer', format: 'int32', description: 'Code from the error catalog.' }),
+    message: z.string().meta({ description: 'What went wrong, for a person to read.' }),
   })
-  .openapi('Error', {
+  .meta({
+    id: 'Error',
     description:
       'An error response. `error` is a stable code from the catalog; `message` explains.',
     example: { error: 40001, message: 'name: must not be empty' },

@@ -1,5 +1,5 @@
 import { isLosslessNumber } from 'lossless-json';
-import { z } from './zod.ts';
+import { z } from 'zod';
 
 /** Smallest value of a signed 64-bit integer (−2^63). */
 export const INT64_MIN = -(2n ** 63n);
@@ -33,7 +33,7 @@ export const Int64 = z
     error: (issue) => `${RANGE_MESSAGE} (got ${describe(issue.input)})`,
   })
   .transform((value) => BigInt(value))
-  .openapi({
+  .meta({
     type: 'integer',
     format: 'int64',
     description: `A signed 64-bit integer, ${INT64_MIN} to ${INT64_MAX}, accepted exactly.`,

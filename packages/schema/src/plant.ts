@@ -1,11 +1,12 @@
+import { z } from 'zod';
 import { Int64 } from './int64.ts';
 import { boundedText, NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
-import { z } from './zod.ts';
 
 const name = boundedText(NAME_MAX_LENGTH, 'The name of the plant');
 const tag = boundedText(TAG_MAX_LENGTH, 'Tag that specifies the type of the plant');
 
-const PlantSchema = z.object({ name, tag: tag.optional() }).openapi('Plant', {
+const PlantSchema = z.object({ name, tag: tag.optional() }).meta({
+  id: 'Plant',
   description: 'A plant in the store, as returned by the API (it has no `id`).',
   example: { name: 'Monstera', tag: 'indoor' },
 });
@@ -29,13 +30,12 @@ export const Plant = PlantSchema as unknown as z.ZodType<Plant, z.input<typeof P
  * The body of a create-plant request: every field of Plant plus the required int64 `id`.
  * Strict: an unknown property is an error, never silently dropped.
  */
-export const NewPlant = z
-  .strictObject({ id: Int64, name, tag: tag.optional() })
-  .openapi('NewPlant', {
-    description:
-      'A plant to create: all fields of Plant plus the required `id`. Unknown properties are rejected.',
-    example: { id: 10, name: 'Monstera', tag: 'indoor' },
-  });
+export const NewPlant = z.strictObject({ id: Int64, name, tag: tag.optional() }).meta({
+  id: 'NewPlant',
+  description:
+    'A plant to create: all fields of Plant plus the required `id`. Unknown properties are rejected.',
+  example: { id: 10, name: 'Monstera', tag: 'indoor' },
+});
 /** What a caller may pass: `id` as a safe-integer `number` or as a `bigint`. */
 export type NewPlantInput = z.input<typeof NewPlant>;
 /** What validation yields: `id` always a `bigint`. */

@@ -1,4 +1,4 @@
-import { z } from './zod.ts';
+import { z } from 'zod';
 
 /** Longest accepted plant `name`, in characters (Unicode code points, as JSON Schema counts). */
 export const NAME_MAX_LENGTH = 200;
@@ -23,5 +23,5 @@ export function boundedText(maxLength: number, description: string) {
     .max(maxLength, `must be at most ${maxLength} characters`)
     .refine((s) => s.isWellFormed(), 'must be well-formed Unicode (no lone surrogate)')
     .refine((s) => !CONTROL_CHARACTER.test(s), 'must not contain control characters')
-    .openapi({ description, minLength: 1, maxLength });
+    .meta({ description, minLength: 1, maxLength });
 }

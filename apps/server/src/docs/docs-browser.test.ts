@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApiDocument } from '@plant-store/schema';
+import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, type HeadlessChromium, launchChromium } from '../testing/chromium.ts';

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildOpenApiDocument } from '@plant-store/schema';
+import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import { afterAll, expect, it } from 'vitest';
 import { writeDocsSite } from './docs-site.ts';
 import { loadRendererScript } from './renderer-script.ts';

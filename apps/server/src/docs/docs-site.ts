@@ -4,7 +4,7 @@ import {
   buildOpenApiDocument,
   serializeOpenApiDocument,
   serializeOpenApiYaml,
-} from '@plant-store/schema';
+} from '@plant-store/schema/openapi';
 import { REFERENCE_TITLE, renderReferencePage } from './reference-page.ts';
 import { loadRendererScript } from './renderer-script.ts';
 

@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { type Contract, contract } from './contract.ts';
-import { ErrorBody } from './error-body.ts';
-import { ERROR_ENTRIES } from './error-catalog.ts';
-import { buildOpenApiDocument } from './openapi.ts';
-import { serializeOpenApiDocument, serializeOpenApiYaml } from './openapi-file.ts';
+import { type Contract, contract } from '../contract.ts';
+import { ErrorBody } from '../error-body.ts';
+import { ERROR_ENTRIES } from '../error-catalog.ts';
+import { buildOpenApiDocument } from './document.ts';
+import { serializeOpenApiDocument, serializeOpenApiYaml } from './serialize.ts';
 
-const COMMITTED = new URL('../openapi.json', import.meta.url);
-const COMMITTED_YAML = new URL('../openapi.yaml', import.meta.url);
+const COMMITTED = new URL('../../openapi.json', import.meta.url);
+const COMMITTED_YAML = new URL('../../openapi.yaml', import.meta.url);
 const generated = buildOpenApiDocument();
 
 describe('the committed openapi.json', () => {

@@ -1,7 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApiDocument } from './openapi.ts';
-import { serializeOpenApiDocument, serializeOpenApiYaml } from './openapi-file.ts';
+import {
+  buildOpenApiDocument,
+  serializeOpenApiDocument,
+  serializeOpenApiYaml,
+} from '../src/openapi/index.ts';
 
 // `pnpm openapi`: writes the generated document next to package.json, as JSON and as YAML,
 // where both are committed.

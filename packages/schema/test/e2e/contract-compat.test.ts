@@ -2,9 +2,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkContractCompatibility, SNAPSHOTS_DIR } from './contract-compat.ts';
+import { checkContractCompatibility, SNAPSHOTS_DIR } from '../../scripts/contract-compat.ts';
 
-const COMMITTED = new URL('../openapi.json', import.meta.url);
+const COMMITTED = new URL('../../openapi.json', import.meta.url);
 const RELEASED = join(SNAPSHOTS_DIR, '1.0.0.json');
 const work = mkdtempSync(join(tmpdir(), 'plant-store-contract-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 it('passes `redocly lint` with the repository rules and no warnings', async () => {
   const { stdout, stderr } = await run(

@@ -1,0 +1,15 @@
+import { defineConfig } from 'tsup';
+
+// The published build: ESM + bundled .d.ts per entry, dependencies external. Inside the
+// workspace `exports` point at src/ (no build in the dev loop); pnpm pack/publish swaps in
+// `publishConfig.exports`, which point here.
+export default defineConfig({
+  entry: { index: 'src/index.ts', openapi: 'src/openapi/index.ts' },
+  format: ['esm'],
+  platform: 'neutral',
+  target: 'es2022',
+  dts: true,
+  clean: true,
+  sourcemap: false,
+  outDir: 'dist',
+});
