@@ -1,6 +1,31 @@
-import { contract, type NewPlantInput, type Plant } from '@plant-store/schema';
-import { callRoute } from './call-route.ts';
-import { type PlantStoreClientOptions, resolveClientConfig } from './client-config.ts';
+import {
+  contract,
+  formatIssues,
+  type HttpMethod,
+  type NewPlantInput,
+  type Plant,
+  parseJson,
+  type Route,
+  type RouteInput,
+  type RouteResult,
+  stringifyJson,
+} from '@plant-store/schema';
+import {
+  describeBody,
+  errorFromResponse,
+  PlantStoreError,
+  PlantStoreNetworkError,
+  PlantStoreValidationError,
+} from './errors.ts';
+import { type ClientConfig, type PlantStoreClientOptions, resolveClientConfig } from './options.ts';
+import {
+  type HttpRequest,
+  type ResponseOutcome,
+  type RetriedOutcome,
+  sendOnce,
+  sendWithRetries,
+} from './retry.ts';
+import { validateBody } from './validate.ts';
 
 /** The Plant Store API, one method per operation of the contract. */
 export interface PlantStoreClient {
@@ -45,8 +70,127 @@ export interface PlantStoreClient {
  * }
  */
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
-  const config = resolveClientConfig(options);
+  return clientFromConfig(resolveClientConfig(options));
+}
+
+/** The client for an already-resolved configuration (tests inject `sleep` through it). */
+export function clientFromConfig(config: ClientConfig): PlantStoreClient {
   return {
     createPlant: (newPlant) => callRoute(config, contract.createPlant, newPlant),
   };
+}
+
+/**
+ * Calls any route of the contract, everything derived from the route: the input is validated
+ * with `route.body` (refused → {@link PlantStoreValidationError}, nothing sent) and serialized
+ * with `stringifyJson` (bigints exact); the method, path and credential come from the route;
+ * the success body is validated with `route.response.schema`. Failures are retried per
+ * `config.retry`; what is left is thrown as a `PlantStoreError`.
+ *
+ * @example
+ * const plant = await callRoute(config, contract.createPlant, { id: 10n, name: 'Monstera' });
+ * const health = await callRoute(config, contract.getHealth, undefined);
+ */
+export async function callRoute<R extends Route>(
+  config: ClientConfig,
+  route: R,
+  input: RouteInput<R>,
+): Promise<RouteResult<R>> {
+  const request = buildHttpRequest(route, config, encodeBody(route, input));
+  const result = await sendWithRetries(
+    () => sendOnce(config.fetcher, request),
+    config.retry,
+    config.sleep,
+  );
+  return readResponse(route, request.url, result) as RouteResult<R>;
+}
+
+function encodeBody(route: Route, input: unknown): string | undefined {
+  if (route.body === undefined) return undefined;
+  const verdict = validateBody(route.body, input);
+  if (!verdict.ok) throw new PlantStoreValidationError(verdict.message, verdict.issues);
+  return stringifyJson(verdict.value);
+}
+
+/** What {@link buildHttpRequest} needs besides the route. */
+interface RequestSettings {
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly timeoutMs: number;
+}
+
+/**
+ * Derives the request for `route` from the contract: method, path, the bearer credential when
+ * the route requires one, and JSON headers. `body` is already-serialized JSON, or `undefined`
+ * for a route without a body.
+ *
+ * @example
+ * buildHttpRequest(contract.createPlant, settings, '{"id":1,"name":"Fern"}');
+ * // { url: 'http://api.test/plants', method: 'POST', headers: { accept, content-type, authorization }, … }
+ */
+export function buildHttpRequest(
+  route: Route,
+  settings: RequestSettings,
+  body: string | undefined,
+): HttpRequest {
+  if (route.path.includes('{')) {
+    throw new TypeError(`${route.operationId}: path parameters (${route.path}) are not supported`);
+  }
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (route.auth === 'bearer') headers.authorization = `Bearer ${settings.token}`;
+  return {
+    url: `${settings.baseUrl.replace(/\/+$/, '')}${route.path}`,
+    method: route.method.toUpperCase() as Uppercase<HttpMethod>,
+    headers,
+    body,
+    timeoutMs: settings.timeoutMs,
+  };
+}
+
+/**
+ * Turns the final outcome of a call into the route's validated success body, or throws:
+ * {@link PlantStoreNetworkError} when no response arrived, {@link PlantStoreError} for any
+ * other status (see `errorFromResponse`) and for a success body that is not JSON or does not
+ * match `route.response.schema` (then `status` is the success status and `code` undefined).
+ *
+ * @example
+ * const plant = readResponse(contract.createPlant, url, await sendWithRetries(send, policy));
+ */
+export function readResponse(route: Route, url: string, result: RetriedOutcome): unknown {
+  const { outcome, attempts } = result;
+  const { operationId } = route;
+  if (outcome.kind === 'failure') {
+    throw new PlantStoreNetworkError({
+      operationId,
+      url,
+      timedOut: outcome.timedOut,
+      attempts,
+      cause: outcome.error,
+    });
+  }
+  if (outcome.status !== route.response.status) {
+    throw errorFromResponse(operationId, outcome, attempts);
+  }
+  return readSuccessBody(route, outcome, attempts);
+}
+
+function readSuccessBody(route: Route, response: ResponseOutcome, attempts: number): unknown {
+  const details = { operationId: route.operationId, status: response.status, attempts };
+  const prefix = `${route.operationId}: the ${response.status} response`;
+  let json: unknown;
+  try {
+    json = parseJson(response.text);
+  } catch (error) {
+    throw new PlantStoreError(`${prefix} is not JSON (${describeBody(response)})`, {
+      ...details,
+      cause: error,
+    });
+  }
+  const result = route.response.schema.safeParse(json);
+  if (result.success) return result.data;
+  throw new PlantStoreError(
+    `${prefix} does not match the contract: ${formatIssues(result.error.issues)}`,
+    { ...details, cause: result.error },
+  );
 }

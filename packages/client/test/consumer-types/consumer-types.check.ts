@@ -3,7 +3,7 @@
  * generates from the published document with openapi-typescript fit the client's public
  * types. Nothing here runs; a mismatch is a compile error.
  */
-import type { PlantStoreClient } from '../index.ts';
+import type { PlantStoreClient } from '../../src/index.ts';
 import type { components, paths } from './openapi-types.d.ts';
 
 type DocumentNewPlant = components['schemas']['NewPlant'];

@@ -1,6 +1,7 @@
 import { ofetch } from 'ofetch';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_DEFAULTS, resolveClientConfig } from './client-config.ts';
+import { CLIENT_DEFAULTS, resolveClientConfig } from './options.ts';
+import { wait } from './retry.ts';
 
 const required = { baseUrl: 'http://127.0.0.1:3000', token: 'tok' };
 
@@ -11,6 +12,7 @@ describe('resolveClientConfig', () => {
       timeoutMs: 10_000,
       retry: { retries: 2, retryDelayMs: 250, maxRetryDelayMs: 10_000 },
       fetcher: ofetch,
+      sleep: wait,
     });
     expect(CLIENT_DEFAULTS).toMatchObject({ timeoutMs: 10_000, retries: 2 });
   });

@@ -1,13 +1,13 @@
 import { contract, defineRoute, NewPlant, Plant } from '@plant-store/schema';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { callRoute } from './call-route.ts';
-import { resolveClientConfig } from './client-config.ts';
-import { PlantStoreValidationError } from './plant-store-validation-error.ts';
+import { buildHttpRequest, callRoute } from './client.ts';
+import { PlantStoreValidationError } from './errors.ts';
+import { resolveClientConfig } from './options.ts';
 import {
   type RecordingServer,
   reply,
   startRecordingServer,
-} from './test-support/recording-server.ts';
+} from '../test/support/recording-server.ts';
 
 // callRoute derives everything from the route, so another route needs no new plumbing:
 // here the public GET /healthz, and a made-up bearer PUT, against a real server.
@@ -57,5 +57,45 @@ describe('callRoute', () => {
       PlantStoreValidationError,
     );
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+const settings = { baseUrl: 'http://api.test/v1/', token: 'tok', timeoutMs: 500 };
+
+describe('buildHttpRequest', () => {
+  it('derives a bearer JSON POST from createPlant', () => {
+    expect(buildHttpRequest(contract.createPlant, settings, '{"id":1,"name":"Fern"}')).toEqual({
+      url: 'http://api.test/v1/plants',
+      method: 'POST',
+      headers: {
+        accept: 'application/json',
+        'content-type': 'application/json',
+        authorization: 'Bearer tok',
+      },
+      body: '{"id":1,"name":"Fern"}',
+      timeoutMs: 500,
+    });
+  });
+
+  it('sends neither a credential nor a content type to a body-less public route', () => {
+    expect(buildHttpRequest(contract.getHealth, settings, undefined)).toEqual({
+      url: 'http://api.test/v1/healthz',
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      body: undefined,
+      timeoutMs: 500,
+    });
+  });
+
+  it('refuses a path template, which it cannot fill yet', () => {
+    const getPlant = defineRoute({
+      ...contract.getHealth,
+      operationId: 'getPlant',
+      path: '/plants/{id}',
+      response: { ...contract.getHealth.response, schema: Plant },
+    });
+    expect(() => buildHttpRequest(getPlant, settings, undefined)).toThrow(
+      'getPlant: path parameters (/plants/{id}) are not supported',
+    );
   });
 });

@@ -5,10 +5,9 @@ import {
   type TestServer,
 } from '@plant-store/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlantStoreClient } from './client.ts';
-import { PlantStoreError } from './plant-store-error.ts';
-import { PlantStoreValidationError } from './plant-store-validation-error.ts';
-import { validateNewPlant } from './validate-new-plant.ts';
+import { createPlantStoreClient } from '../../src/client.ts';
+import { PlantStoreError, PlantStoreValidationError } from '../../src/errors.ts';
+import { validateNewPlant } from '../../src/validate.ts';
 
 // The real client against the real server (in-process, real HTTP on 127.0.0.1, a real SQLite
 // file): what an internal app that imports this package sees.

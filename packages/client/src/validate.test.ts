@@ -1,6 +1,6 @@
 import { contract, NewPlant } from '@plant-store/schema';
 import { describe, expect, it } from 'vitest';
-import { validateNewPlant } from './validate-new-plant.ts';
+import { validateNewPlant } from './validate.ts';
 
 describe('validateNewPlant', () => {
   it('is the schema the createPlant route sends', () => {

@@ -1,6 +1,5 @@
 import { type $Fetch, ofetch } from 'ofetch';
-import type { RequestSettings } from './http-request.ts';
-import type { RetryPolicy } from './retry-policy.ts';
+import { type RetryPolicy, wait } from './retry.ts';
 
 /** Options of {@link createPlantStoreClient}. */
 export interface PlantStoreClientOptions {
@@ -28,9 +27,14 @@ export interface PlantStoreClientOptions {
 }
 
 /** The options with defaults applied and checked, plus the ofetch instance to send with. */
-export interface ClientConfig extends RequestSettings {
+export interface ClientConfig {
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly timeoutMs: number;
   readonly retry: RetryPolicy;
   readonly fetcher: $Fetch;
+  /** Waits between attempts (the tests pass one that records the wait instead). */
+  readonly sleep: (ms: number) => Promise<void>;
 }
 
 /** The defaults of the optional {@link PlantStoreClientOptions}. */
@@ -72,6 +76,7 @@ export function resolveClientConfig(options: PlantStoreClientOptions): ClientCon
       ),
     },
     fetcher: options.fetch ? ofetch.create({}, { fetch: options.fetch }) : ofetch,
+    sleep: wait,
   };
 }
 

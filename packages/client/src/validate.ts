@@ -1,4 +1,4 @@
-import { formatIssues } from '@plant-store/schema';
+import { formatIssues, NewPlant } from '@plant-store/schema';
 import type { z } from 'zod';
 
 /** A schema's verdict on a value: the parsed value, or every issue and their message. */
@@ -21,4 +21,20 @@ export function validateBody<S extends z.ZodType>(
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, message: formatIssues(result.error.issues), issues: result.error.issues };
+}
+
+/** The verdict of {@link validateNewPlant}. */
+export type NewPlantVerdict = { ok: true; value: NewPlant } | { ok: false; message: string };
+
+/**
+ * Checks a create-plant body with the same `NewPlant` schema the client sends with and the
+ * server validates with. Pure: no request is made.
+ *
+ * @example
+ * validateNewPlant({ id: 2n ** 63n - 1n, name: 'Fern' }); // { ok: true, value: { id: 9223372036854775807n, name: 'Fern' } }
+ * validateNewPlant({ id: 1, name: 'Fern', colour: 'green' }); // { ok: false, message: 'colour: unknown property' }
+ */
+export function validateNewPlant(input: unknown): NewPlantVerdict {
+  const verdict = validateBody(NewPlant, input);
+  return verdict.ok ? { ok: true, value: verdict.value } : { ok: false, message: verdict.message };
 }

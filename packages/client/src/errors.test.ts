@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeBody } from './describe-body.ts';
+import { describeBody } from './errors.ts';
 
 describe('describeBody', () => {
   it('gives the content type and the start of the text on one line', () => {

@@ -1,0 +1,201 @@
+import { ErrorBody, parseJson } from '@plant-store/schema';
+import type { z } from 'zod';
+import type { ResponseOutcome } from './retry.ts';
+
+/** What a {@link PlantStoreError} is built from. */
+export interface PlantStoreErrorDetails {
+  /** The operation that failed, e.g. `createPlant`. */
+  readonly operationId: string;
+  /** The HTTP status of the last response; `0` when no response arrived. */
+  readonly status: number;
+  /** The catalog code of a conforming Error body; `undefined` when there was none. */
+  readonly code?: number | undefined;
+  /**
+   * Seconds to wait before trying again, from the `Retry-After` header of the last response
+   * (delta-seconds as sent, an HTTP date as whole seconds from when the response arrived);
+   * `undefined` when it had none or it was unreadable.
+   */
+  readonly retryAfter?: number | undefined;
+  /** How many requests were sent, retries included. */
+  readonly attempts: number;
+  readonly cause?: unknown;
+}
+
+/**
+ * The call reached the API (or tried to) and did not get the success response: a non-2xx
+ * status, a body that does not match the contract, or (as {@link PlantStoreNetworkError})
+ * no response at all.
+ *
+ * - A conforming Error body gives `code` (its `error`) and `message` (its `message`, verbatim).
+ * - A non-conforming body (an HTML page from a proxy, say) gives `code: undefined` and a message
+ *   naming the status and what the body was.
+ * - A success status whose body is not the route's response schema gives `code: undefined` and
+ *   a message listing the problems; `status` is then the success status (e.g. 200).
+ *
+ * A 429 (code 42901) or 503 whose `Retry-After` was longer than the client's
+ * `maxRetryDelayMs`, or that was still refused after the retries, keeps that `retryAfter`, so
+ * the caller can back off itself.
+ *
+ * @example
+ * try {
+ *   await client.createPlant({ id: 10, name: 'Monstera' });
+ * } catch (error) {
+ *   if (error instanceof PlantStoreError && error.code === ERROR_CATALOG.conflict.code) {
+ *     // id 10 is taken by another plant
+ *   } else if (error instanceof PlantStoreError && error.code === ERROR_CATALOG.rateLimited.code) {
+ *     // over the rate limit: come back in error.retryAfter seconds
+ *   }
+ * }
+ */
+export class PlantStoreError extends Error {
+  override readonly name: string = 'PlantStoreError';
+  readonly operationId: string;
+  readonly status: number;
+  readonly code: number | undefined;
+  /** See {@link PlantStoreErrorDetails.retryAfter}. */
+  readonly retryAfter: number | undefined;
+  readonly attempts: number;
+
+  constructor(message: string, details: PlantStoreErrorDetails) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.operationId = details.operationId;
+    this.status = details.status;
+    this.code = details.code;
+    this.retryAfter = details.retryAfter;
+    this.attempts = details.attempts;
+  }
+}
+
+/** What a {@link PlantStoreNetworkError} is built from. */
+export interface PlantStoreNetworkErrorDetails {
+  readonly operationId: string;
+  /** The URL the request was sent to. */
+  readonly url: string;
+  /** True when the last attempt was cut off by the client's timeout. */
+  readonly timedOut: boolean;
+  readonly attempts: number;
+  /** The underlying failure (the fetch error, or the timeout). */
+  readonly cause: unknown;
+}
+
+/**
+ * No response arrived: the connection was refused or dropped, or every attempt timed out.
+ * A {@link PlantStoreError} with `status` 0 and `code` undefined; `cause` holds the last failure.
+ *
+ * @example
+ * catch (error) {
+ *   if (error instanceof PlantStoreNetworkError && error.timedOut) {
+ *     // the API did not answer within timeoutMs, on any attempt
+ *   }
+ * }
+ */
+export class PlantStoreNetworkError extends PlantStoreError {
+  override readonly name: string = 'PlantStoreNetworkError';
+  readonly url: string;
+  readonly timedOut: boolean;
+
+  constructor(details: PlantStoreNetworkErrorDetails) {
+    const what = details.timedOut ? 'timed out' : `failed (${describeCause(details.cause)})`;
+    const tries = details.attempts === 1 ? '1 attempt' : `${details.attempts} attempts`;
+    super(`${details.operationId}: request to ${details.url} ${what}; gave up after ${tries}`, {
+      operationId: details.operationId,
+      status: 0,
+      attempts: details.attempts,
+      cause: details.cause,
+    });
+    this.url = details.url;
+    this.timedOut = details.timedOut;
+  }
+}
+
+/** The most specific message in an error's cause chain, e.g. `connect ECONNREFUSED 127.0.0.1:9`. */
+function describeCause(cause: unknown): string {
+  let message = 'unknown error';
+  let current = cause;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    if (current.message) message = current.message;
+    current = current.cause;
+  }
+  return message;
+}
+
+/**
+ * The input was refused by the route's body schema before any request was sent.
+ * `message` is `formatIssues(issues)`, the same text the server would answer with (40001).
+ *
+ * @example
+ * try {
+ *   await client.createPlant({ id: 1.5, name: '' });
+ * } catch (error) {
+ *   if (error instanceof PlantStoreValidationError) console.log(error.issues.length); // 2
+ * }
+ */
+export class PlantStoreValidationError extends Error {
+  override readonly name = 'PlantStoreValidationError';
+  /** Every problem zod found, with its path. */
+  readonly issues: readonly z.core.$ZodIssue[];
+
+  constructor(message: string, issues: readonly z.core.$ZodIssue[]) {
+    super(message);
+    this.issues = issues;
+  }
+}
+
+/**
+ * The {@link PlantStoreError} for a response that is not the route's success: with the Error
+ * body's `error` as `code` and its `message` verbatim when the body is an Error, or with
+ * `code: undefined` and a message describing the status and body when it is not (an HTML page
+ * from a proxy, an empty body, …).
+ *
+ * @example
+ * errorFromResponse('createPlant', response, 1);
+ * // PlantStoreError { status: 409, code: 40901, message: 'A plant with id 10 already exists …' }
+ */
+export function errorFromResponse(
+  operationId: string,
+  response: ResponseOutcome,
+  attempts: number,
+): PlantStoreError {
+  const details = {
+    operationId,
+    status: response.status,
+    retryAfter: response.retryAfter,
+    attempts,
+  };
+  const body = readErrorBody(response.text);
+  if (body) return new PlantStoreError(body.message, { ...details, code: body.error });
+  const status = `${response.status} ${response.statusText}`.trim();
+  return new PlantStoreError(
+    `${operationId}: the API answered ${status} without an Error body (${describeBody(response)})`,
+    details,
+  );
+}
+
+function readErrorBody(text: string): ErrorBody | undefined {
+  let json: unknown;
+  try {
+    json = parseJson(text);
+  } catch {
+    return undefined;
+  }
+  const result = ErrorBody.safeParse(json);
+  return result.success ? result.data : undefined;
+}
+
+const EXCERPT_LENGTH = 120;
+
+/**
+ * A short, single-line description of a response body for an error message: its content type
+ * and the start of its text.
+ *
+ * @example
+ * describeBody({ contentType: 'text/html', text: '<html>\n  <body>Bad gateway</body>\n</html>' });
+ * // 'text/html: "<html> <body>Bad gateway</body> </html>"'
+ */
+export function describeBody(response: Pick<ResponseOutcome, 'contentType' | 'text'>): string {
+  const type = response.contentType ?? 'no content-type';
+  const text = response.text.replace(/\s+/g, ' ').trim();
+  if (text === '') return `${type}, empty`;
+  const excerpt = text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
+  return `${type}: ${JSON.stringify(excerpt)}`;
+}

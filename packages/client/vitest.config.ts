@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+// Two tiers (see docs/architecture.md): `unit` runs in-process (real node:http servers on
+// 127.0.0.1, injected sleeps, no child processes); `e2e` runs the real server and the packed
+// packages as a consumer installs them.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'test/consumer-types/**/*.test.ts'],
+          testTimeout: 10_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
+  },
+});
