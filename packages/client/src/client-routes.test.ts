@@ -1,13 +1,13 @@
 import { contract, defineRoute, NewPlant, Plant } from '@plant-store/schema';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { buildHttpRequest, callRoute } from './client.ts';
-import { PlantStoreValidationError } from './errors.ts';
-import { resolveClientConfig } from './options.ts';
 import {
   type RecordingServer,
   reply,
   startRecordingServer,
 } from '../test/support/recording-server.ts';
+import { buildHttpRequest, callRoute } from './client.ts';
+import { PlantStoreValidationError } from './errors.ts';
+import { resolveClientConfig } from './options.ts';
 
 // callRoute derives everything from the route, so another route needs no new plumbing:
 // here the public GET /healthz, and a made-up bearer PUT, against a real server.

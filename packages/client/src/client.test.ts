@@ -2,9 +2,6 @@ import type { ServerResponse } from 'node:http';
 import { formatIssues, NewPlant, type NewPlantInput, type Plant } from '@plant-store/schema';
 import { FetchError } from 'ofetch';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { clientFromConfig } from './client.ts';
-import { PlantStoreError, PlantStoreNetworkError, PlantStoreValidationError } from './errors.ts';
-import { type PlantStoreClientOptions, resolveClientConfig } from './options.ts';
 import {
   closedPortUrl,
   type RecordingServer,
@@ -12,6 +9,9 @@ import {
   reply,
   startRecordingServer,
 } from '../test/support/recording-server.ts';
+import { clientFromConfig } from './client.ts';
+import { PlantStoreError, PlantStoreNetworkError, PlantStoreValidationError } from './errors.ts';
+import { type PlantStoreClientOptions, resolveClientConfig } from './options.ts';
 
 // Protocol tests of the client alone, against a real node:http server: nothing is mocked.
 

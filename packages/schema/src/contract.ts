@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorName } from './error-catalog.ts';
 import { NewPlant, Plant } from './plant.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The body of every error response: a catalog code and a human-readable message. */
 export const ErrorBody = z

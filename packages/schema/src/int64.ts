@@ -1,5 +1,5 @@
 import { isLosslessNumber } from 'lossless-json';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Smallest value of a signed 64-bit integer (−2^63). */
 export const INT64_MIN = -(2n ** 63n);

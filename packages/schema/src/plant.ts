@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Int64 } from './int64.ts';
 import { boundedText, NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Longest accepted plant `name`, in characters (Unicode code points, as JSON Schema counts). */
 export const NAME_MAX_LENGTH = 200;

@@ -1,0 +1,346 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build, type Metafile } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumPath, launchChromium } from '../support/chromium.ts';
+
+// What another team does with the packages: `pnpm pack` both, `npm install` the tarballs into
+// a project outside the workspace, and use the client from plain node (ESM and CommonJS), from
+// TypeScript and from a browser page on another origin, against the real server process.
+
+const run = promisify(execFile);
+const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const PACKAGES = {
+  schema: join(REPO_ROOT, 'packages/schema'),
+  client: join(REPO_ROOT, 'packages/client'),
+};
+const SERVER_MAIN = join(REPO_ROOT, 'apps/server/dist/main.js');
+const FIXTURES = fileURLToPath(new URL('./consumer/', import.meta.url));
+const TSC = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+const TOKEN = 'consumer-test-token-0123456789';
+
+/**
+ * The most the browser bundle (the client with every dependency, minified) may weigh gzipped.
+ * The issue's goal is 25 KB; zod's full ("classic") build alone is ~26 KB gzipped because its
+ * schemas attach every method at construction, so it cannot tree-shake. This budget guards
+ * against regressions (the YAML writer or the OpenAPI generator riding along again).
+ */
+const BROWSER_BUNDLE_BUDGET_GZIP = 40 * 1024;
+
+/** What `npm install` of the two tarballs may install: the runtime, nothing build-time. */
+const EXPECTED_PACKAGES = [
+  '@plant-store/client',
+  '@plant-store/schema',
+  'destr',
+  'lossless-json',
+  'node-fetch-native',
+  'ofetch',
+  'ufo',
+  'zod',
+];
+
+const work = mkdtempSync(join(tmpdir(), 'plant-store-consumer-'));
+const project = join(work, 'project');
+const tarballs: Record<keyof typeof PACKAGES, string> = { schema: '', client: '' };
+let installed: string[] = [];
+let serverProcess: ChildProcess | undefined;
+let serverUrl = '';
+let page: { url: string; server: Server } | undefined;
+
+beforeAll(async () => {
+  if (!existsSync(SERVER_MAIN)) {
+    throw new Error(`${SERVER_MAIN} is missing: build the server first (pnpm build)`);
+  }
+  for (const name of ['schema', 'client'] as const) {
+    const before = new Set(readdirSync(work));
+    // `prepack` builds dist/; pnpm replaces workspace:/catalog: ranges and applies publishConfig.
+    await run('npx', ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', work], {
+      cwd: PACKAGES[name],
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const file = readdirSync(work).find((entry) => entry.endsWith('.tgz') && !before.has(entry));
+    if (!file) throw new Error(`pnpm pack of ${name} wrote no tarball`);
+    tarballs[name] = join(work, file);
+  }
+
+  rmSync(project, { recursive: true, force: true });
+  await run('mkdir', ['-p', project]);
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2),
+  );
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarballs.schema, tarballs.client],
+    { cwd: project, maxBuffer: 16 * 1024 * 1024 },
+  );
+  const lock = JSON.parse(
+    await readFile(join(project, 'node_modules/.package-lock.json'), 'utf8'),
+  ) as { packages: Record<string, unknown> };
+  installed = Object.keys(lock.packages)
+    .map((key) => key.replace(/^.*node_modules\//, ''))
+    .sort();
+  for (const file of readdirSync(FIXTURES)) copyFileSync(join(FIXTURES, file), join(project, file));
+
+  page = await servePage();
+  serverUrl = await startServer(page.url);
+}, 300_000);
+
+afterAll(async () => {
+  serverProcess?.kill('SIGTERM');
+  await new Promise<void>((resolve) => page?.server.close(() => resolve()) ?? resolve());
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** A static page on its own origin, serving what `bundle` put in `files`. */
+const files = new Map<string, { type: string; body: string }>();
+async function servePage(): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    const file = files.get(request.url ?? '/');
+    if (!file) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': file.type }).end(file.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+/** The real server, as an operator starts it (`node apps/server/dist/main.js`). */
+async function startServer(corsOrigin: string): Promise<string> {
+  const child = spawn(process.execPath, [SERVER_MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: join(work, 'plants.db'),
+      PLANT_STORE_TOKENS: TOKEN,
+      CORS_ORIGINS: corsOrigin,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  serverProcess = child;
+  let output = '';
+  return new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${output}`)));
+  });
+}
+
+async function tarList(tarball: string): Promise<string[]> {
+  const { stdout } = await run('tar', ['-tzf', tarball]);
+  return stdout.trim().split('\n').sort();
+}
+
+async function packedManifest(tarball: string): Promise<Record<string, unknown>> {
+  const { stdout } = await run('tar', ['-xzOf', tarball, 'package/package.json']);
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+describe('the packed tarballs', () => {
+  it('hold dist, README, LICENSE and package.json only', async () => {
+    expect(await tarList(tarballs.client)).toEqual([
+      'package/LICENSE',
+      'package/README.md',
+      'package/dist/index.d.ts',
+      'package/dist/index.js',
+      'package/package.json',
+    ]);
+    const schema = await tarList(tarballs.schema);
+    expect(schema).toEqual(
+      expect.arrayContaining([
+        'package/LICENSE',
+        'package/README.md',
+        'package/dist/index.d.ts',
+        'package/dist/index.js',
+        'package/dist/openapi.d.ts',
+        'package/dist/openapi.js',
+        'package/openapi.json',
+        'package/package.json',
+      ]),
+    );
+    expect(schema.filter((file) => !/^package\/(dist\/|[^/]+$)/.test(file))).toEqual([]);
+    expect(schema.filter((file) => /\.test\.|src\/|tsconfig|\.turbo/.test(file))).toEqual([]);
+  });
+
+  it('carry real version ranges and exports that point at the built files', async () => {
+    for (const tarball of [tarballs.schema, tarballs.client]) {
+      const manifest = await packedManifest(tarball);
+      const text = JSON.stringify(manifest);
+      expect(text).not.toMatch(/workspace:|catalog:/);
+      expect(manifest.private).toBeUndefined();
+      expect(JSON.stringify(manifest.exports)).not.toContain('/src/');
+      expect(manifest.exports).toMatchObject({
+        '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+      });
+      for (const range of Object.values(manifest.dependencies as Record<string, string>)) {
+        expect(range).toMatch(/^\^\d+\.\d+\.\d+$/);
+      }
+    }
+    const client = await packedManifest(tarballs.client);
+    expect(client.dependencies).toMatchObject({ '@plant-store/schema': '^1.0.0' });
+  });
+
+  it('install the runtime and no build-time package (no zod-to-openapi, yaml, tsup, …)', () => {
+    expect(installed).toEqual(EXPECTED_PACKAGES);
+  });
+});
+
+describe('a consumer of the installed packages', () => {
+  it('1. node runs an ES module: int64 id, replay, 409 as PlantStoreError, validation error', async () => {
+    const { stdout } = await run(process.execPath, ['create.mjs', serverUrl, TOKEN], {
+      cwd: project,
+    });
+    const result = JSON.parse(stdout);
+    expect(result.created).toEqual({ name: 'Monstera', tag: 'indoor' });
+    expect(result.replayed).toEqual({ name: 'Monstera', tag: 'indoor' });
+    expect(result.conflict).toEqual({
+      isPlantStoreError: true,
+      status: 409,
+      code: 40901,
+      message: 'A plant with id 9223372036854775807 already exists with a different name or tag',
+    });
+    expect(result.invalid).toEqual({
+      isValidationError: true,
+      message: expect.stringMatching(/^name: must not be empty; colour: unknown property$/),
+      requestsSent: 0,
+    });
+    expect(result.requests).toBe(3);
+  });
+
+  it('2. a CommonJS script require()s the client and creates a plant', async () => {
+    const { stdout, stderr } = await run(process.execPath, ['create.cjs', serverUrl, TOKEN], {
+      cwd: project,
+    });
+    expect(JSON.parse(stdout)).toEqual({ plant: { name: 'Ivy' }, hasErrorClass: true });
+    // Node 20.19+ may warn that require(esm) is experimental; nothing else is printed.
+    expect(
+      stderr.replace(/^.*ExperimentalWarning.*$|^\(Use `node --trace-warnings.*$/gm, '').trim(),
+    ).toBe('');
+  });
+
+  it.each([
+    ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
+    ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+  ])(
+    '3. tsc --noEmit passes with moduleResolution %s, and the types bite',
+    async (name, options) => {
+      const config = join(project, `tsconfig.${name}.json`);
+      writeFileSync(
+        config,
+        JSON.stringify({
+          compilerOptions: {
+            ...options,
+            target: 'es2022',
+            lib: ['es2022', 'dom'],
+            types: [],
+            strict: true,
+            noEmit: true,
+            skipLibCheck: true,
+          },
+          files: ['consumer.ts'],
+        }),
+      );
+      await expect(
+        run(process.execPath, [TSC, '-p', config], { cwd: project }),
+      ).resolves.toBeTruthy();
+
+      // Without the @ts-expect-error lines, the same file has exactly those three errors.
+      const source = await readFile(join(project, 'consumer.ts'), 'utf8');
+      writeFileSync(
+        join(project, 'unguarded.ts'),
+        source.replace(/^\s*\/\/ @ts-expect-error.*$/gm, ''),
+      );
+      const unguarded = join(project, `tsconfig.${name}.unguarded.json`);
+      writeFileSync(
+        unguarded,
+        JSON.stringify({ extends: `./tsconfig.${name}.json`, files: ['unguarded.ts'] }),
+      );
+      const failure = await run(process.execPath, [TSC, '-p', unguarded], { cwd: project }).then(
+        () => '',
+        (error: { stdout: string }) => error.stdout,
+      );
+      expect(failure.match(/error TS\d+/g)).toHaveLength(3);
+      expect(failure).toContain("'colour' does not exist");
+      expect(failure).toContain("Property 'id' does not exist");
+    },
+  );
+
+  it('4. the esbuild browser bundle runs in Chromium on another origin, through CORS', async () => {
+    const result = await build({
+      absWorkingDir: project,
+      entryPoints: ['browser.mjs'],
+      bundle: true,
+      minify: true,
+      platform: 'browser',
+      format: 'esm',
+      target: 'es2022',
+      metafile: true,
+      write: false,
+      logLevel: 'silent',
+    });
+    const code = result.outputFiles[0]?.text ?? '';
+    const gzipped = gzipSync(code, { level: 9 }).length;
+    console.log(
+      `browser bundle: ${code.length} B minified, ${gzipped} B gzipped; top inputs:`,
+      topInputs(result.metafile),
+    );
+    expect(gzipped).toBeLessThanOrEqual(BROWSER_BUNDLE_BUDGET_GZIP);
+    expect(Object.keys(result.metafile.inputs).join('\n')).not.toMatch(/zod-to-openapi|\/yaml\//);
+
+    files.set('/', {
+      type: 'text/html; charset=utf-8',
+      body: '<!doctype html><title>consumer</title><script type="module" src="/app.js"></script>',
+    });
+    files.set('/app.js', { type: 'text/javascript; charset=utf-8', body: code });
+    const browser = await launchChromium(chromiumPath(process.env));
+    try {
+      const tab = await browser.context.newPage();
+      await tab.goto(page?.url ?? '');
+      await tab.waitForFunction(() => 'runChecks' in globalThis);
+      const outcome = await tab.evaluate(
+        ([url, token]) =>
+          (
+            globalThis as unknown as {
+              runChecks(url: string, token: string): Promise<unknown>;
+            }
+          ).runChecks(url, token),
+        [serverUrl, TOKEN] as const,
+      );
+      expect(new URL(page?.url ?? '').origin).not.toBe(new URL(serverUrl).origin);
+      expect(outcome).toEqual({
+        created: { name: 'Cactus', tag: 'desert' },
+        conflict: { isPlantStoreError: true, name: 'PlantStoreError', status: 409, code: 40901 },
+      });
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+/** The bundle's bytes per package (or file of this repository), largest first. */
+function topInputs(metafile: Metafile): [string, number][] {
+  const output = Object.values(metafile.outputs)[0];
+  const sizes = new Map<string, number>();
+  for (const [path, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
+    const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path;
+    sizes.set(name, (sizes.get(name) ?? 0) + bytesInOutput);
+  }
+  return [...sizes].sort((a, b) => b[1] - a[1]).slice(0, 8);
+}
