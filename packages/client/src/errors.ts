@@ -1,5 +1,5 @@
 import { ErrorBody, parseJson } from '@plant-store/schema';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { ResponseOutcome } from './retry.ts';
 
 /** What a {@link PlantStoreError} is built from. */

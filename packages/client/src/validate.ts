@@ -1,5 +1,5 @@
 import { formatIssues, NewPlant } from '@plant-store/schema';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 
 /** A schema's verdict on a value: the parsed value, or every issue and their message. */
 export type BodyVerdict<T> =
@@ -14,7 +14,7 @@ export type BodyVerdict<T> =
  * validateBody(NewPlant, { id: 1, name: '' });
  * // { ok: false, message: 'name: must not be empty', issues: [ … ] }
  */
-export function validateBody<S extends z.ZodType>(
+export function validateBody<S extends z.ZodMiniType>(
   schema: S,
   input: unknown,
 ): BodyVerdict<z.output<S>> {

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { documented } from './documented.ts';
 import type { ErrorName } from './error-catalog.ts';
 import { NewPlant, Plant } from './plant.ts';
 
@@ -18,8 +19,8 @@ export const RESPONSE_MEDIA_TYPES: Readonly<Record<ResponseType, string>> = {
  * call and the OpenAPI document are all derived from these fields.
  */
 export interface Route<
-  TBody extends z.ZodType | undefined = z.ZodType | undefined,
-  TResponse extends z.ZodType = z.ZodType,
+  TBody extends z.ZodMiniType | undefined = z.ZodMiniType | undefined,
+  TResponse extends z.ZodMiniType = z.ZodMiniType,
 > {
   readonly operationId: string;
   readonly method: HttpMethod;
@@ -44,26 +45,29 @@ export interface Route<
 }
 
 /** Declares a route with its exact types kept (helper for inference only). */
-export function defineRoute<TBody extends z.ZodType | undefined, TResponse extends z.ZodType>(
-  route: Route<TBody, TResponse>,
-): Route<TBody, TResponse> {
+export function defineRoute<
+  TBody extends z.ZodMiniType | undefined,
+  TResponse extends z.ZodMiniType,
+>(route: Route<TBody, TResponse>): Route<TBody, TResponse> {
   return route;
 }
 
 /** The body a route's handler receives, after validation. */
-export type RouteBody<R extends Route> = R['body'] extends z.ZodType
+export type RouteBody<R extends Route> = R['body'] extends z.ZodMiniType
   ? z.output<R['body']>
   : undefined;
 /** The body a caller passes for a route, before validation. */
-export type RouteInput<R extends Route> = R['body'] extends z.ZodType
+export type RouteInput<R extends Route> = R['body'] extends z.ZodMiniType
   ? z.input<R['body']>
   : undefined;
 /** The success body of a route. */
 export type RouteResult<R extends Route> = z.output<R['response']['schema']>;
 
-const Health = z
-  .object({ status: z.literal('ok') })
-  .meta({ id: 'Health', description: 'The probe answered.', example: { status: 'ok' } });
+const Health = documented(z.object({ status: z.literal('ok') }), {
+  id: 'Health',
+  description: 'The probe answered.',
+  example: { status: 'ok' },
+});
 
 export const createPlant = defineRoute({
   operationId: 'createPlant',
@@ -127,7 +131,9 @@ export const getOpenApiDocument = defineRoute({
   body: undefined,
   response: {
     status: 200,
-    schema: z.record(z.string(), z.unknown()).meta({ description: 'An OpenAPI 3.1 document.' }),
+    schema: documented(z.record(z.string(), z.unknown()), {
+      description: 'An OpenAPI 3.1 document.',
+    }),
     description: 'The OpenAPI document.',
   },
   errors: ['internal'],
@@ -146,7 +152,7 @@ export const getDocs = defineRoute({
   responseType: 'html',
   response: {
     status: 200,
-    schema: z.string().meta({ description: 'An HTML page.' }),
+    schema: documented(z.string(), { description: 'An HTML page.' }),
     description: 'The API reference page.',
   },
   errors: ['internal'],
@@ -164,7 +170,7 @@ export const getDocsScript = defineRoute({
   responseType: 'javascript',
   response: {
     status: 200,
-    schema: z.string().meta({ description: 'A JavaScript program.' }),
+    schema: documented(z.string(), { description: 'A JavaScript program.' }),
     description: 'The renderer script of the API reference page.',
   },
   errors: ['internal'],

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 
 function pathOf(path: readonly PropertyKey[]): string {
   return path.length === 0 ? '(body)' : path.map(String).join('.');

@@ -1,5 +1,6 @@
 import { isLosslessNumber } from 'lossless-json';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { documented } from './documented.ts';
 
 /** Smallest value of a signed 64-bit integer (−2^63). */
 export const INT64_MIN = -(2n ** 63n);
@@ -28,16 +29,19 @@ export function isInt64(value: unknown): value is bigint | number {
  * @example
  * Int64.parse(42); // 42n
  */
-export const Int64 = z
-  .custom<bigint | number>(isInt64, {
-    error: (issue) => `${RANGE_MESSAGE} (got ${describe(issue.input)})`,
-  })
-  .transform((value) => BigInt(value))
-  .meta({
+export const Int64 = documented(
+  z.pipe(
+    z.custom<bigint | number>(isInt64, {
+      error: (issue) => `${RANGE_MESSAGE} (got ${describe(issue.input)})`,
+    }),
+    z.transform((value: bigint | number) => BigInt(value)),
+  ),
+  {
     type: 'integer',
     format: 'int64',
     description: `A signed 64-bit integer, ${INT64_MIN} to ${INT64_MAX}, accepted exactly.`,
-  });
+  },
+);
 
 function describe(input: unknown): string {
   if (input === null) return 'null';

@@ -1,11 +1,12 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { documented } from './documented.ts';
 import { Int64 } from './int64.ts';
 import { boundedText, NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
 
 const name = boundedText(NAME_MAX_LENGTH, 'The name of the plant');
 const tag = boundedText(TAG_MAX_LENGTH, 'Tag that specifies the type of the plant');
 
-const PlantSchema = z.object({ name, tag: tag.optional() }).meta({
+const PlantSchema = documented(z.object({ name, tag: z.optional(tag) }), {
   id: 'Plant',
   description: 'A plant in the store, as returned by the API (it has no `id`).',
   example: { name: 'Monstera', tag: 'indoor' },
@@ -24,13 +25,13 @@ export type Plant = { name: string; tag?: string };
  * zod types an optional key as `string | undefined`, although no value read from JSON or
  * built by `toPlant` ever holds `undefined`.
  */
-export const Plant = PlantSchema as unknown as z.ZodType<Plant, z.input<typeof PlantSchema>>;
+export const Plant = PlantSchema as unknown as z.ZodMiniType<Plant, z.input<typeof PlantSchema>>;
 
 /**
  * The body of a create-plant request: every field of Plant plus the required int64 `id`.
  * Strict: an unknown property is an error, never silently dropped.
  */
-export const NewPlant = z.strictObject({ id: Int64, name, tag: tag.optional() }).meta({
+export const NewPlant = documented(z.strictObject({ id: Int64, name, tag: z.optional(tag) }), {
   id: 'NewPlant',
   description:
     'A plant to create: all fields of Plant plus the required `id`. Unknown properties are rejected.',

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { documented } from './documented.ts';
 
 /** Longest accepted plant `name`, in characters (Unicode code points, as JSON Schema counts). */
 export const NAME_MAX_LENGTH = 200;
@@ -17,11 +18,11 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
  * const Name = boundedText(200, 'The name of the plant');
  */
 export function boundedText(maxLength: number, description: string) {
-  return z
-    .string()
-    .min(1, 'must not be empty')
-    .max(maxLength, `must be at most ${maxLength} characters`)
-    .refine((s) => s.isWellFormed(), 'must be well-formed Unicode (no lone surrogate)')
-    .refine((s) => !CONTROL_CHARACTER.test(s), 'must not contain control characters')
-    .meta({ description, minLength: 1, maxLength });
+  const text = z.string().check(
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(maxLength, `must be at most ${maxLength} characters`),
+    z.refine((s) => s.isWellFormed(), 'must be well-formed Unicode (no lone surrogate)'),
+    z.refine((s) => !CONTROL_CHARACTER.test(s), 'must not contain control characters'),
+  );
+  return documented(text, { description, minLength: 1, maxLength });
 }

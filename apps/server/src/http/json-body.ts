@@ -1,6 +1,6 @@
 import { formatIssues, MalformedJsonError, parseJson } from '@plant-store/schema';
 import bodyParser from 'koa-bodyparser';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { ApiError } from '../api-error.ts';
 import { UNSUPPORTED_CODING_MESSAGE } from '../to-api-error.ts';
 import type { AppContext, RequestStep } from './app-state.ts';
@@ -36,7 +36,7 @@ const PLAIN_JSON_TYPES = new Set([
  * const readBody = jsonBody(NewPlant, 65536);
  * await readBody(ctx); // ctx.state.body is a NewPlant, or an ApiError was thrown
  */
-export function jsonBody(schema: z.ZodType, limitBytes: number): RequestStep {
+export function jsonBody(schema: z.ZodMiniType, limitBytes: number): RequestStep {
   const readBytes = bodyParser({
     enableTypes: ['text'],
     extendTypes: { text: JSON_TYPES },
@@ -81,7 +81,7 @@ export function jsonBody(schema: z.ZodType, limitBytes: number): RequestStep {
 const NOTHING_NEXT = () => Promise.resolve();
 
 /** The body's bytes, decoded strictly as UTF-8, parsed losslessly and validated. */
-function validate(schema: z.ZodType, bytes: unknown): unknown {
+function validate(schema: z.ZodMiniType, bytes: unknown): unknown {
   if (!(bytes instanceof Uint8Array)) throw missingBody();
   let text: string;
   try {

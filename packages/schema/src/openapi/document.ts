@@ -4,6 +4,7 @@ import { ErrorBody } from '../error-body.ts';
 import { ERROR_ENTRIES, ERROR_STATUSES, type ErrorName } from '../error-catalog.ts';
 import { INT64_MAX } from '../int64.ts';
 import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../text.ts';
+import { toClassic } from './to-classic.ts';
 
 /** An OpenAPI 3.1 document, as zod-to-openapi generates it. */
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -227,7 +228,7 @@ function registerRoute(
               description: 'Required.',
               content: {
                 'application/json': {
-                  schema: route.body,
+                  schema: toClassic(route.body),
                   ...(examples.request ? { examples: examples.request } : {}),
                 },
               },
@@ -240,7 +241,7 @@ function registerRoute(
         description: route.response.description,
         content: {
           [mediaType]: {
-            schema: route.response.schema,
+            schema: toClassic(route.response.schema),
             ...(examples.response ? { examples: examples.response } : {}),
           },
         },
@@ -279,10 +280,13 @@ export function buildOpenApiDocument(routes: Contract = contract): OpenApiDocume
     registerRoute(registry, route, OPERATION_EXAMPLES[key]);
   }
 
-  // Error is named by its `.meta({ id })`; it is listed here because the operations reach it
-  // only through the `$ref`s of the error responses. (`registry.register` would need zod
-  // extended with `.openapi()`, which the runtime schemas do without.)
-  const definitions = [{ type: 'schema' as const, schema: ErrorBody }, ...registry.definitions];
+  // Error is named by its documented `id`; it is listed here because the operations reach it
+  // only through the `$ref`s of the error responses (`registry.register` would need zod
+  // extended with `.openapi()`).
+  const definitions = [
+    { type: 'schema' as const, schema: toClassic(ErrorBody) },
+    ...registry.definitions,
+  ];
   return new OpenApiGeneratorV31(definitions).generateDocument({
     openapi: '3.1.0',
     info: {
