@@ -1,3 +1,5 @@
+import { stringifyJson } from '@plant-store/schema';
+
 /** The page's title, on the server's `/docs` and in the static site. */
 export const REFERENCE_TITLE = 'Plant Store API reference';
 
@@ -62,9 +64,12 @@ export function renderReferencePage(options: ReferencePageOptions): string {
 `;
 }
 
-/** JSON that is safe inside a `<script>` element: no `<` (so no `</script>`), no `&`. */
+/**
+ * JSON that is safe inside a `<script>` element: no `<` (so no `</script>`), no `&`. Written
+ * losslessly, so the document's int64 bounds (bigints) are exact integers here too.
+ */
 function embedJson(value: object): string {
-  return JSON.stringify(value)
+  return stringifyJson(value)
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e')
     .replace(/&/g, '\\u0026');
