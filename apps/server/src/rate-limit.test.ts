@@ -46,7 +46,7 @@ async function post(
     body: JSON.stringify({ id: nextId++, name: 'Fern' }),
   });
   const body = (await response.json()) as Reply['body'];
-  validator.assertResponse('post', '/plants', response.status, body);
+  validator.assertResponse('post', '/plants', response.status, body, response.headers);
   return { status: response.status, headers: response.headers, body };
 }
 

@@ -41,7 +41,7 @@ async function request(
   const text = await response.text();
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
   const body = JSON.parse(text) as Reply['body'];
-  validator.assertResponse(method, path, response.status, body);
+  validator.assertResponse(method, path, response.status, body, response.headers);
   return { status: response.status, headers: response.headers, body };
 }
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -19,6 +19,18 @@ export interface BreakingChange {
   readonly message: string;
 }
 
+/**
+ * A change `redocly diff` rates as breaking that was reviewed and accepted for a baseline: it
+ * corrects the document to what that released version already enforced, so no request that
+ * version accepted is refused now. Kept in `contract-snapshots/accepted-changes.json`, keyed by
+ * baseline version; it matches one verdict exactly (pointer, rule and message).
+ */
+export interface AcceptedChange extends BreakingChange {
+  /** Why it does not break any consumer, for a reviewer. */
+  readonly reason: string;
+}
+const ACCEPTED_FILE = 'accepted-changes.json';
+
 export interface CompatibilityReport {
   /** True when the document may be published: no breaking change against its baseline. */
   readonly ok: boolean;
@@ -27,6 +39,8 @@ export interface CompatibilityReport {
   readonly baseline?: string;
   readonly summary?: { readonly major: number; readonly minor: number; readonly patch: number };
   readonly breaking: readonly BreakingChange[];
+  /** Breaking-rated changes listed in `accepted-changes.json` for the baseline. */
+  readonly accepted?: readonly AcceptedChange[];
   /** Why the document may not be published, for a person to read. */
   readonly problems: readonly string[];
 }
@@ -76,7 +90,7 @@ export async function checkContractCompatibility(
     ]);
   }
   const report = await redoclyDiff(join(snapshotsDir, baseline.file), documentFile);
-  const breaking = report.changes
+  const rated = report.changes
     .filter((change) => change.impact === 'major')
     .flatMap((change) =>
       (change.verdicts ?? [])
@@ -87,8 +101,14 @@ export async function checkContractCompatibility(
           message: verdict.message ?? `${change.path}: ${verdict.ruleId}`,
         })),
     );
-  const problems =
-    breaking.length === 0
+  const acceptable = readAccepted(snapshotsDir, baseline.version);
+  const isAccepted = (change: BreakingChange) =>
+    acceptable.some((entry) => sameChange(entry, change));
+  const breaking = rated.filter((change) => !isAccepted(change));
+  const accepted = acceptable.filter((entry) => rated.some((change) => sameChange(entry, change)));
+  const stale = acceptable.filter((entry) => !accepted.includes(entry));
+  const problems = [
+    ...(breaking.length === 0
       ? []
       : [
           `${breaking.length} breaking change(s) against the released ${baseline.version}:`,
@@ -97,15 +117,33 @@ export async function checkContractCompatibility(
           ),
           `Undo them, or release a new major: set info.version to ${major + 1}.0.0 and add ` +
             `contract-snapshots/${major + 1}.0.0.json (a copy of the document).`,
-        ];
+        ]),
+    ...stale.map(
+      (entry) =>
+        `${ACCEPTED_FILE} accepts a change the document no longer makes: ${entry.message} ` +
+        `(${entry.ruleId}, ${entry.pointer}); remove the entry.`,
+    ),
+  ];
   return {
-    ok: breaking.length === 0,
+    ok: problems.length === 0,
     version,
     baseline: baseline.version,
     summary: report.summary,
     breaking,
+    accepted,
     problems,
   };
+}
+
+function readAccepted(snapshotsDir: string, baseline: string): AcceptedChange[] {
+  const file = join(snapshotsDir, ACCEPTED_FILE);
+  if (!existsSync(file)) return [];
+  const byBaseline = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  return (byBaseline[baseline] ?? []) as AcceptedChange[];
+}
+
+function sameChange(a: BreakingChange, b: BreakingChange): boolean {
+  return a.pointer === b.pointer && a.ruleId === b.ruleId && a.message === b.message;
 }
 
 function refuse(version: string, problems: string[]): CompatibilityReport {

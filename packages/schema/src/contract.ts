@@ -40,9 +40,24 @@ export interface Route<
     readonly schema: TResponse;
     readonly description: string;
   };
-  /** The catalog errors this operation can answer with (besides 404/405 for other paths). */
+  /** The catalog errors this operation can answer with (the router's own: {@link ROUTING_ERRORS}). */
   readonly errors: readonly ErrorName[];
+  /**
+   * `false`: served, but not an operation of the OpenAPI document. The reference page and its
+   * script are HTML and JavaScript for a browser, not calls an API consumer makes.
+   */
+  readonly documented?: false;
 }
+
+/**
+ * What the router answers on every path of the contract, whatever the operation: 404 for a
+ * path no route has (a wrong server URL or path prefix) and 405, with `Allow`, for a method the
+ * path does not support. The document lists both on every operation.
+ */
+export const ROUTING_ERRORS = [
+  'notFound',
+  'methodNotAllowed',
+] as const satisfies readonly ErrorName[];
 
 /** Declares a route with its exact types kept (helper for inference only). */
 export function defineRoute<
@@ -156,6 +171,7 @@ export const getDocs = defineRoute({
     description: 'The API reference page.',
   },
   errors: ['internal'],
+  documented: false,
 });
 
 export const getDocsScript = defineRoute({
@@ -174,6 +190,7 @@ export const getDocsScript = defineRoute({
     description: 'The renderer script of the API reference page.',
   },
   errors: ['internal'],
+  documented: false,
 });
 
 /** Every operation of the API, by operationId. Adding a route = one entry here + one handler. */

@@ -39,6 +39,10 @@ export const Int64 = documented(
   {
     type: 'integer',
     format: 'int64',
+    // Exact bigints: the document is written with a lossless JSON serializer (openapi-file.ts),
+    // so the file holds -9223372036854775808 and 9223372036854775807 digit for digit.
+    minimum: INT64_MIN as unknown as number,
+    maximum: INT64_MAX as unknown as number,
     description: `A signed 64-bit integer, ${INT64_MIN} to ${INT64_MAX}, accepted exactly.`,
   },
 );

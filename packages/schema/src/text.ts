@@ -6,13 +6,18 @@ export const NAME_MAX_LENGTH = 200;
 /** Longest accepted plant `tag`, in characters (Unicode code points, as JSON Schema counts). */
 export const TAG_MAX_LENGTH = 100;
 
-// C0 controls, DEL and C1 controls: never part of a plant's name or tag.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * The JSON Schema `pattern` (ECMA-262, as JSON Schema 2020-12 reads it) of a name or tag: no C0
+ * control, no DEL and no C1 control anywhere. The same text is the server's check, so the
+ * document states exactly the rule the server enforces.
+ */
+export const NO_CONTROL_CHARACTERS_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]*$';
+const NO_CONTROL_CHARACTERS = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');
 
 /**
  * A string of 1..`maxLength` characters that is well-formed Unicode (no lone surrogate)
- * and holds no control character.
+ * and holds no control character. JSON Schema has no keyword for "well-formed": that rule is
+ * stated in the document's description instead.
  *
  * @example
  * const Name = boundedText(200, 'The name of the plant');
@@ -22,7 +27,12 @@ export function boundedText(maxLength: number, description: string) {
     z.minLength(1, 'must not be empty'),
     z.maxLength(maxLength, `must be at most ${maxLength} characters`),
     z.refine((s) => s.isWellFormed(), 'must be well-formed Unicode (no lone surrogate)'),
-    z.refine((s) => !CONTROL_CHARACTER.test(s), 'must not contain control characters'),
+    z.refine((s) => NO_CONTROL_CHARACTERS.test(s), 'must not contain control characters'),
   );
-  return documented(text, { description, minLength: 1, maxLength });
+  return documented(text, {
+    description,
+    minLength: 1,
+    maxLength,
+    pattern: NO_CONTROL_CHARACTERS_PATTERN,
+  });
 }

@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ERROR_ENTRIES } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +88,23 @@ async function expectCompleteReference(page: Page, record: PageRecord, screensho
   expect(record.problems).toEqual([]);
 }
 
+/**
+ * The introduction's error-code table as the reader sees it: per row the `error` cell's text
+ * and how many lines the browser laid it out on (a text node's line boxes).
+ */
+async function errorTableCells(page: Page): Promise<{ text: string; lines: number }[]> {
+  const table = page.locator('.markdown table', { hasText: String(ERROR_ENTRIES[0]?.code) });
+  await expect.poll(() => table.count(), POLL).toBe(1);
+  await table.scrollIntoViewIfNeeded();
+  return table.locator('tbody tr td:first-child').evaluateAll((cells) =>
+    cells.map((cell) => {
+      const range = cell.ownerDocument.createRange();
+      range.selectNodeContents(cell);
+      return { text: cell.textContent?.trim() ?? '', lines: range.getClientRects().length };
+    }),
+  );
+}
+
 if (chromium.found) {
   describe('the API reference in headless Chromium', () => {
     let browser: HeadlessChromium;
@@ -139,6 +157,35 @@ if (chromium.found) {
         body: JSON.stringify({ id: 10, name: 'Fern' }),
       });
       expect(conflict.status).toBe(409);
+    }, 120_000);
+
+    it('renders the error-code table of the introduction as a table: each code on one line', async () => {
+      const [page, record] = await openReference(browser, `${server.url}/docs`);
+      const cells = await errorTableCells(page);
+      expect(cells.map((cell) => cell.text)).toEqual(ERROR_ENTRIES.map((e) => String(e.code)));
+      for (const cell of cells) expect(cell, `error ${cell.text}`).toMatchObject({ lines: 1 });
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'intro-error-table.png') });
+      expect(record.problems).toEqual([]);
+    }, 120_000);
+
+    it('the static site built for PUBLIC_API_URL, opened from disk, shows that server', async () => {
+      const folder = join(siteFolder, 'public');
+      writeDocsSite(folder, { serverUrl: 'https://api.example.com' });
+      const [page, record] = await openReference(
+        browser,
+        pathToFileURL(join(folder, 'index.html')).href,
+      );
+      const serverBox = page.getByText('https://api.example.com', { exact: true });
+      await expect.poll(() => serverBox.count(), POLL).toBeGreaterThan(0);
+      expect(await visibleText(page.locator('body'))).not.toContain('file:/');
+      const cells = await errorTableCells(page);
+      for (const cell of cells) expect(cell, `error ${cell.text}`).toMatchObject({ lines: 1 });
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'static-docs-from-disk.png') });
+      const elsewhere = record.requests.filter((url) => !/^(file|data|blob):/.test(url));
+      expect(elsewhere).toEqual([]);
+      expect(record.problems).toEqual([]);
     }, 120_000);
 
     it('the static site of `pnpm docs:build` shows the same, offline', async () => {

@@ -1,15 +1,25 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseJson, stringifyJson } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import { afterAll, expect, it } from 'vitest';
+import { LOCAL_SERVER_URL } from './docs-build-config.ts';
 import { writeDocsSite } from './docs-site.ts';
 import { loadRendererScript } from './renderer-script.ts';
 
-const folder = mkdtempSync(join(tmpdir(), 'plant-store-docs-site-'));
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
+const work = mkdtempSync(join(tmpdir(), 'plant-store-docs-site-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The document embedded in a written index.html, read back exactly. */
+function embeddedDocument(folder: string): { servers: unknown } {
+  const html = readFileSync(join(folder, 'index.html'), 'utf8');
+  const block = /<script id="api-reference" type="application\/json"[^>]*>([\s\S]*?)<\/script>/;
+  return parseJson(block.exec(html)?.[1] ?? '') as { servers: unknown };
+}
 
 it('writes a self-contained static site: the page, its script and the document, linked relatively', () => {
+  const folder = join(work, 'default');
   const files = writeDocsSite(folder);
   expect(files.sort()).toEqual([
     'assets/api-reference.js',
@@ -21,8 +31,26 @@ it('writes a self-contained static site: the page, its script and the document, 
   expect(html).toContain('<script src="assets/api-reference.js"></script>');
   expect(html).not.toMatch(/(src|href)="(https?:|\/\/|\/)/);
   expect(readFileSync(join(folder, 'assets/api-reference.js'), 'utf8')).toBe(loadRendererScript());
-  expect(JSON.parse(readFileSync(join(folder, 'openapi.json'), 'utf8'))).toEqual(
-    JSON.parse(JSON.stringify(buildOpenApiDocument())),
-  );
+  const written = readFileSync(join(folder, 'openapi.json'), 'utf8');
+  // The same document as generated, but for `servers`; the int64 bounds exact in the file.
+  const { servers, ...rest } = parseJson(written) as Record<string, unknown>;
+  const { servers: _served, ...generated } = buildOpenApiDocument();
+  expect(stringifyJson(rest)).toBe(stringifyJson(parseJson(stringifyJson(generated))));
+  expect(written).toContain('"maximum": 9223372036854775807');
+  expect(servers).toEqual([expect.objectContaining({ url: LOCAL_SERVER_URL })]);
+  expect(embeddedDocument(folder).servers).toEqual(servers);
   expect(readFileSync(join(folder, 'openapi.yaml'), 'utf8')).toContain('operationId: createPlant');
+});
+
+it('writes the public API address into the servers of the page, openapi.json and openapi.yaml', () => {
+  const folder = join(work, 'public');
+  writeDocsSite(folder, { serverUrl: 'https://api.example.com' });
+  const expected = [{ url: 'https://api.example.com', description: 'The Plant Store API' }];
+  expect(embeddedDocument(folder).servers).toEqual(expected);
+  expect(parseJson(readFileSync(join(folder, 'openapi.json'), 'utf8'))).toMatchObject({
+    servers: expected,
+  });
+  expect(readFileSync(join(folder, 'openapi.yaml'), 'utf8')).toContain(
+    'servers:\n  - url: https://api.example.com\n',
+  );
 });

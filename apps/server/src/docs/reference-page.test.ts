@@ -22,6 +22,12 @@ describe('renderReferencePage', () => {
     expect(JSON.parse(embedded(html))).toEqual(document);
   });
 
+  it('embeds bigints (the int64 bounds of id) as exact JSON integers', () => {
+    const document = { schema: { minimum: -(2n ** 63n), maximum: 2n ** 63n - 1n } };
+    const block = embedded(renderReferencePage({ ...OPTIONS, document }));
+    expect(block).toBe('{"schema":{"minimum":-9223372036854775808,"maximum":9223372036854775807}}');
+  });
+
   it('cannot be broken out of by a document holding </script>, <!-- or &', () => {
     const description = '</script><script>alert(1)</script> <!-- & <token>';
     const html = renderReferencePage({ ...OPTIONS, document: { info: { description } } });

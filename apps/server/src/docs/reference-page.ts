@@ -1,3 +1,5 @@
+import { stringifyJson } from '@plant-store/schema';
+
 /** The page's title, on the server's `/docs` and in the static site. */
 export const REFERENCE_TITLE = 'Plant Store API reference';
 
@@ -13,6 +15,15 @@ export interface ReferencePageOptions {
 }
 
 /**
+ * Markdown tables in descriptions (the introduction's error-code table): the renderer breaks
+ * cell text between any two characters (`word-break: break-word`), so a narrow column can
+ * shrink until a code like 40001 shows one digit per line. Here a cell breaks only between
+ * words, and inside a word only when that word alone is wider than the column.
+ */
+export const TABLE_CSS =
+  '.scalar-app .markdown td, .scalar-app .markdown th { word-break: normal; overflow-wrap: break-word; }';
+
+/**
  * The renderer's settings. Everything that would reach another host is off: no web fonts,
  * no telemetry, no AI agent; the "try it" client sends requests straight to the API (no
  * proxy), so a CSP of `connect-src 'self'` holds.
@@ -24,6 +35,7 @@ export const RENDERER_CONFIGURATION = {
   showDeveloperTools: 'never',
   documentDownloadType: 'both',
   defaultOpenAllTags: true,
+  customCss: TABLE_CSS,
 } as const;
 
 /**
@@ -62,9 +74,12 @@ export function renderReferencePage(options: ReferencePageOptions): string {
 `;
 }
 
-/** JSON that is safe inside a `<script>` element: no `<` (so no `</script>`), no `&`. */
+/**
+ * JSON that is safe inside a `<script>` element: no `<` (so no `</script>`), no `&`. Written
+ * losslessly, so the document's int64 bounds (bigints) are exact integers here too.
+ */
 function embedJson(value: object): string {
-  return JSON.stringify(value)
+  return stringifyJson(value)
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e')
     .replace(/&/g, '\\u0026');

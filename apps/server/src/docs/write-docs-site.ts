@@ -1,11 +1,28 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  DocsBuildConfigError,
+  LOCAL_SERVER_URL,
+  readDocsBuildConfig,
+} from './docs-build-config.ts';
 import { writeDocsSite } from './docs-site.ts';
 
-// `pnpm docs:build`: writes the static API reference to apps/server/dist-docs (or the folder
-// given as the first argument), ready to publish.
-const folder = resolve(
-  process.argv[2] ?? fileURLToPath(new URL('../../dist-docs', import.meta.url)),
-);
-const files = writeDocsSite(folder);
-console.log(`wrote the API reference to ${folder}: ${files.join(', ')}`);
+// `pnpm docs:build [folder] [--server-url <url>]`: writes the static API reference to
+// apps/server/dist-docs (or the folder given), ready to publish, pointing at PUBLIC_API_URL.
+try {
+  const config = readDocsBuildConfig();
+  const folder = resolve(
+    config.folder ?? fileURLToPath(new URL('../../dist-docs', import.meta.url)),
+  );
+  const files = writeDocsSite(folder, { serverUrl: config.serverUrl });
+  console.log(`wrote the API reference to ${folder}: ${files.join(', ')}`);
+  console.log(
+    config.serverUrl === undefined
+      ? `its server is ${LOCAL_SERVER_URL} (set PUBLIC_API_URL or --server-url for the public address)`
+      : `its server is ${config.serverUrl}`,
+  );
+} catch (error) {
+  if (!(error instanceof DocsBuildConfigError)) throw error;
+  console.error(`docs:build: ${error.message}`);
+  process.exitCode = 2;
+}

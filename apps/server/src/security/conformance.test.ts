@@ -217,7 +217,16 @@ function cases(offset: number): Case[] {
       status: 200,
       validRequest: true,
     },
-    { label: 'the reference page', method: 'GET', path: '/docs', status: 200, validRequest: true },
+    // Served, but not an operation of the document (an HTML page for browsers): like any path
+    // the document does not list, it goes only through the forwarding proxy.
+    {
+      label: 'the reference page (not in the document)',
+      method: 'GET',
+      path: '/docs',
+      status: 200,
+      validRequest: true,
+      reportingOnly: true,
+    },
   ];
 }
 

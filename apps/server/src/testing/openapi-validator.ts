@@ -2,8 +2,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
+interface ResponseObject {
+  $ref?: string;
+  headers?: Record<string, { required?: boolean }>;
+}
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>;
+  paths: Record<string, Record<string, { responses: Record<string, ResponseObject> }>>;
+  components: { responses: Record<string, ResponseObject> };
 }
 
 const require = createRequire(import.meta.url);
@@ -35,7 +40,24 @@ export class OpenApiResponseValidator {
    * error status not listed for the operation (404, 405) is checked against its response
    * component.
    */
-  assertResponse(method: string, path: string, status: number, body: unknown): void {
+  assertResponse(
+    method: string,
+    path: string,
+    status: number,
+    body: unknown,
+    /** The response's headers: each header the document marks `required` must be present. */
+    headers?: Headers,
+  ): void {
+    if (headers) {
+      const declared = this.responseObject(method, path, status)?.headers ?? {};
+      for (const [name, header] of Object.entries(declared)) {
+        if (header.required && !headers.has(name)) {
+          throw new Error(
+            `${method.toUpperCase()} ${path} ${status}: the document requires a ${name} header`,
+          );
+        }
+      }
+    }
     const validate = this.validatorFor(method, path, status);
     if (!validate(body)) {
       throw new Error(
@@ -43,6 +65,18 @@ export class OpenApiResponseValidator {
           `${this.ajv.errorsText(validate.errors)}; body: ${JSON.stringify(body)}`,
       );
     }
+  }
+
+  /** The document's Response Object for a status (a `$ref` resolved; 404/405 by component). */
+  private responseObject(method: string, path: string, status: number) {
+    const listed = this.document.paths[path]?.[method.toLowerCase()]?.responses[String(status)];
+    const ref =
+      listed?.$ref ??
+      (listed === undefined
+        ? `#/components/responses/${{ 404: 'NotFound', 405: 'MethodNotAllowed' }[status]}`
+        : undefined);
+    if (ref === undefined) return listed;
+    return this.document.components.responses[ref.replace('#/components/responses/', '')];
   }
 
   private validatorFor(method: string, path: string, status: number): ValidateFunction {

@@ -84,46 +84,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/docs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * API reference page
-         * @description This document rendered as an interactive HTML reference. The page and its script are served by this server: it loads nothing from any other host. No credential needed.
-         */
-        get: operations["getDocs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docs/assets/api-reference.js": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * API reference page script
-         * @description The script that renders the API reference page. No credential needed.
-         */
-        get: operations["getDocsScript"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -201,14 +161,14 @@ export interface components {
         Unauthorized: {
             headers: {
                 /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, plus `error="invalid_token"` when a token was sent but refused. */
-                "WWW-Authenticate"?: string;
+                "WWW-Authenticate": string;
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No operation exists at this path (any unknown path). */
+        /** @description No operation exists at the requested path: any unknown path answers this (for example a server URL without its path prefix). */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -217,11 +177,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The path exists, but not with this method (any known path). */
+        /** @description The path exists, but not with the method sent (e.g. `GET /plants`); `Allow` lists the methods it supports. */
         MethodNotAllowed: {
             headers: {
-                /** @description The methods the path supports. */
-                Allow?: string;
+                /** @description The methods the path supports, comma-separated (e.g. `POST`). */
+                Allow: string;
                 [name: string]: unknown;
             };
             content: {
@@ -258,8 +218,8 @@ export interface components {
         /** @description Over a rate limit (per credential, or per client address for refused credentials). */
         TooManyRequests: {
             headers: {
-                /** @description Seconds to wait before the limit allows another request. */
-                "Retry-After"?: number;
+                /** @description Seconds to wait before retrying: until the rate limit allows another request (429), or until the store is expected back (503). */
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {
@@ -278,8 +238,8 @@ export interface components {
         /** @description The store is unreachable; retry later. */
         ServiceUnavailable: {
             headers: {
-                /** @description Seconds to wait before retrying. */
-                "Retry-After"?: number;
+                /** @description Seconds to wait before retrying: until the rate limit allows another request (429), or until the store is expected back (503). */
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {
@@ -319,6 +279,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -345,6 +307,8 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -366,6 +330,8 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -390,48 +356,8 @@ export interface operations {
                     };
                 };
             };
-            500: components["responses"]["InternalError"];
-        };
-    };
-    getDocs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The API reference page. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            500: components["responses"]["InternalError"];
-        };
-    };
-    getDocsScript: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The renderer script of the API reference page. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/javascript": string;
-                };
-            };
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
         };
     };

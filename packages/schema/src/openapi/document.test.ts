@@ -5,6 +5,9 @@ import { parse as parseYaml } from 'yaml';
 import { type Contract, contract } from '../contract.ts';
 import { ErrorBody } from '../error-body.ts';
 import { ERROR_ENTRIES } from '../error-catalog.ts';
+import { INT64_MAX, INT64_MIN } from '../int64.ts';
+import { NewPlant } from '../plant.ts';
+import { NO_CONTROL_CHARACTERS_PATTERN } from '../text.ts';
 import { buildOpenApiDocument } from './document.ts';
 import { serializeOpenApiDocument, serializeOpenApiYaml } from './serialize.ts';
 
@@ -96,6 +99,8 @@ describe('the generated document follows the specification', () => {
       '200',
       '400',
       '401',
+      '404',
+      '405',
       '409',
       '413',
       '415',
@@ -139,8 +144,9 @@ describe('the document is complete for outside consumers', () => {
     contract[operation.operationId as keyof Contract] as Contract[keyof Contract];
 
   it('gives every operation an operationId of the contract, a summary and a description', () => {
+    const documented = Object.entries(contract).filter(([, route]) => route.documented !== false);
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(
-      Object.keys(contract).sort(),
+      documented.map(([key]) => key).sort(),
     );
     for (const operation of operations) {
       expect(operation.summary, operation.operationId).toMatch(/\S/);
@@ -209,12 +215,92 @@ describe('the document is complete for outside consumers', () => {
     }
   });
 
-  it('documents /docs as an HTML page and its script as JavaScript, without a credential', () => {
-    const docs = generated.paths?.['/docs']?.get;
-    expect(Object.keys(docs?.responses?.['200']?.content ?? {})).toEqual(['text/html']);
-    expect(docs?.security).toEqual([]);
-    const script = generated.paths?.['/docs/assets/api-reference.js']?.get;
-    expect(Object.keys(script?.responses?.['200']?.content ?? {})).toEqual(['text/javascript']);
-    expect(script?.security).toEqual([]);
+  it('lists the probes and the document under Operations, and not the HTML page or its script', () => {
+    expect(Object.keys(generated.paths ?? {}).sort()).toEqual([
+      '/healthz',
+      '/openapi.json',
+      '/plants',
+      '/readyz',
+    ]);
+    for (const path of ['/healthz', '/readyz', '/openapi.json']) {
+      expect(generated.paths?.[path]?.get?.tags).toEqual(['operations']);
+    }
+    expect(generated.tags?.find((tag) => tag.name === 'operations')).toMatchObject({
+      'x-displayName': 'Operations',
+    });
+    expect(generated.info.description).toMatch(/\*\*Operations\.\*\*[\s\S]*not listed/);
+  });
+});
+
+describe('the document states what the server enforces', () => {
+  const schemas = generated.components?.schemas ?? {};
+  type Properties = Record<string, Record<string, unknown>>;
+  const newPlant = (schemas.NewPlant as { properties: Properties }).properties;
+
+  it('bounds id to int64, written as exact JSON integers in openapi.json and openapi.yaml', () => {
+    expect(newPlant.id).toMatchObject({ minimum: INT64_MIN, maximum: INT64_MAX });
+    for (const file of [COMMITTED, COMMITTED_YAML]) {
+      const text = readFileSync(file, 'utf8');
+      expect(text).toMatch(/"?minimum"?: -9223372036854775808\b/);
+      expect(text).toMatch(/"?maximum"?: 9223372036854775807\b/);
+    }
+  });
+
+  it('gives name and tag the pattern the server checks: no C0, DEL or C1 control', () => {
+    for (const field of ['name', 'tag']) {
+      expect(newPlant[field]?.pattern).toBe(NO_CONTROL_CHARACTERS_PATTERN);
+    }
+    const pattern = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');
+    for (const code of [0x00, 0x1f, 0x7f, 0x82, 0x9f]) {
+      const text = `a${String.fromCodePoint(code)}`;
+      expect(pattern.test(text), code.toString(16)).toBe(false);
+      expect(NewPlant.safeParse({ id: 1, name: text }).success).toBe(false);
+    }
+    for (const text of ['Monstera', 'a\u00a0b', 'ü', '\u{1f331}']) {
+      expect(pattern.test(text)).toBe(true);
+      expect(NewPlant.safeParse({ id: 1, name: text }).success).toBe(true);
+    }
+    expect(generated.info.description).toMatch(/lone surrogate/);
+  });
+
+  it('has no unused component', () => {
+    const text = serializeOpenApiDocument(generated);
+    for (const [kind, components] of Object.entries(generated.components ?? {})) {
+      if (kind === 'securitySchemes') continue;
+      for (const name of Object.keys(components as object)) {
+        expect(text, `${kind}/${name}`).toContain(`"$ref": "#/components/${kind}/${name}"`);
+      }
+    }
+  });
+
+  it('lists 404 and 405 on every operation, and each status with the headers the server sends', () => {
+    type Response = { $ref?: string };
+    const responses = generated.components?.responses as Record<
+      string,
+      { headers?: Record<string, unknown> }
+    >;
+    expect(Object.keys(responses.Unauthorized?.headers ?? {})).toEqual(['WWW-Authenticate']);
+    expect(Object.keys(responses.MethodNotAllowed?.headers ?? {})).toEqual(['Allow']);
+    expect(Object.keys(responses.TooManyRequests?.headers ?? {})).toEqual(['Retry-After']);
+    expect(Object.keys(responses.ServiceUnavailable?.headers ?? {})).toEqual(['Retry-After']);
+    for (const [path, item] of Object.entries(generated.paths ?? {})) {
+      for (const operation of Object.values(item as Record<string, { responses: object }>)) {
+        const listed = operation.responses as Record<string, Response>;
+        expect(listed['404']?.$ref, path).toBe('#/components/responses/NotFound');
+        expect(listed['405']?.$ref, path).toBe('#/components/responses/MethodNotAllowed');
+      }
+    }
+    const post = generated.paths?.['/plants']?.post?.responses as Record<string, Response>;
+    for (const [status, name] of [
+      ['401', 'Unauthorized'],
+      ['413', 'PayloadTooLarge'],
+      ['415', 'UnsupportedMediaType'],
+      ['429', 'TooManyRequests'],
+      ['503', 'ServiceUnavailable'],
+    ]) {
+      expect(post[status ?? '']?.$ref).toBe(`#/components/responses/${name}`);
+    }
+    const ready = generated.paths?.['/readyz']?.get?.responses as Record<string, Response>;
+    expect(ready['503']?.$ref).toBe('#/components/responses/ServiceUnavailable');
   });
 });

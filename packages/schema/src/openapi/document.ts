@@ -1,5 +1,11 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { type Contract, contract, RESPONSE_MEDIA_TYPES, type Route } from '../contract.ts';
+import {
+  type Contract,
+  contract,
+  RESPONSE_MEDIA_TYPES,
+  ROUTING_ERRORS,
+  type Route,
+} from '../contract.ts';
 import { ErrorBody } from '../error-body.ts';
 import { ERROR_ENTRIES, ERROR_STATUSES, type ErrorName } from '../error-catalog.ts';
 import { INT64_MAX } from '../int64.ts';
@@ -13,28 +19,47 @@ export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']
 export const API_VERSION = '1.0.0';
 const BEARER = 'bearerAuth';
 
-/** Per error status: the response component's name, description and headers. */
-type HeaderDoc = Record<string, { description: string; schema: { type: 'string' | 'integer' } }>;
-const STATUS_RESPONSES: Record<number, { name: string; summary: string; headers?: HeaderDoc }> = {
-  400: { name: 'BadRequest', summary: 'The request body is missing, malformed or invalid.' },
-  401: {
-    name: 'Unauthorized',
-    summary: 'The bearer credential is missing or not valid.',
-    headers: {
-      'WWW-Authenticate': {
-        description:
-          'RFC 6750 challenge: `Bearer realm="plant-store"`, plus `error="invalid_token"` when a token was sent but refused.',
-        schema: { type: 'string' },
-      },
-    },
+/**
+ * The response headers the document declares, each with the error statuses that carry it. The
+ * server sets them where the error is raised (`ApiError` headers); declaring another header is
+ * one entry here.
+ */
+const RESPONSE_HEADERS: Record<
+  string,
+  { statuses: readonly number[]; description: string; schema: { type: 'string' | 'integer' } }
+> = {
+  'WWW-Authenticate': {
+    statuses: [401],
+    description:
+      'RFC 6750 challenge: `Bearer realm="plant-store"`, plus `error="invalid_token"` when a token was sent but refused.',
+    schema: { type: 'string' },
   },
-  404: { name: 'NotFound', summary: 'No operation exists at this path (any unknown path).' },
+  Allow: {
+    statuses: [405],
+    description: 'The methods the path supports, comma-separated (e.g. `POST`).',
+    schema: { type: 'string' },
+  },
+  'Retry-After': {
+    statuses: [429, 503],
+    description:
+      'Seconds to wait before retrying: until the rate limit allows another request (429), or until the store is expected back (503).',
+    schema: { type: 'integer' },
+  },
+};
+
+/** Per error status: the response component's name and description. */
+const STATUS_RESPONSES: Record<number, { name: string; summary: string }> = {
+  400: { name: 'BadRequest', summary: 'The request body is missing, malformed or invalid.' },
+  401: { name: 'Unauthorized', summary: 'The bearer credential is missing or not valid.' },
+  404: {
+    name: 'NotFound',
+    summary:
+      'No operation exists at the requested path: any unknown path answers this (for example a server URL without its path prefix).',
+  },
   405: {
     name: 'MethodNotAllowed',
-    summary: 'The path exists, but not with this method (any known path).',
-    headers: {
-      Allow: { description: 'The methods the path supports.', schema: { type: 'string' } },
-    },
+    summary:
+      'The path exists, but not with the method sent (e.g. `GET /plants`); `Allow` lists the methods it supports.',
   },
   409: { name: 'Conflict', summary: 'The id is taken by a plant with another name or tag.' },
   413: { name: 'PayloadTooLarge', summary: 'The request body is over the size limit.' },
@@ -42,25 +67,21 @@ const STATUS_RESPONSES: Record<number, { name: string; summary: string; headers?
   429: {
     name: 'TooManyRequests',
     summary: 'Over a rate limit (per credential, or per client address for refused credentials).',
-    headers: {
-      'Retry-After': {
-        description: 'Seconds to wait before the limit allows another request.',
-        schema: { type: 'integer' },
-      },
-    },
   },
   500: { name: 'InternalError', summary: 'An unexpected server failure.' },
-  503: {
-    name: 'ServiceUnavailable',
-    summary: 'The store is unreachable; retry later.',
-    headers: {
-      'Retry-After': {
-        description: 'Seconds to wait before retrying.',
-        schema: { type: 'integer' },
-      },
-    },
-  },
+  503: { name: 'ServiceUnavailable', summary: 'The store is unreachable; retry later.' },
 };
+
+/** The headers an error status carries, as OpenAPI Header Objects. */
+function headersOf(status: number) {
+  const headers = Object.entries(RESPONSE_HEADERS)
+    .filter(([, header]) => header.statuses.includes(status))
+    // The server always sets them with the status: `required` lets a generated client rely on it.
+    .map(
+      ([name, { description, schema }]) => [name, { description, required: true, schema }] as const,
+    );
+  return headers.length === 0 ? undefined : Object.fromEntries(headers);
+}
 
 const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
   validationFailed:
@@ -168,18 +189,36 @@ ${
 |---|---|---|
 ${ERROR_ENTRIES.map((e) => `| ${e.code} | ${e.status} | ${e.meaning} |`).join('\n')}
 
-Any unknown path answers 404 (\`NotFound\` response) and any other method on a known path
-answers 405 (\`MethodNotAllowed\` response, with an \`Allow\` header).`;
+Every operation lists 404 (\`NotFound\`: any unknown path, e.g. a server URL missing its path
+prefix) and 405 (\`MethodNotAllowed\`: another method on a known path, with an \`Allow\`
+header), because the router answers them for any request.
+
+**What this document cannot express.** JSON Schema has no keyword for well-formed Unicode: a
+\`name\` or \`tag\` holding a lone surrogate (written in JSON as an unpaired \`\\ud800\`…\`\\udfff\`
+escape) matches the schema but is rejected with 400 (\`error\` 40001). Every other rule the
+server applies to a NewPlant is in its schema: the \`id\` range (\`minimum\`/\`maximum\`, exact
+64-bit integers), the lengths and the \`pattern\` that excludes control characters (U+0000–U+001F,
+U+007F–U+009F).
+
+**Operations.** The probes (\`/healthz\`, \`/readyz\`) and this document (\`/openapi.json\`) are
+listed under their own *Operations* tag: they are machine-readable JSON endpoints that load
+balancers and tools call, and part of the released contract, so they stay in it; a deployment
+may keep them off its public address. The HTML reference page (\`/docs\`) and its script are for
+browsers, not API operations, and are not listed.`;
+
+const OPERATIONS_TAG_DESCRIPTION =
+  'Probes and this document, for operators and tools. No credential needed. A deployment may serve them only on its internal address.';
 
 function errorResponse(status: number) {
   const meta = STATUS_RESPONSES[status];
   if (!meta) throw new Error(`no response description for status ${status}`);
+  const headers = headersOf(status);
   const entries = ERROR_ENTRIES.filter((entry) => entry.status === status);
   return {
     name: meta.name,
     component: {
       description: meta.summary,
-      ...(meta.headers ? { headers: meta.headers } : {}),
+      ...(headers ? { headers } : {}),
       content: {
         'application/json': {
           schema: { $ref: '#/components/schemas/Error' },
@@ -198,10 +237,12 @@ function errorResponse(status: number) {
   };
 }
 
+/** The error statuses an operation can answer: its own errors and the router's. */
 function statusesOf(route: Route): number[] {
+  const errors: readonly ErrorName[] = [...route.errors, ...ROUTING_ERRORS];
   const statuses = new Set<number>();
   for (const entry of ERROR_ENTRIES) {
-    if (route.errors.includes(entry.name)) statuses.add(entry.status);
+    if (errors.includes(entry.name)) statuses.add(entry.status);
   }
   return [...statuses].sort((a, b) => a - b);
 }
@@ -272,11 +313,16 @@ export function buildOpenApiDocument(routes: Contract = contract): OpenApiDocume
     description:
       'An opaque access token issued by the operator of the server (see "Getting a token" above): `Authorization: Bearer <token>`.',
   });
-  for (const status of ERROR_STATUSES) {
+  const documented = (Object.entries(routes) as [keyof Contract, Route][]).filter(
+    ([, route]) => route.documented !== false,
+  );
+  // Only the error responses some operation refers to: no unused component.
+  const used = new Set(documented.flatMap(([, route]) => statusesOf(route)));
+  for (const status of ERROR_STATUSES.filter((status) => used.has(status))) {
     const { name, component } = errorResponse(status);
     registry.registerComponent('responses', name, component);
   }
-  for (const [key, route] of Object.entries(routes) as [keyof Contract, Route][]) {
+  for (const [key, route] of documented) {
     registerRoute(registry, route, OPERATION_EXAMPLES[key]);
   }
 
@@ -298,8 +344,12 @@ export function buildOpenApiDocument(routes: Contract = contract): OpenApiDocume
     servers: [{ url: '/', description: 'The server this document is served from' }],
     security: [{ [BEARER]: [] }],
     tags: [
-      { name: 'plants', description: 'Create plants.' },
-      { name: 'operations', description: 'Probes and this document, for operators.' },
+      { name: 'plants', 'x-displayName': 'Plants', description: 'Create plants.' },
+      {
+        name: 'operations',
+        'x-displayName': 'Operations',
+        description: OPERATIONS_TAG_DESCRIPTION,
+      },
     ],
   });
 }

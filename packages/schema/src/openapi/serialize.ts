@@ -1,8 +1,13 @@
+import { stringify as stringifyLossless } from 'lossless-json';
 import { stringify } from 'yaml';
 
-/** The committed file's exact text for a document: 2-space JSON and a final newline. */
+/**
+ * The committed file's exact text for a document: 2-space JSON and a final newline. Written
+ * with lossless-json, so a `bigint` (the int64 bounds of `id`) is an exact JSON integer, which
+ * `JSON.stringify` cannot write.
+ */
 export function serializeOpenApiDocument(document: object): string {
-  return `${JSON.stringify(document, null, 2)}\n`;
+  return `${stringifyLossless(document, null, 2)}\n`;
 }
 
 /**

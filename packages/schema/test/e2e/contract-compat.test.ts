@@ -34,7 +34,8 @@ describe('the released contract', () => {
     const report = await checkContractCompatibility(COMMITTED.pathname);
     expect(report.problems).toEqual([]);
     expect(report).toMatchObject({ ok: true, baseline: '1.0.0', breaking: [] });
-    expect(report.summary?.major).toBe(0);
+    // Every change rated major is one reviewed in accepted-changes.json.
+    expect(report.summary?.major).toBe(report.accepted?.length);
   }, 60_000);
 });
 
@@ -128,5 +129,29 @@ describe('compatible changes pass', () => {
     expect(report.problems).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.summary?.minor).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+describe('accepted changes (contract-snapshots/accepted-changes.json)', () => {
+  it('accept exactly the listed verdicts: the int64 bounds and the control-character pattern', async () => {
+    const report = await checkContractCompatibility(COMMITTED.pathname);
+    expect(report.accepted?.map((change) => change.message).sort()).toEqual([
+      "Lower bound of `id` was set to '>= -9223372036854776000'.",
+      "Upper bound of `id` was set to '<= 9223372036854776000'.",
+      "`pattern` of `name` was set to '^[^\\u0000-\\u001F\\u007F-\\u009F]*$'.",
+      "`pattern` of `tag` was set to '^[^\\u0000-\\u001F\\u007F-\\u009F]*$'.",
+    ]);
+    for (const change of report.accepted ?? []) expect(change.reason).toMatch(/1\.0\.0 refused/);
+  }, 60_000);
+
+  it('do not accept another value for the same rule, nor an entry that matches nothing', async () => {
+    const other = await checkEdited((doc) => {
+      doc.components.schemas.NewPlant.properties.name.pattern = '^[a-z]*$';
+    });
+    expect(other.ok).toBe(false);
+    expect(other.breaking.map((change) => change.pointer)).toContain(
+      '#/paths/~1plants/post/requestBody/content/application~1json/schema/properties/name',
+    );
+    expect(other.problems.join('\n')).toMatch(/no longer makes: `pattern` of `name`/);
   }, 60_000);
 });
