@@ -78,6 +78,7 @@ export const createPlant = defineRoute({
   errors: [
     'validationFailed',
     'malformedJson',
+    'jsonTooDeep',
     'missingBody',
     'malformedRequest',
     'unauthorized',

@@ -26,7 +26,14 @@ export {
 } from './error-catalog.ts';
 export { formatIssues } from './format-issues.ts';
 export { INT64_MAX, INT64_MIN, Int64, isInt64 } from './int64.ts';
-export { MalformedJsonError, parseJson, parseJsonNumber, stringifyJson } from './json.ts';
+export {
+  JsonTooDeepError,
+  MAX_JSON_DEPTH,
+  MalformedJsonError,
+  parseJson,
+  parseJsonNumber,
+  stringifyJson,
+} from './json.ts';
 export { API_VERSION, buildOpenApiDocument } from './openapi.ts';
 export { serializeOpenApiDocument, serializeOpenApiYaml } from './openapi-file.ts';
 export { NewPlant, type NewPlantInput, Plant, toPlant } from './plant.ts';
