@@ -1,7 +1,7 @@
 import type { NewPlant } from '@plant-store/schema';
 import pg from 'pg';
 import { GroupCommitQueue, type GroupCommitStats, type ItemResult } from './group-commit.ts';
-import { nonNegativeInteger } from './integer-option.ts';
+import { nonNegativeInteger, positiveInteger } from './integer-option.ts';
 import { maskUrl } from './mask-url.ts';
 import { observeCommit } from './observe-commit.ts';
 import {
@@ -179,7 +179,7 @@ export class PostgresStore implements PlantStore {
       describe: describePostgresFailure,
       ...(options.probeIntervalMs === undefined
         ? {}
-        : { intervalMs: nonNegativeInteger('probeIntervalMs', options.probeIntervalMs) }),
+        : { intervalMs: positiveInteger('probeIntervalMs', options.probeIntervalMs) }),
       ...(options.onReadinessChange ? { onChange: options.onReadinessChange } : {}),
       ...(options.timers ? { timers: options.timers } : {}),
     });
