@@ -175,6 +175,7 @@ export class PostgresStore implements PlantStore {
       probe: async () => {
         if (this.#closed) throw closedError();
         await this.#query(PROBE_WRITE, [], this.#settings.connectTimeoutMs);
+        return true;
       },
       describe: describePostgresFailure,
       ...(options.probeIntervalMs === undefined

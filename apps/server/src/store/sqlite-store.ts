@@ -350,11 +350,11 @@ export class SqliteStore implements PlantStore {
     }
   }
 
-  /** The readiness probe: one small real write, then the files' identity. */
-  #probe(): void {
+  /** The readiness probe: one small real write, then the files' identity; false when skipped. */
+  #probe(): boolean {
     if (this.#closed) throw closedError();
     // Commits are held while the checkpointer lets the WAL start over: no write then either.
-    if (this.#queue.paused) return;
+    if (this.#queue.paused) return false;
     try {
       this.#probeWrite.run();
     } catch (error) {
@@ -362,6 +362,7 @@ export class SqliteStore implements PlantStore {
       this.#probeWrite.run();
     }
     checkFiles(this.#files);
+    return true;
   }
 
   /**

@@ -20,6 +20,7 @@ describe('WriteReadiness', () => {
     let failure: Error | undefined;
     const probe = vi.fn(() => {
       if (failure) throw failure;
+      return true;
     });
     const changes: [Readiness, Readiness][] = [];
     const readiness = new WriteReadiness({
@@ -82,12 +83,25 @@ describe('WriteReadiness', () => {
     ]);
   });
 
+  it('keeps its state when the probe did not run (returned false)', async () => {
+    let run = false;
+    const readiness = new WriteReadiness({
+      probe: () => run,
+      describe: describeFailure,
+      intervalMs: 100,
+    });
+    readiness.noteWrite(fault('SQLITE_FULL'));
+    expect(await readiness.probe()).toMatchObject({ ready: false });
+    run = true;
+    expect(await readiness.probe()).toEqual({ ready: true });
+  });
+
   it('runs one probe at a time', async () => {
     let release = () => {};
     const probe = vi.fn(
       () =>
-        new Promise<void>((resolve) => {
-          release = resolve;
+        new Promise<boolean>((resolve) => {
+          release = () => resolve(true);
         }),
     );
     const readiness = new WriteReadiness({ probe, describe: describeFailure, intervalMs: 100 });

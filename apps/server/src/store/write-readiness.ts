@@ -19,8 +19,11 @@ export interface ReadinessTimers {
 
 /** Options of `WriteReadiness`. */
 export interface WriteReadinessOptions {
-  /** A cheap real write; throws (or rejects) when the store cannot commit. */
-  readonly probe: () => void | Promise<void>;
+  /**
+   * A cheap real write: true when it worked; throws (or rejects) when the store cannot commit;
+   * false when it did not run this time (nothing learned, the state stays).
+   */
+  readonly probe: () => boolean | Promise<boolean>;
   /** Turns a failed write (a probe's or a commit's) into its cause. */
   readonly describe: (error: unknown) => NotReadyCause;
   /** How often the probe runs; default 2000 ms. */
@@ -41,7 +44,7 @@ const READY: Readiness = { ready: true };
  * traffic still notices a fault (and its end) within one probe interval.
  *
  * @example
- * const readiness = new WriteReadiness({ probe: () => db.pragma('application_id = 0'), describe });
+ * const readiness = new WriteReadiness({ probe: () => (probeStatement.run(), true), describe });
  * readiness.start();
  * readiness.noteWrite(); // a commit succeeded
  * readiness.current(); // { ready: true }
@@ -99,8 +102,7 @@ export class WriteReadiness {
     if (this.#inFlight) return this.#inFlight;
     const run = (async () => {
       try {
-        await this.#options.probe();
-        this.noteWrite();
+        if (await this.#options.probe()) this.noteWrite();
       } catch (error) {
         this.noteWrite(error);
       }
