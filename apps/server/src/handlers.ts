@@ -4,6 +4,7 @@ import { REFERENCE_TITLE, renderReferencePage } from './docs/reference-page.ts';
 import { loadRendererScript } from './docs/renderer-script.ts';
 import type { ContractHandlers } from './http/contract-router.ts';
 import type { PlantStore } from './store/plant-store.ts';
+import { STORE_RETRY_AFTER_SECONDS } from './to-api-error.ts';
 
 /**
  * Creates the plant unless its id is taken. An identical replay answers the same Plant (so a
@@ -26,7 +27,16 @@ export function contractHandlers(store: PlantStore, openApiDocument: object): Co
   return {
     createPlant: (body) => createPlant(store, body),
     getHealth: async () => ({ status: 'ok' }),
+    // Ready means able to commit (the one operation is a write), not merely reachable.
     getReadiness: async () => {
+      const readiness = store.readiness();
+      if (!readiness.ready) {
+        throw new ApiError(
+          'storeUnavailable',
+          `Not ready: the store cannot commit (${readiness.cause.code})`,
+          { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+        );
+      }
       await store.ping();
       return { status: 'ok' };
     },

@@ -49,6 +49,7 @@ export function measureStore(store: PlantStore, metrics: ServiceMetrics): PlantS
         () => store.ping(),
         () => 'ok',
       ),
+    readiness: () => store.readiness(),
     close: () => store.close(),
   };
 }

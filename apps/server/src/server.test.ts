@@ -162,6 +162,13 @@ describe('bad bodies are 400 in the Error shape and store nothing', () => {
       /constructor: unknown/,
     ],
     ['a repeated key', '{"id": 5, "name": "a", "name": "b"}', 40002, /repeats the key "name"/],
+    [
+      'valid JSON nested 5,000 deep',
+      `{"id": 5, "name": "a", "tag": ${'['.repeat(5000)}${']'.repeat(5000)}}`,
+      40005,
+      /^Request body nests arrays and objects deeper than 64 levels \(at character 93\)$/,
+    ],
+    ['60,000 [', '['.repeat(60_000), 40005, /deeper than 64 levels \(at character 64\)$/],
     ['a lone surrogate', '{"id": 5, "name": "\\ud800"}', 40001, /^name: must be well-formed/],
     ['a control character', '{"id": 5, "name": "a\\u0007"}', 40001, /control characters/],
     ['a name over 200 chars', `{"id": 5, "name": "${'x'.repeat(201)}"}`, 40001, /at most 200/],

@@ -11,6 +11,7 @@ import { RateLimits } from './rate-limit.ts';
 import { rateLimitBackendFor } from './rate-limit-backend.ts';
 import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './store/open-store.ts';
 import type { PlantStore } from './store/plant-store.ts';
+import type { Readiness } from './store/write-readiness.ts';
 import { TokenRegistry } from './token-registry.ts';
 import { ManagedTokenVerifier } from './tokens/managed-token-verifier.ts';
 import { openTokenStore } from './tokens/open-token-store.ts';
@@ -55,16 +56,28 @@ export function serviceStoreOptions(
   config: Pick<Config, 'durability'> & Partial<Pick<Config, 'postgres'>>,
   logger: Logger,
 ): OpenStoreOptions & { readonly postgres: OpenPostgresOptions } {
+  // Logged once per transition, with the cause and what to do about it.
+  const onReadinessChange = (readiness: Readiness) => {
+    if (readiness.ready) logger.info('ready again: the store commits');
+    else {
+      const { code, message, action } = readiness.cause;
+      logger.error({ cause: code }, `not ready (${code}): ${message}. ${action}`);
+    }
+  };
   return {
     durability: config.durability,
     sqlite: {
       checkpoints: 'background',
       onCheckpointFailure: (error) =>
         logger.error({ err: error }, 'WAL checkpoint worker failed; checkpoints run inline'),
+      onCheckpointError: (error) =>
+        logger.warn({ err: error }, 'WAL checkpoint failed; the worker retries'),
+      onReadinessChange,
     },
     postgres: {
       ...config.postgres,
       onError: (error: Error, context: string) => logger.warn({ err: error }, context),
+      onReadinessChange,
     },
   };
 }

@@ -97,6 +97,7 @@ export const createPlant = defineRoute({
   errors: [
     'validationFailed',
     'malformedJson',
+    'jsonTooDeep',
     'missingBody',
     'malformedRequest',
     'unauthorized',
@@ -127,11 +128,12 @@ export const getReadiness = defineRoute({
   method: 'get',
   path: '/readyz',
   summary: 'Readiness probe',
-  description: 'Answers 200 when the store answers, 503 when it does not. No credential needed.',
+  description:
+    'Answers 200 when the store can commit (its last commit and a tiny write probe every few seconds succeeded), 503 when it cannot (disk full, read-only or deleted database file, database unreachable). No credential needed.',
   tag: 'operations',
   auth: 'none',
   body: undefined,
-  response: { status: 200, schema: Health, description: 'The store answers.' },
+  response: { status: 200, schema: Health, description: 'The store can commit.' },
   errors: ['storeUnavailable', 'internal'],
 });
 

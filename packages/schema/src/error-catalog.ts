@@ -25,6 +25,12 @@ export const ERROR_CATALOG = {
     meaning:
       'The HTTP request itself is malformed (request line, headers, or headers over 16 KiB); the connection is closed.',
   },
+  jsonTooDeep: {
+    code: 40005,
+    status: 400,
+    meaning:
+      'The body is JSON that nests arrays and objects deeper than 64 levels (a NewPlant needs 1).',
+  },
   unauthorized: {
     code: 40101,
     status: 401,

@@ -26,6 +26,13 @@ export {
 } from './error-catalog.ts';
 export { formatIssues } from './format-issues.ts';
 export { INT64_MAX, INT64_MIN, Int64, isInt64 } from './int64.ts';
-export { MalformedJsonError, parseJson, parseJsonNumber, stringifyJson } from './json.ts';
+export {
+  JsonTooDeepError,
+  MAX_JSON_DEPTH,
+  MalformedJsonError,
+  parseJson,
+  parseJsonNumber,
+  stringifyJson,
+} from './json.ts';
 export { NewPlant, type NewPlantInput, Plant, toPlant } from './plant.ts';
 export { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';

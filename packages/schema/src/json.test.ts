@@ -1,7 +1,14 @@
 import { isLosslessNumber, LosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { Int64 } from './int64.ts';
-import { MalformedJsonError, parseJson, parseJsonNumber, stringifyJson } from './json.ts';
+import {
+  JsonTooDeepError,
+  MAX_JSON_DEPTH,
+  MalformedJsonError,
+  parseJson,
+  parseJsonNumber,
+  stringifyJson,
+} from './json.ts';
 
 describe('parseJsonNumber', () => {
   it.each([
@@ -62,6 +69,42 @@ describe('parseJson', () => {
   it('rejects malformed text with a position, not parser internals', () => {
     expect(() => parseJson('{"a": ')).toThrow(MalformedJsonError);
     expect(() => parseJson('{"a": ')).toThrow(/^is not valid JSON \(at character \d+\)$/);
+  });
+
+  it(`parses valid JSON nested ${MAX_JSON_DEPTH} deep and refuses one level more as too deep`, () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    expect(parseJson(nested(MAX_JSON_DEPTH))).toBeInstanceOf(Array);
+    expect(
+      parseJson(`{"a":${'{"b":'.repeat(MAX_JSON_DEPTH - 2)}{}${'}'.repeat(MAX_JSON_DEPTH - 1)}`),
+    ).toBeTypeOf('object');
+    expect(() => parseJson(nested(MAX_JSON_DEPTH + 1))).toThrow(JsonTooDeepError);
+    expect(() => parseJson(nested(MAX_JSON_DEPTH + 1))).toThrow(
+      `nests arrays and objects deeper than 64 levels (at character ${MAX_JSON_DEPTH})`,
+    );
+  });
+
+  it('reports valid JSON nested 5,000 deep as too deep, not as malformed', () => {
+    const text = `{"id": 1, "name": "Fern", "tag": ${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    let thrown: unknown;
+    try {
+      parseJson(text);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(JsonTooDeepError);
+    expect(thrown).not.toBeInstanceOf(MalformedJsonError);
+  });
+
+  it('refuses 100,000 unclosed [ as too deep', () => {
+    expect(() => parseJson('['.repeat(100_000))).toThrow(JsonTooDeepError);
+  });
+
+  it('does not count brackets inside strings, escaped quotes included', () => {
+    const brackets = '['.repeat(200);
+    expect(parseJson(`{"name": "${brackets}", "tag": "\\\\\\"${brackets}"}`)).toEqual({
+      name: brackets,
+      tag: `\\"${brackets}`,
+    });
   });
 
   it('rejects a key repeated with another value', () => {

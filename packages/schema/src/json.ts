@@ -5,6 +5,17 @@ export class MalformedJsonError extends Error {
   override readonly name = 'MalformedJsonError';
 }
 
+/**
+ * Most arrays and objects {@link parseJson} accepts nested in one another. A NewPlant needs 1;
+ * the parser recurses once per level, so text nested deeper is refused before parsing.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Thrown by {@link parseJson} for JSON nested deeper than {@link MAX_JSON_DEPTH}. */
+export class JsonTooDeepError extends Error {
+  override readonly name = 'JsonTooDeepError';
+}
+
 // An integral number written with a fraction or exponent (`1.0`, `1e3`) is turned into a
 // bigint only while it needs at most this many zeros appended; anything larger is out of int64
 // range anyway, and a bound keeps `1e999999999` from building a huge bigint.
@@ -64,6 +75,12 @@ function toSchemaNumber(text: string): bigint | number | LosslessNumber {
  * parseJson('{"id": 9223372036854775807, "n": 7}'); // { id: 9223372036854775807n, n: 7 }
  */
 export function parseJson(text: string): unknown {
+  const tooDeepAt = depthExceededAt(text, MAX_JSON_DEPTH);
+  if (tooDeepAt !== -1) {
+    throw new JsonTooDeepError(
+      `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels (at character ${tooDeepAt})`,
+    );
+  }
   try {
     return parse(text, null, toSchemaNumber);
   } catch (error) {
@@ -75,6 +92,40 @@ export function parseJson(text: string): unknown {
       position ? `is not valid JSON (at character ${position[1]})` : 'is not valid JSON',
     );
   }
+}
+
+const OPEN_BRACKET = 0x5b;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The position of the first `[` or `{` (outside strings) that opens level `maxDepth + 1`, or
+ * -1 when the text never nests that deep. One pass without recursion, so it costs the same
+ * for 100 000 `[` as for any text of that length; malformed text is left to the parser.
+ */
+function depthExceededAt(text: string, maxDepth: number): number {
+  // Fewer characters than levels cannot nest too deep: most bodies skip the scan.
+  if (text.length <= maxDepth) return -1;
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === BACKSLASH) index += 1;
+      else if (char === QUOTE) inString = false;
+    } else if (char === QUOTE) {
+      inString = true;
+    } else if (char === OPEN_BRACKET || char === OPEN_BRACE) {
+      depth += 1;
+      if (depth > maxDepth) return index;
+    } else if (char === CLOSE_BRACKET || char === CLOSE_BRACE) {
+      depth -= 1;
+    }
+  }
+  return -1;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { formatIssues, MalformedJsonError, parseJson } from '@plant-store/schema';
+import { formatIssues, JsonTooDeepError, MalformedJsonError, parseJson } from '@plant-store/schema';
 import bodyParser from 'koa-bodyparser';
 import type * as z from 'zod/mini';
 import { ApiError } from '../api-error.ts';
@@ -26,7 +26,8 @@ const PLAIN_JSON_TYPES = new Set([
  * - no body or an empty one → 400 `missingBody`; a non-JSON content type → 415;
  * - over `limitBytes` (counted after any gzip/deflate decoding) → 413; `br` → 415;
  * - koa-bodyparser reads the raw bytes once; they are decoded strictly and parsed once,
- *   losslessly, so an int64 id is never rounded; malformed JSON → 400 `malformedJson`; schema
+ *   losslessly, so an int64 id is never rounded; malformed JSON → 400 `malformedJson`; JSON
+ *   nested deeper than `MAX_JSON_DEPTH` → 400 `jsonTooDeep`, before the parser recurses; schema
  *   failures → 400 `validationFailed`, listing every problem with its field path.
  *
  * The headers are read straight from the request: a create is the hot path, and every
@@ -96,6 +97,9 @@ function validate(schema: z.ZodMiniType, bytes: unknown): unknown {
   } catch (error) {
     if (error instanceof MalformedJsonError) {
       throw new ApiError('malformedJson', `Request body ${error.message}`);
+    }
+    if (error instanceof JsonTooDeepError) {
+      throw new ApiError('jsonTooDeep', `Request body ${error.message}`);
     }
     throw error;
   }

@@ -75,6 +75,11 @@ export class GroupCommitQueue<T, R> {
     return this.#queue.length;
   }
 
+  /** Whether `pause` holds new batches back. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
   /**
    * Starts no new batch until `resume`; resolves once no batch is in flight, so nothing is
    * committing when it settles. Items submitted meanwhile wait and form the next batch.

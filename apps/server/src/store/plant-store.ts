@@ -1,4 +1,5 @@
 import type { NewPlant } from '@plant-store/schema';
+import type { Readiness } from './write-readiness.ts';
 
 /**
  * What `create` did with a NewPlant:
@@ -35,6 +36,11 @@ export interface PlantStore {
   get(id: bigint): Promise<NewPlant | undefined>;
   /** Resolves when the store answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
+  /**
+   * Whether the store can commit now, from its latest write (the last commit, or a periodic
+   * cheap write probe); when not, the cause and what the operator should do.
+   */
+  readiness(): Readiness;
   /** Finishes pending work and releases the database. */
   close(): Promise<void>;
 }

@@ -350,6 +350,50 @@ describe('an unreachable database', () => {
   });
 });
 
+describe('readiness: the ability to commit', () => {
+  it('turns not ready when PostgreSQL cannot be reached, with the cause, and ready again', async () => {
+    const { url, proxy } = await proxiedUrl();
+    const changes: string[] = [];
+    const store = await open({
+      url,
+      connectTimeoutMs: 1000,
+      probeIntervalMs: 60_000,
+      onReadinessChange: (next) => changes.push(next.ready ? 'ready' : next.cause.code),
+    });
+    expect(await store.probeReadiness()).toEqual({ ready: true });
+    await proxy.setMode('refuse');
+    const down = await store.probeReadiness();
+    expect(down.ready).toBe(false);
+    // A create that fails the same way keeps it not ready (no second transition).
+    await expect(store.create({ id: 1n, name: 'Fern' })).rejects.toThrow(StoreUnavailableError);
+    await proxy.setMode('forward');
+    expect(await store.probeReadiness()).toEqual({ ready: true });
+    expect(changes).toHaveLength(2);
+    expect(changes[1]).toBe('ready');
+    expect(store.readiness()).toEqual({ ready: true });
+  });
+
+  it('turns not ready while the probe cannot write (a lock held past the statement timeout: 57014)', async () => {
+    const store = await open({ statementTimeoutMs: 300, probeIntervalMs: 60_000 });
+    expect(await store.probeReadiness()).toEqual({ ready: true });
+    const locker = new pg.Client({ connectionString: schema.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE plants IN ACCESS EXCLUSIVE MODE');
+      expect(await store.probeReadiness()).toMatchObject({
+        ready: false,
+        cause: { code: '57014', message: /^PostgreSQL cannot commit: / },
+      });
+      await locker.query('ROLLBACK');
+    } finally {
+      await locker.end();
+    }
+    expect(await store.probeReadiness()).toEqual({ ready: true });
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+  });
+});
+
 describe('options', () => {
   it('rejects invalid options', async () => {
     await expect(createPostgresStore({ url: schema.url, poolMax: 0 })).rejects.toThrow(/poolMax/);

@@ -1,7 +1,7 @@
 import type { NewPlant } from '@plant-store/schema';
 import pg from 'pg';
 import { GroupCommitQueue, type GroupCommitStats, type ItemResult } from './group-commit.ts';
-import { nonNegativeInteger } from './integer-option.ts';
+import { nonNegativeInteger, positiveInteger } from './integer-option.ts';
 import { maskUrl } from './mask-url.ts';
 import { observeCommit } from './observe-commit.ts';
 import {
@@ -23,6 +23,12 @@ import {
   type PostgresPoolSettings,
 } from './postgres-pool.ts';
 import type { Durability } from './sqlite-store.ts';
+import {
+  type NotReadyCause,
+  type Readiness,
+  type ReadinessTimers,
+  WriteReadiness,
+} from './write-readiness.ts';
 
 /**
  * Options of `createPostgresStore`. The pool settings (`poolMax`, `connectTimeoutMs`,
@@ -50,6 +56,12 @@ export interface PostgresStoreOptions extends PostgresPoolConfig {
   readonly maxInFlight?: number;
   /** Told about every group commit (for metrics). */
   readonly observer?: StoreObserver;
+  /** How often a cheap write checks that the store can commit; default 2000 ms. */
+  readonly probeIntervalMs?: number;
+  /** Told once per readiness transition (see `readiness`). */
+  readonly onReadinessChange?: (readiness: Readiness, previous: Readiness) => void;
+  /** The timers of the readiness probe (fakes in tests); the global ones by default. */
+  readonly timers?: ReadinessTimers;
 }
 
 /** The pool settings in effect, for diagnostics and tests. */
@@ -78,6 +90,14 @@ const INSERT_ONE =
   'INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id';
 const SELECT_MANY = 'SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])';
 const SELECT_ONE = 'SELECT id, name, tag FROM plants WHERE id = $1';
+/**
+ * The readiness probe: an INSERT into plants that inserts nothing (so a read-only database,
+ * a standby or a missing privilege fails it as it fails a create) in a transaction that gets
+ * a transaction id, whose commit record PostgreSQL writes to its WAL: a real, tiny commit.
+ */
+const PROBE_WRITE = `
+  WITH probe AS (INSERT INTO plants (id, name) SELECT 0, '' WHERE false RETURNING id)
+  SELECT txid_current() AS xid, (SELECT count(*) FROM probe) AS inserted`;
 
 interface PlantRow {
   id: bigint;
@@ -124,6 +144,7 @@ export class PostgresStore implements PlantStore {
   readonly #settings: PostgresPoolSettings;
   readonly #durability: Durability;
   readonly #onError: (error: Error, context: string) => void;
+  readonly #readiness: WriteReadiness;
   #synchronousCommit = 'unknown';
   #closed = false;
 
@@ -150,6 +171,19 @@ export class PostgresStore implements PlantStore {
     });
     this.#pool = pool;
     this.#settings = settings;
+    this.#readiness = new WriteReadiness({
+      probe: async () => {
+        if (this.#closed) throw closedError();
+        await this.#query(PROBE_WRITE, [], this.#settings.connectTimeoutMs);
+        return true;
+      },
+      describe: describePostgresFailure,
+      ...(options.probeIntervalMs === undefined
+        ? {}
+        : { intervalMs: positiveInteger('probeIntervalMs', options.probeIntervalMs) }),
+      ...(options.onReadinessChange ? { onChange: options.onReadinessChange } : {}),
+      ...(options.timers ? { timers: options.timers } : {}),
+    });
   }
 
   /**
@@ -163,6 +197,7 @@ export class PostgresStore implements PlantStore {
       try {
         await this.#checkDurability();
         await migratePostgres(this.#pool);
+        this.#readiness.start();
         return;
       } catch (error) {
         const remaining = deadline - Date.now();
@@ -201,10 +236,26 @@ export class PostgresStore implements PlantStore {
     await this.#query('SELECT 1', [], this.#settings.connectTimeoutMs);
   }
 
+  /**
+   * Whether the store can commit, from its latest write: a commit, or the probe that makes
+   * a tiny real commit every `probeIntervalMs`. Not ready while PostgreSQL cannot be reached,
+   * is read-only, out of disk, or refuses the writes.
+   */
+  readiness(): Readiness {
+    if (this.#closed) return { ready: false, cause: CLOSED_CAUSE };
+    return this.#readiness.current();
+  }
+
+  /** Runs the write probe now; resolves with the readiness it leaves. */
+  probeReadiness(): Promise<Readiness> {
+    return this.#readiness.probe();
+  }
+
   /** Commits every queued create, then closes the pool. Later calls reject; a second close resolves. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#readiness.stop();
     await this.#queue.drain();
     await this.#pool.end();
   }
@@ -275,7 +326,14 @@ export class PostgresStore implements PlantStore {
       if (results[index] === undefined && !first.has(plant.id)) first.set(plant.id, plant);
     });
     const candidates = [...first.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const inserted = await this.#insertCandidates(candidates);
+    let inserted: { created: Set<bigint>; failed: Map<bigint, unknown> };
+    try {
+      inserted = await this.#insertCandidates(candidates);
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) this.#readiness.noteWrite(error);
+      throw error;
+    }
+    if (candidates.length > 0) this.#readiness.noteWrite();
 
     const existing = new Map<bigint, PlantRow | Error>();
     const notInserted = candidates.filter(
@@ -407,6 +465,54 @@ function describe(error: unknown): string {
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
+}
+
+const CLOSED_CAUSE: NotReadyCause = {
+  code: 'CLOSED',
+  message: 'The plant store is closed',
+  action: 'The server is shutting down.',
+};
+
+/** SQLSTATE (or errno) of `error` or of the first error it wraps that has one. */
+function postgresCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 10; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * Why a write to the PostgreSQL store failed (its SQLSTATE, or the socket error), with what
+ * the operator should do about it.
+ *
+ * @example
+ * describePostgresFailure(error); // { code: '53100', message: …, action: 'Free disk space …' }
+ */
+export function describePostgresFailure(error: unknown): NotReadyCause {
+  const code = postgresCode(error) ?? 'UNAVAILABLE';
+  const message = `PostgreSQL cannot commit: ${error instanceof Error ? error.message : String(error)}`;
+  const action = (text: string) => ({ code, message, action: text });
+  if (code === '53100') return action('Free disk space on the PostgreSQL server.');
+  if (code === '25006') {
+    return action(
+      'The database is read-only (a standby, or default_transaction_read_only): point DATABASE_URL at the primary or make the database writable.',
+    );
+  }
+  if (code === '42501') return action("Grant the server's role INSERT on the plants table.");
+  if (code.startsWith('28')) return action('Fix the credentials in DATABASE_URL (login refused).');
+  if (code.startsWith('53')) {
+    return action('PostgreSQL is out of resources (connections, memory): check its limits.');
+  }
+  if (code.startsWith('57P') || code.startsWith('08') || code.startsWith('E')) {
+    return action(
+      'Check that PostgreSQL is running and reachable from this host; the server is ready again once a write succeeds.',
+    );
+  }
+  return action(
+    'See the error in the PostgreSQL log; the server is ready again once a write succeeds.',
+  );
 }
 
 function closedError(): StoreUnavailableError {

@@ -153,3 +153,33 @@ describe('connection settings', () => {
     );
   });
 });
+
+describe('readiness: the database files still being the ones at the path', () => {
+  it('is ready after opening, and refuses commits once the files were deleted', async () => {
+    const store = openStore({ probeIntervalMs: 60_000 });
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+    expect(await store.probeReadiness()).toEqual({ ready: true });
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${temp.filename}${suffix}`);
+    // The commit itself works (into the unlinked file), but is never acknowledged.
+    await expect(store.create({ id: 2n, name: 'Moss' })).rejects.toThrow(StoreUnavailableError);
+    expect(store.readiness()).toMatchObject({ ready: false, cause: { code: 'FILE_DELETED' } });
+    expect(await store.probeReadiness()).toMatchObject({
+      ready: false,
+      cause: {
+        code: 'FILE_DELETED',
+        message: `${temp.filename} was deleted while the server had it open`,
+      },
+    });
+  });
+
+  it('notices a file replaced under its path by the next probe, without any traffic', async () => {
+    const store = openStore({ probeIntervalMs: 60_000 });
+    fs.copyFileSync(temp.filename, `${temp.filename}.copy`);
+    fs.renameSync(`${temp.filename}.copy`, temp.filename);
+    expect(store.readiness()).toEqual({ ready: true });
+    expect(await store.probeReadiness()).toMatchObject({
+      ready: false,
+      cause: { code: 'FILE_REPLACED' },
+    });
+  });
+});

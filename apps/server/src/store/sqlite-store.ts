@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { type BigIntStats, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import type Database from 'better-sqlite3';
@@ -14,6 +14,12 @@ import {
 } from './plant-store.ts';
 import { openSqlite, SQLITE_DRIVER_PATH, SqliteError } from './sqlite-driver.ts';
 import { WalCheckpointer, type WalCheckpointerStats } from './wal-checkpointer.ts';
+import {
+  type NotReadyCause,
+  type Readiness,
+  type ReadinessTimers,
+  WriteReadiness,
+} from './write-readiness.ts';
 
 /**
  * How hard a commit tries to survive a crash:
@@ -46,6 +52,14 @@ export interface SqliteStoreOptions {
   readonly walRestartFrames?: number;
   /** `background` only: told when the worker fails; checkpoints are inline from then on. */
   readonly onCheckpointFailure?: (error: Error) => void;
+  /** `background` only: told when a checkpoint fails (once per streak); the worker retries. */
+  readonly onCheckpointError?: (error: Error) => void;
+  /** How often a cheap write checks that the store can commit; default 2000 ms. */
+  readonly probeIntervalMs?: number;
+  /** Told once per readiness transition (see `readiness`). */
+  readonly onReadinessChange?: (readiness: Readiness, previous: Readiness) => void;
+  /** The timers of the readiness probe (fakes in tests); the global ones by default. */
+  readonly timers?: ReadinessTimers;
 }
 
 /** The connection settings as SQLite reports them (read back, not remembered). */
@@ -70,6 +84,11 @@ const DEFAULT_MAX_BATCH_SIZE = 1000;
 /** SQLite's own default of PRAGMA wal_autocheckpoint. */
 const INLINE_AUTOCHECKPOINT_PAGES = 1000;
 const DEFAULT_WAL_RESTART_FRAMES = 16_000;
+/**
+ * The WAL file is truncated to this size whenever it starts over, so the space a burst of
+ * commits took is given back to the disk (PRAGMA journal_size_limit).
+ */
+const JOURNAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 /**
  * With background checkpoints, a commit still checkpoints inline once the WAL is this many
  * times the restart length: a ceiling for a worker that is stuck, never reached otherwise.
@@ -125,6 +144,9 @@ export class SqliteStore implements PlantStore {
   readonly #commitBatch: Database.Transaction<(plants: readonly NewPlant[]) => RowResult[]>;
   readonly #queue: GroupCommitQueue<NewPlant, CreateOutcome>;
   readonly #checkpointer: WalCheckpointer | undefined;
+  readonly #probeWrite: Database.Statement<[], unknown>;
+  readonly #files: readonly WatchedFile[];
+  readonly #readiness: WriteReadiness;
   #closed = false;
 
   /** Prefer `createSqliteStore`; opens the connection synchronously. */
@@ -141,6 +163,20 @@ export class SqliteStore implements PlantStore {
       );
       this.#select = this.#db.prepare('SELECT id, name, tag FROM plants WHERE id = ?');
       this.#ping = this.#db.prepare('SELECT 1');
+      // The probe writes the file's application_id back unchanged: one real page write and
+      // commit, with no change to what is stored.
+      const applicationId = Number(this.#db.pragma('application_id', { simple: true }));
+      this.#probeWrite = this.#db.prepare(`PRAGMA application_id = ${applicationId}`);
+      this.#files = watchFiles(this.filename);
+      this.#readiness = new WriteReadiness({
+        probe: () => this.#probe(),
+        describe: (error) => describeSqliteFailure(error, this.filename),
+        ...(options.probeIntervalMs === undefined
+          ? {}
+          : { intervalMs: positiveInteger('probeIntervalMs', options.probeIntervalMs) }),
+        ...(options.onReadinessChange ? { onChange: options.onReadinessChange } : {}),
+        ...(options.timers ? { timers: options.timers } : {}),
+      });
       this.#commitBatch = this.#db.transaction((plants: readonly NewPlant[]) =>
         plants.map((plant) => this.#createInTransaction(plant)),
       );
@@ -150,6 +186,22 @@ export class SqliteStore implements PlantStore {
       this.#db.close();
       throw error;
     }
+    this.#readiness.start();
+  }
+
+  /**
+   * Whether the store can commit, from its latest write (a commit, or the probe that writes
+   * every `probeIntervalMs`): not ready while the disk is full, the file is read-only, or the
+   * database file (or its -wal/-shm) is no longer the file at its path (deleted or replaced).
+   */
+  readiness(): Readiness {
+    if (this.#closed) return { ready: false, cause: CLOSED_CAUSE };
+    return this.#readiness.current();
+  }
+
+  /** Runs the write probe now; resolves with the readiness it leaves. */
+  probeReadiness(): Promise<Readiness> {
+    return this.#readiness.probe();
   }
 
   /** Queues `plant` for the next group commit; resolves after that commit. */
@@ -187,6 +239,7 @@ export class SqliteStore implements PlantStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#readiness.stop();
     // The worker's connection first: closing the last connection checkpoints and removes the WAL.
     await this.#checkpointer?.close();
     await this.#queue.drain();
@@ -242,6 +295,7 @@ export class SqliteStore implements PlantStore {
       ...(options.observer?.onCommitPause
         ? { onPause: options.observer.onCommitPause.bind(options.observer) }
         : {}),
+      ...(options.onCheckpointError ? { onCheckpointError: options.onCheckpointError } : {}),
       pauseCommits: () => this.#queue.pause(),
       resumeCommits: () => this.#queue.resume(),
       onFailure: (error) => {
@@ -251,17 +305,64 @@ export class SqliteStore implements PlantStore {
     });
   }
 
-  /** Commits one batch of creates in one IMMEDIATE transaction (called by the queue). */
+  /**
+   * Commits one batch of creates in one IMMEDIATE transaction (called by the queue). A batch
+   * that finds the disk full is tried once more after the WAL was copied into the database
+   * file and truncated, which gives back the space the WAL held. Before anyone hears of the
+   * commit, the files are checked to still be the ones at the path: a commit into a deleted
+   * or replaced file fails (503), since what it stored is gone with that file.
+   */
   #commitPlants(plants: readonly NewPlant[]): RowResult[] {
     let results: RowResult[];
     try {
-      results = this.#commitBatch.immediate(plants);
+      try {
+        results = this.#commitBatch.immediate(plants);
+      } catch (error) {
+        if (!(isSqliteCode(error, 'SQLITE_FULL') && this.#truncateWal())) throw error;
+        results = this.#commitBatch.immediate(plants);
+      }
+      checkFiles(this.#files);
     } catch (error) {
-      throw translateError(error);
+      const translated = translateError(error);
+      this.#readiness.noteWrite(translated);
+      throw translated;
     }
-    return results.map((result) =>
-      result.ok ? result : { ok: false, error: translateError(result.error) },
+    const translated = results.map((result) =>
+      result.ok ? result : { ok: false as const, error: translateError(result.error) },
     );
+    const unavailable = translated.find(
+      (result) => !result.ok && result.error instanceof StoreUnavailableError,
+    );
+    this.#readiness.noteWrite(unavailable?.ok === false ? unavailable.error : undefined);
+    return translated;
+  }
+
+  /**
+   * Copies every WAL frame into the database file and truncates the WAL to nothing; true when
+   * that worked (false when it could not, e.g. the database file could not grow either).
+   */
+  #truncateWal(): boolean {
+    try {
+      const rows = this.#db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number | bigint }[];
+      return Number(rows[0]?.busy ?? 1) === 0;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The readiness probe: one small real write, then the files' identity; false when skipped. */
+  #probe(): boolean {
+    if (this.#closed) throw closedError();
+    // Commits are held while the checkpointer lets the WAL start over: no write then either.
+    if (this.#queue.paused) return false;
+    try {
+      this.#probeWrite.run();
+    } catch (error) {
+      if (!(isSqliteCode(error, 'SQLITE_FULL') && this.#truncateWal())) throw error;
+      this.#probeWrite.run();
+    }
+    checkFiles(this.#files);
+    return true;
   }
 
   /**
@@ -310,6 +411,7 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
     // After WAL: better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, so a WAL
     // connection silently gets NORMAL unless synchronous is set explicitly.
     setPragma(db, 'synchronous', SYNCHRONOUS_LEVEL[durability], SYNCHRONOUS_LEVEL[durability]);
+    setPragma(db, 'journal_size_limit', JOURNAL_SIZE_LIMIT_BYTES, JOURNAL_SIZE_LIMIT_BYTES);
     migrate(db);
     return db;
   } catch (error) {
@@ -336,6 +438,11 @@ function setPragma(
 
 /** SQLite errors that mean the database cannot be reached become StoreUnavailableError. */
 function translateError(error: unknown): unknown {
+  if (error instanceof DatabaseFileGoneError) {
+    return new StoreUnavailableError(`The database file is gone: ${error.message}`, {
+      cause: error,
+    });
+  }
   if (
     error instanceof SqliteError &&
     UNAVAILABLE_CODES.some((code) => error.code.startsWith(code))
@@ -347,4 +454,109 @@ function translateError(error: unknown): unknown {
 
 function closedError(): StoreUnavailableError {
   return new StoreUnavailableError('The plant store is closed');
+}
+
+function isSqliteCode(error: unknown, code: string): boolean {
+  return error instanceof SqliteError && error.code.startsWith(code);
+}
+
+/** One of the database's files and the identity (device, inode) it had when the store opened. */
+interface WatchedFile {
+  readonly path: string;
+  readonly dev: bigint;
+  readonly ino: bigint;
+}
+
+/** Thrown when a database file is no longer the one the store has open. */
+export class DatabaseFileGoneError extends Error {
+  override readonly name = 'DatabaseFileGoneError';
+  constructor(
+    readonly code: 'FILE_DELETED' | 'FILE_REPLACED',
+    readonly path: string,
+  ) {
+    super(
+      code === 'FILE_DELETED'
+        ? `${path} was deleted while the server had it open`
+        : `${path} was replaced by another file while the server had it open`,
+    );
+  }
+}
+
+/** The database file, its WAL and shared-memory file, as they are now (all exist in WAL mode). */
+function watchFiles(filename: string): WatchedFile[] {
+  return [filename, `${filename}-wal`, `${filename}-shm`].map((path) => {
+    const stats = statSync(path, { bigint: true });
+    return { path, dev: stats.dev, ino: stats.ino };
+  });
+}
+
+/** Throws DatabaseFileGoneError unless every file at its path is still the one opened. */
+function checkFiles(files: readonly WatchedFile[]): void {
+  for (const file of files) {
+    let stats: BigIntStats | undefined;
+    try {
+      stats = statSync(file.path, { bigint: true, throwIfNoEntry: false });
+    } catch {
+      stats = undefined;
+    }
+    if (stats === undefined) throw new DatabaseFileGoneError('FILE_DELETED', file.path);
+    if (stats.dev !== file.dev || stats.ino !== file.ino) {
+      throw new DatabaseFileGoneError('FILE_REPLACED', file.path);
+    }
+  }
+}
+
+const CLOSED_CAUSE: NotReadyCause = {
+  code: 'CLOSED',
+  message: 'The plant store is closed',
+  action: 'The server is shutting down.',
+};
+
+/**
+ * Why a write to the SQLite store failed, with what the operator should do about it.
+ *
+ * @example
+ * describeSqliteFailure(error, 'data/plants.db'); // { code: 'SQLITE_FULL', message: …, action: 'Free space …' }
+ */
+export function describeSqliteFailure(error: unknown, filename: string): NotReadyCause {
+  const cause = error instanceof StoreUnavailableError ? (error.cause ?? error) : error;
+  if (cause instanceof DatabaseFileGoneError) {
+    return {
+      code: cause.code,
+      message: cause.message,
+      action:
+        'Creates are refused, so none is acknowledged into a file that is gone. Put the ' +
+        'database file back if it was removed by mistake, then restart the server; never ' +
+        "delete or replace a running server's database files.",
+    };
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const code = cause instanceof SqliteError ? cause.code : undefined;
+  if (code?.startsWith('SQLITE_FULL')) {
+    return {
+      code,
+      message: `The disk holding ${filename} is full: ${message}`,
+      action: `Free space on the file system of ${dirname(filename)}; the server is ready again within seconds of the next successful write.`,
+    };
+  }
+  if (code?.startsWith('SQLITE_READONLY')) {
+    return {
+      code,
+      message: `${filename} cannot be written: ${message}`,
+      action:
+        "Make the database file, its -wal and -shm files and their directory writable by the server's user (and the file system writable), then restart the server.",
+    };
+  }
+  if (code?.startsWith('SQLITE_IOERR')) {
+    return {
+      code,
+      message: `I/O error on ${filename}: ${message}`,
+      action: 'Check the disk and the kernel log; the server is ready again once a write succeeds.',
+    };
+  }
+  return {
+    code: code ?? (cause instanceof Error ? cause.name : 'UNKNOWN'),
+    message: `A write to ${filename} failed: ${message}`,
+    action: 'See the error; the server is ready again once a write succeeds.',
+  };
 }

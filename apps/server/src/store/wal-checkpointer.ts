@@ -23,6 +23,8 @@ export interface WalCheckpointerOptions
   readonly onFailure: (error: Error) => void;
   /** Commits were held for `seconds`; `walRestarted` when every frame was copied by then. */
   readonly onPause?: (seconds: number, walRestarted: boolean) => void;
+  /** A checkpoint failed (told once per streak of failures); the worker tries again. */
+  readonly onCheckpointError?: (error: Error) => void;
 }
 
 /** Counters of a `WalCheckpointer`. */
@@ -35,6 +37,10 @@ export interface WalCheckpointerStats {
   readonly largestWalFrames: number;
   /** Time commits spent paused, in total. */
   readonly pausedMs: number;
+  /** Streaks of failed checkpoints (each ended, or ends, with a checkpoint that worked). */
+  readonly failures: number;
+  /** Whether the latest checkpoint failed. */
+  readonly failing: boolean;
 }
 
 const DEFAULT_INTERVAL_MS = 100;
@@ -77,6 +83,8 @@ export class WalCheckpointer {
   #restarts = 0;
   #largestWalFrames = 0;
   #pausedMs = 0;
+  #failures = 0;
+  #failing = false;
 
   constructor(options: WalCheckpointerOptions) {
     this.#options = options;
@@ -123,6 +131,8 @@ export class WalCheckpointer {
       restarts: this.#restarts,
       largestWalFrames: this.#largestWalFrames,
       pausedMs: this.#pausedMs,
+      failures: this.#failures,
+      failing: this.#failing,
     };
   }
 
@@ -139,7 +149,17 @@ export class WalCheckpointer {
   }
 
   #receive(message: FromCheckpointWorker): void {
-    if (message.type === 'pause') {
+    if (message.type === 'failed') {
+      this.#failures += 1;
+      this.#failing = true;
+      this.#options.onCheckpointError?.(
+        Object.assign(new Error(`WAL checkpoint failed: ${message.message}`), {
+          code: message.code,
+        }),
+      );
+    } else if (message.type === 'recovered') {
+      this.#failing = false;
+    } else if (message.type === 'pause') {
       this.#largestWalFrames = Math.max(this.#largestWalFrames, message.result.log);
       this.#pausedAt = performance.now();
       void this.#options.pauseCommits().then(() => {

@@ -22,9 +22,14 @@ export interface SpawnedServer {
  * const server = spawnServer({ PORT: '0', DATABASE_URL: file, PLANT_STORE_TOKENS: token });
  * const url = await server.ready;
  */
-export function spawnServer(env: Record<string, string>): SpawnedServer {
+export function spawnServer(
+  env: Record<string, string>,
+  /** Run as this user and group (the caller must be root), e.g. to meet file permissions. */
+  user?: { readonly uid: number; readonly gid: number },
+): SpawnedServer {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     cwd: APP_ROOT,
+    ...user,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

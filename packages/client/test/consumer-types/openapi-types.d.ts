@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Readiness probe
-         * @description Answers 200 when the store answers, 503 when it does not. No credential needed.
+         * @description Answers 200 when the store can commit (its last commit and a tiny write probe every few seconds succeeded), 503 when it cannot (disk full, read-only or deleted database file, database unreachable). No credential needed.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -321,7 +321,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The store answers. */
+            /** @description The store can commit. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -87,6 +87,7 @@ const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
   validationFailed:
     'name: Invalid input: expected string, received undefined; colour: unknown property',
   malformedJson: 'Request body is not valid JSON (at character 17)',
+  jsonTooDeep: 'Request body nests arrays and objects deeper than 64 levels (at character 64)',
   missingBody: 'Request body is required: send a NewPlant as application/json',
   malformedRequest: 'Malformed HTTP request',
   unauthorized: 'A valid bearer credential is required',

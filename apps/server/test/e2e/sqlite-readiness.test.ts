@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type SpawnedServer, spawnServer } from '../../src/testing/spawn-server.ts';
+import {
+  CAN_MOUNT,
+  mountSmallFilesystem,
+  type SmallFilesystem,
+} from '../support/small-filesystem.ts';
+
+// A real server process whose database meets a real fault while it runs: /readyz must say
+// whether a create can commit, turn 503 within a few seconds of the fault (the probe writes
+// every 2 s), come back when the fault clears, and log each transition once with its cause.
+
+const token = `readiness-${randomBytes(24).toString('base64url')}`;
+const servers: SpawnedServer[] = [];
+const cleanups: (() => void)[] = [];
+/** Seconds within which readiness must follow a fault (the probe runs every 2 s). */
+const WITHIN_MS = 5000;
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+  }
+  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+});
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plant-readiness-'));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function start(filename: string, user?: { uid: number; gid: number }) {
+  const server = spawnServer(
+    { PORT: '0', DATABASE_URL: filename, PLANT_STORE_TOKENS: token, LOG_LEVEL: 'info' },
+    user,
+  );
+  servers.push(server);
+  return { server, url: await server.ready };
+}
+
+async function readyz(url: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${url}/readyz`);
+  return { status: response.status, body: await response.json() };
+}
+
+/** Polls /readyz until it answers `status`; returns how long that took (ms). */
+async function waitForReadyz(url: string, status: number): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const answer = await readyz(url);
+    const elapsed = performance.now() - started;
+    if (answer.status === status) return elapsed;
+    if (elapsed > WITHIN_MS) {
+      throw new Error(`/readyz still answers ${answer.status} after ${Math.round(elapsed)} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function create(url: string, id: bigint, name = 'Fern'): Promise<number> {
+  const response = await fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ id: Number(id), name }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** The "not ready" / "ready again" lines the server logged, in order, once `last` matches the last. */
+async function transitions(server: SpawnedServer, last: RegExp): Promise<string[]> {
+  const started = performance.now();
+  for (;;) {
+    const lines = loggedTransitions(server);
+    if (last.test(lines.at(-1) ?? '') || performance.now() - started > WITHIN_MS) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function loggedTransitions(server: SpawnedServer): string[] {
+  return server
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string })
+    .map((entry) => entry.msg)
+    .filter((msg) => msg.startsWith('not ready') || msg.startsWith('ready again'));
+}
+
+describe('/readyz follows the ability to commit (SQLite, real server process)', () => {
+  it('turns 503 within seconds of the database files being deleted, refuses creates, and says why', async () => {
+    const filename = path.join(tempDir(), 'plants.db');
+    const { server, url } = await start(filename);
+    expect(await create(url, 1n)).toBe(200);
+    expect(await readyz(url)).toEqual({ status: 200, body: { status: 'ok' } });
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${filename}${suffix}`);
+    const tookMs = await waitForReadyz(url, 503);
+    expect(tookMs).toBeLessThan(WITHIN_MS);
+    expect((await readyz(url)).body).toEqual({
+      error: 50301,
+      message: 'Not ready: the store cannot commit (FILE_DELETED)',
+    });
+    // Nothing more is acknowledged into the deleted file.
+    expect(await create(url, 2n)).toBe(503);
+    const logged = await transitions(server, /^not ready/);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(
+      /^not ready \(FILE_DELETED\): .*plants\.db was deleted .*restart the server/,
+    );
+  });
+
+  it.skipIf(!CAN_MOUNT)(
+    'turns 503 when the disk is full and 200 again once space is freed (tmpfs; needs root, skipped when not root)',
+    async () => {
+      const disk: SmallFilesystem = mountSmallFilesystem(4 * 1024 * 1024);
+      cleanups.push(() => disk.unmount());
+      const { server, url } = await start(path.join(disk.dir, 'plants.db'));
+      expect(await create(url, 1n)).toBe(200);
+      const filler = disk.fill(0);
+      // Creates fill what the WAL gives back until the data has the disk: then 503 for good.
+      let id = 2n;
+      let refused = 0;
+      while (refused < 3 && id < 50_000n) {
+        const status = await create(url, id, 'x'.repeat(180));
+        id += 1n;
+        refused = status === 503 ? refused + 1 : 0;
+      }
+      expect(refused).toBe(3);
+      await waitForReadyz(url, 503);
+      expect((await readyz(url)).body).toMatchObject({ message: /SQLITE_FULL/ });
+      // Still full: it stays not ready without traffic (the probe keeps failing).
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect((await readyz(url)).status).toBe(503);
+
+      fs.rmSync(filler);
+      const tookMs = await waitForReadyz(url, 200);
+      expect(tookMs).toBeLessThan(WITHIN_MS);
+      expect(await create(url, id)).toBe(200);
+      const logged = await transitions(server, /^ready again/);
+      expect(logged.at(-1)).toBe('ready again: the store commits');
+      expect(
+        logged.filter((line) => line.startsWith('not ready (SQLITE_FULL)')).length,
+      ).toBeGreaterThan(0);
+      // Each line is a transition: never the same state twice in a row.
+      logged.forEach((line, index) => {
+        if (index > 0) expect(line.slice(0, 12)).not.toBe(logged[index - 1]?.slice(0, 12));
+      });
+    },
+  );
+
+  it.skipIf(!CAN_MOUNT)(
+    'is 503 SQLITE_READONLY for a server started as another user on a read-only file (needs root to switch user, skipped when not root)',
+    async () => {
+      const dir = tempDir();
+      fs.chmodSync(dir, 0o777);
+      const filename = path.join(dir, 'plants.db');
+      const first = await start(filename);
+      expect(await create(first.url, 1n)).toBe(200);
+      first.server.child.kill('SIGTERM');
+      await first.server.exited;
+      fs.chmodSync(filename, 0o444);
+      const nobody = { uid: 65534, gid: 65534 };
+      const { server, url } = await start(filename, nobody);
+      const tookMs = await waitForReadyz(url, 503);
+      expect(tookMs).toBeLessThan(WITHIN_MS);
+      expect((await readyz(url)).body).toMatchObject({ message: /SQLITE_READONLY/ });
+      expect(await create(url, 2n)).toBe(503);
+      const logged = await transitions(server, /^not ready/);
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toMatch(/^not ready \(SQLITE_READONLY\): .*writable by the server's user/);
+    },
+  );
+});
