@@ -44,7 +44,14 @@ async function main(): Promise<void> {
     );
   }
 
+  // A signal that arrives during the shutdown is absorbed, not fatal: Ctrl-C under a script
+  // runner reaches the server twice (from the terminal to the process group, and forwarded by
+  // the runner), and dying of the second would turn a clean stop into a failure. The shutdown
+  // itself is bounded (SHUTDOWN_GRACE_MS in server.ts).
+  let stopping = false;
   const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'shutting down');
     running.close().then(
       () => {
@@ -57,8 +64,8 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
 main().catch((error: unknown) => {
