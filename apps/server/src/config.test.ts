@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       databaseUrl: './data/plants.db',
       tokens: [TOKEN],
+      developmentToken: false,
       bodyLimitBytes: 65536,
       logLevel: 'info',
       durability: 'full',
@@ -56,17 +57,17 @@ describe('loadConfig', () => {
     });
   });
 
-  it('generates one random token outside production when none is configured', () => {
-    const a = loadConfig({});
-    const b = loadConfig({});
-    expect(a.generatedToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(a.tokens).toEqual([a.generatedToken]);
-    expect(b.generatedToken).not.toBe(a.generatedToken);
+  it('asks for the development token outside production when none is configured', () => {
+    const config = loadConfig({});
+    expect(config.tokens).toEqual([]);
+    expect(config.developmentToken).toBe(true);
+    expect(loadConfig({ PLANT_STORE_TOKENS: TOKEN }).developmentToken).toBe(false);
   });
 
-  it('refuses production without tokens', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/PLANT_STORE_TOKENS: required/);
+  it('leaves production without tokens to the start-up check of managed tokens', () => {
+    const config = loadConfig({ NODE_ENV: 'production' });
+    expect(config.tokens).toEqual([]);
+    expect(config.developmentToken).toBe(false);
   });
 
   it.each([

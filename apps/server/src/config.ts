@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import bytes from 'bytes';
 import { z } from 'zod';
 
@@ -120,10 +119,14 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
-  /** The accepted bearer tokens (from PLANT_STORE_TOKENS, or the one generated for development). */
+  /** The configured bearer tokens (PLANT_STORE_TOKENS); may be empty (see `developmentToken`). */
   readonly tokens: readonly string[];
-  /** Set when no token was configured outside production and one was generated for this run. */
-  readonly generatedToken?: string;
+  /**
+   * No token is configured outside production: the server accepts the development token kept
+   * in the data directory (tokens/development-token.ts). In production an empty `tokens` is
+   * allowed only while the store holds an active managed token (checked at start).
+   */
+  readonly developmentToken: boolean;
   readonly bodyLimitBytes: number;
   readonly logLevel: z.output<typeof Env>['LOG_LEVEL'];
   readonly durability: 'full' | 'normal';
@@ -166,6 +169,15 @@ export class ConfigError extends Error {
 }
 
 /**
+ * The refusal of a production start that has no credential to accept: neither
+ * PLANT_STORE_TOKENS nor an active managed token in the store.
+ */
+export const NO_CREDENTIAL_MESSAGE =
+  'Invalid configuration: NODE_ENV=production needs a credential to accept: set PLANT_STORE_TOKENS ' +
+  '(comma-separated bearer tokens), or issue a managed token in this database first with ' +
+  '`plant-store tokens create --name <consumer>` (node dist/cli.js tokens create …, same DATABASE_URL)';
+
+/**
  * Reads and validates the configuration: the one place the environment is read.
  *
  * @example
@@ -186,24 +198,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const production = values.NODE_ENV === 'production';
-  let tokens: readonly string[] = values.PLANT_STORE_TOKENS;
-  let generatedToken: string | undefined;
-  if (tokens.length === 0) {
-    if (production) {
-      throw new ConfigError(
-        'Invalid configuration: PLANT_STORE_TOKENS: required when NODE_ENV=production (comma-separated bearer tokens)',
-      );
-    }
-    generatedToken = randomBytes(32).toString('base64url');
-    tokens = [generatedToken];
-  }
+  const tokens: readonly string[] = values.PLANT_STORE_TOKENS;
   return {
     production,
     port: values.PORT,
     host: values.HOST,
     databaseUrl: values.DATABASE_URL,
     tokens,
-    ...(generatedToken === undefined ? {} : { generatedToken }),
+    developmentToken: !production && tokens.length === 0,
     bodyLimitBytes: values.BODY_LIMIT,
     logLevel: values.LOG_LEVEL,
     durability: values.DURABILITY,

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCliProcess } from './testing/run-cli.ts';
 import { type SpawnedServer, spawnServer } from './testing/spawn-server.ts';
 
 // The real entry point as a process: startup output, configuration errors, signals, restarts.
@@ -58,23 +59,62 @@ function slowCreate(url: string, body: string, midway: () => void) {
 }
 
 describe('the server process', () => {
-  it('prints a generated token and a curl command that works, outside production', async () => {
-    const server = start({ DATABASE_URL: join(folder, 'dev.db') });
-    const url = await server.ready;
-    await expect.poll(() => server.output()).toMatch(/curl -sS -X POST/);
-    const generated = /Bearer ([A-Za-z0-9_-]{43})'/.exec(server.output())?.[1];
-    expect(generated).toBeDefined();
-    const response = await create(url, '{"id": 1, "name": "Monstera", "tag": "indoor"}', generated);
+  it('prints the development token kept in the data directory and a curl command that works, outside production', async () => {
+    const data = join(folder, 'dev-data');
+    const database = join(data, 'dev.db');
+    const tokenOf = (output: string) => /Bearer ([A-Za-z0-9_-]{43})'/.exec(output)?.[1];
+    const first = start({ DATABASE_URL: database });
+    const url = await first.ready;
+    await expect.poll(() => first.output()).toMatch(/curl -sS -X POST/);
+    const token = tokenOf(first.output());
+    expect(token).toBeDefined();
+    expect(first.output()).toContain(`made now and kept in ${join(data, 'dev-token')}`);
+    expect(statSync(join(data, 'dev-token')).mode & 0o777).toBe(0o600);
+    const response = await create(url, '{"id": 1, "name": "Monstera", "tag": "indoor"}', token);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ name: 'Monstera', tag: 'indoor' });
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    // A restart prints and accepts the same token: yesterday's curl still works.
+    const second = start({ DATABASE_URL: database });
+    const again = await second.ready;
+    await expect.poll(() => second.output()).toMatch(/curl -sS -X POST/);
+    expect(tokenOf(second.output())).toBe(token);
+    expect(second.output()).toContain(`kept in ${join(data, 'dev-token')}`);
+    expect((await create(again, '{"id": 2, "name": "Fern"}', token)).status).toBe(200);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
   });
 
-  it('refuses to start in production without PLANT_STORE_TOKENS', async () => {
+  it('refuses to start in production with no credential, naming both ways out', async () => {
     const server = start({ NODE_ENV: 'production', DATABASE_URL: join(folder, 'prod.db') });
     expect(await server.exited).toBe(1);
-    expect(server.output()).toMatch(/PLANT_STORE_TOKENS: required when NODE_ENV=production/);
+    expect(server.output()).toMatch(/^plant-store: Invalid configuration: NODE_ENV=production/);
+    expect(server.output()).toContain('set PLANT_STORE_TOKENS');
+    expect(server.output()).toContain('plant-store tokens create --name <consumer>');
+    expect(server.output()).not.toMatch(/\n\s+at /); // a refusal, not a crash: no stack
+  });
+
+  it('starts in production on managed tokens alone, and refuses again once they are revoked', async () => {
+    const database = join(folder, 'prod-managed.db');
+    const created = await runCliProcess(['tokens', 'create', '--name', 'acme'], {
+      DATABASE_URL: database,
+    });
+    expect(created.status, created.stderr).toBe(0);
+    const managed = created.stdout.trim();
+    const server = start({ NODE_ENV: 'production', DATABASE_URL: database });
+    const url = await server.ready;
+    expect((await create(url, '{"id": 7, "name": "Cactus"}', managed)).status).toBe(200);
+    expect((await create(url, '{"id": 8, "name": "Cactus"}', 'x'.repeat(43))).status).toBe(401);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+
+    const revoked = await runCliProcess(['tokens', 'revoke', 'acme'], { DATABASE_URL: database });
+    expect(revoked.status, revoked.stderr).toBe(0);
+    const refused = start({ NODE_ENV: 'production', DATABASE_URL: database });
+    expect(await refused.exited).toBe(1);
+    expect(refused.output()).toContain('NODE_ENV=production needs a credential');
   });
 
   it('names every invalid setting and exits 1', async () => {

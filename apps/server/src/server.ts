@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { ApiError } from './api-error.ts';
 import { createApp } from './app.ts';
-import type { Config } from './config.ts';
+import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
 import { type HttpTimeouts, httpServerOptions } from './http-timeouts.ts';
 import type { MetricsServer } from './metrics-server.ts';
 import { RateLimits } from './rate-limit.ts';
@@ -13,6 +13,7 @@ import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './st
 import type { PlantStore } from './store/plant-store.ts';
 import type { Readiness } from './store/write-readiness.ts';
 import { TokenRegistry } from './token-registry.ts';
+import { tokenStatus } from './tokens/manage-tokens.ts';
 import { ManagedTokenVerifier } from './tokens/managed-token-verifier.ts';
 import { openTokenStore } from './tokens/open-token-store.ts';
 
@@ -114,6 +115,15 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     throw error;
   };
   try {
+    // Without configured tokens the store's managed tokens are the only credentials: a server
+    // that could accept nobody refuses to start (only production leaves `tokens` empty).
+    if (config.tokens.length === 0) {
+      const now = new Date();
+      const records = await tokenStore.list();
+      if (!records.some((record) => tokenStatus(record, now) === 'active')) {
+        throw new ConfigError(NO_CREDENTIAL_MESSAGE);
+      }
+    }
     rateLimits = config.rateLimit
       ? await RateLimits.create(
           config.rateLimit,

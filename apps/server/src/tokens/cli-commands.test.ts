@@ -12,12 +12,16 @@ const folder = mkdtempSync(join(tmpdir(), 'plant-store-cli-commands-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 /** Runs the command in this process against `db`, collecting what it prints. */
-async function run(db: string, ...args: string[]) {
+const run = (db: string, ...args: string[]) => runWith(false, db, ...args);
+/** `run`, with stderr a terminal (a person at the keyboard). */
+const runOnTerminal = (db: string, ...args: string[]) => runWith(true, db, ...args);
+
+async function runWith(isTTY: boolean, db: string, ...args: string[]) {
   let stdout = '';
   let stderr = '';
   const status = await runCli(args, {
     stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
+    stderr: { write: (text: string) => (stderr += text), isTTY },
     storeConfig: () => loadStoreConfig({ DATABASE_URL: db }),
   });
   return { status, stdout, stderr };
@@ -64,9 +68,23 @@ describe('runCli', () => {
     }
   });
 
+  it('prints the token alone for a script: nothing on stderr when it succeeds', async () => {
+    const created = await run(join(folder, 'quiet.db'), 'tokens', 'create', '--name', 'ci');
+    expect(created).toMatchObject({ status: 0, stderr: '' });
+    expect(created.stdout).toMatch(/^pst_[A-Za-z0-9_-]{49}\n$/);
+  });
+
   it('creates with an expiry, revokes by id, and says when a token was already revoked', async () => {
     const db = join(folder, 'flow.db');
-    const created = await run(db, 'tokens', 'create', '--name', 'acme', '--expires', '12h');
+    const created = await runOnTerminal(
+      db,
+      'tokens',
+      'create',
+      '--name',
+      'acme',
+      '--expires',
+      '12h',
+    );
     expect(created.stdout).toMatch(/^pst_[A-Za-z0-9_-]{49}\n$/);
     expect(created.stderr).toMatch(/^Created token 1 for "acme" in .*flow\.db, expires \S+Z\./);
     const expires = Date.parse(/expires (\S+Z)\./.exec(created.stderr)?.[1] ?? '');

@@ -15,7 +15,8 @@ import { TokenNameTakenError, type TokenRecord, type TokenStore } from './token-
 /** Where the command writes, and how it finds the store (tests pass their own). */
 export interface CliIo {
   readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
+  /** Notes for a person go here only when it is a terminal: a script sees nothing on success. */
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
   /** The store settings; normally `loadStoreConfig()` (the environment, via config.ts). */
   readonly storeConfig: () => StoreConfig;
 }
@@ -27,7 +28,8 @@ Manage the bearer tokens the Plant Store server accepts, in the database DATABAS
 
 Commands:
   tokens create --name <consumer> [--expires <duration>]
-      Make a token for a consumer and print it once (on stdout; nothing else goes there).
+      Make a token for a consumer and print it once (on stdout; nothing else goes there;
+      at a terminal a note on stderr says where it was stored and when it expires).
       Only its SHA-256 is stored. --expires: 30d, 12h, 90m, 45s, 2w or sums like 1d12h
       (at most 3650d); without it the token does not expire.
   tokens list [--json]
@@ -92,11 +94,13 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
           expires: values.expires as string | undefined,
         });
         io.stdout.write(`${token}\n`);
-        io.stderr.write(
-          `Created token ${record.id} for "${record.name}" in ${where}, ` +
-            `${record.expiresAt === null ? 'never expires' : `expires ${record.expiresAt.toISOString()}`}.\n` +
-            'The token above is shown only now: keep it as a secret (only its SHA-256 is stored).\n',
-        );
+        // For a person at a terminal; `TOKEN=$(plant-store tokens create …)` gets the token alone.
+        if (io.stderr.isTTY === true)
+          io.stderr.write(
+            `Created token ${record.id} for "${record.name}" in ${where}, ` +
+              `${record.expiresAt === null ? 'never expires' : `expires ${record.expiresAt.toISOString()}`}.\n` +
+              'The token above is shown only now: keep it as a secret (only its SHA-256 is stored).\n',
+          );
         return 0;
       });
     }

@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// The `plant-store` command: runs the built CLI (dist/cli.js, written by `pnpm build` and
+// shipped by `pnpm artifact`). A committed file rather than a bin pointing into dist/, so that
+// installs can link it before anything is built.
+import '../dist/cli.js';

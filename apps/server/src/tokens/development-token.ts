@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { ConfigError } from '../config.ts';
+import { parseDatabaseUrl } from '../store/open-store.ts';
+
+/** The file's name in the data directory. */
+export const DEVELOPMENT_TOKEN_FILE = 'dev-token';
+
+/** What a generated development token looks like: 32 random bytes, base64url. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Where the development token of `databaseUrl`'s store is kept: next to a SQLite file (its
+ * data directory), and for PostgreSQL, which has no local data directory, in `./data/` of
+ * the working directory (where the default SQLite file lives).
+ *
+ * @example
+ * developmentTokenPath('./data/plants.db'); // 'data/dev-token'
+ * developmentTokenPath('postgres://db/plants'); // 'data/dev-token'
+ */
+export function developmentTokenPath(databaseUrl: string): string {
+  const location = parseDatabaseUrl(databaseUrl);
+  const folder = location.kind === 'sqlite' ? dirname(location.filename) : 'data';
+  return join(folder, DEVELOPMENT_TOKEN_FILE);
+}
+
+/** The token, and whether this call made it. */
+export interface DevelopmentToken {
+  readonly token: string;
+  readonly file: string;
+  readonly created: boolean;
+}
+
+/**
+ * Reads the development token from `file`, or makes one and writes it there (mode 0600, the
+ * folder created when missing), so that the token outlives restarts. A file readable by
+ * others is narrowed to 0600; one that does not hold a token is refused with a ConfigError
+ * that says to delete it.
+ *
+ * @example
+ * const { token } = await loadDevelopmentToken(developmentTokenPath(config.databaseUrl));
+ */
+export async function loadDevelopmentToken(file: string): Promise<DevelopmentToken> {
+  let text: string | undefined;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (text !== undefined) {
+    const token = text.trim();
+    if (!TOKEN_SHAPE.test(token)) {
+      throw new ConfigError(
+        `Invalid development token file ${file}: it does not hold a token; delete it to get a new one`,
+      );
+    }
+    await chmod(file, 0o600);
+    return { token, file, created: false };
+  }
+  await mkdir(dirname(file), { recursive: true });
+  const token = randomBytes(32).toString('base64url');
+  // `wx`: two processes starting at once do not overwrite each other's token.
+  try {
+    await writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return loadDevelopmentToken(file);
+    throw error;
+  }
+  return { token, file, created: true };
+}

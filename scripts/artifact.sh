@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# `pnpm artifact`: writes out/server/, the self-contained production server: the built server
+# (dist/main.js, dist/cli.js), its production node_modules (native better-sqlite3 built for the
+# Node running this script) and the `plant-store` bin. Copy the folder anywhere and run
+# `node out/server/dist/main.js` (server) or `node out/server/dist/cli.js` (tokens CLI).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=out/server
+
+turbo run build --filter=@plant-store/server --output-logs=errors-only
+rm -rf "$out"
+# --legacy: pnpm 10 deploys from non-injected workspaces only with it. The server bundles the
+# workspace packages into dist/ (tsup noExternal), so none of them is a production dependency.
+pnpm --filter @plant-store/server deploy --prod --legacy --config.confirmModulesPurge=false "$out"
+
+# Of better-sqlite3 only lib/ and the compiled addon are loaded; the C sources (SQLite's
+# amalgamation included) and the build intermediates (object files, the static SQLite library,
+# a test extension) are ~25 MB the server never reads.
+for package in "$out"/node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3; do
+  rm -rf "$package/deps" "$package/src"
+  find "$package/build/Release" -mindepth 1 -maxdepth 1 ! -name better_sqlite3.node -exec rm -rf {} +
+done
+# Source maps stay (stack traces name source lines); the deploy's own bookkeeping does not.
+rm -f "$out"/node_modules/.pnpm/lock.yaml
+
+files=$(find "$out" -type f | wc -l)
+size=$(du -sh "$out" | cut -f1)
+echo "artifact: $out ($size, $files files); start: node $out/dist/main.js" >&2
