@@ -167,14 +167,22 @@ export async function runCase(
     );
     const counter = { next: 0 };
     const load = { url: server.url, token: settings.token, connections: settings.connections };
-    // Warm-up at saturation, then the saturation window, then the fixed-rate window: one
-    // server process, one store, one id stream for both.
+    // The warm-up (at the fixed rate when there is one), the fixed-rate window, then the
+    // saturation window: one server process, one store, one id stream. Every case reaches the
+    // fixed-rate window with the same rows stored (when it keeps up with the rate).
     const loads: LoadResult[] = [];
     let saturated: Measured | undefined;
     let fixed: Measured | undefined;
     let exitCode: number | string = 'not stopped';
     try {
-      loads.push(await runLoad({ ...load, durationSeconds: settings.warmupSeconds, counter }));
+      loads.push(
+        await runLoad({
+          ...load,
+          ...(settings.fixedRate === undefined ? {} : { overallRate: settings.fixedRate }),
+          durationSeconds: settings.warmupSeconds,
+          counter,
+        }),
+      );
       const measure = async (overallRate?: number): Promise<Measured> => {
         const cpuBefore = cpuMicros(server.pid);
         const clientBefore = process.cpuUsage();
@@ -192,8 +200,8 @@ export async function runCase(
           clientCpu: clientUsed.user + clientUsed.system,
         };
       };
-      if (settings.saturation) saturated = await measure();
       if (settings.fixedRate !== undefined) fixed = await measure(settings.fixedRate);
+      if (settings.saturation) saturated = await measure();
     } finally {
       exitCode = await server.stop();
     }

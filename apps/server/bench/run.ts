@@ -22,7 +22,7 @@ import { renderSoakMarkdown, soak, soakChecksPass } from './soak.ts';
 //   default      the deployed server (real, a), the peers bare (b), fastify (c) and koa (d), the
 //                server on PostgreSQL (postgres, e) and the project's modules behind node:http
 //                (modules-floor), interleaved repetitions; each run measures a window at
-//                saturation and one at --fixed-rate N req/s (default 4000; 0 skips it)
+//                --fixed-rate N req/s (default 4000; 0 skips it), then one at saturation
 //                → results/latest.*
 //   --quick      a short check of the harness (1 repetition, 1 s warm-up, 3 s windows)
 //                → results/quick.* (not committed): numbers only for the eye
@@ -398,8 +398,9 @@ function buildReport(
         s.fixedRate !== undefined && s.fixedRate.requestsPerSecond < 0.95 * s.fixedRate.targetRate,
     );
     notes.push(
-      `CPU µs/req at a fixed rate: a second window of every run at ${settings.fixedRate} req/s ` +
-        '(autocannon overallRate), after the saturation window, in the same process and store. ' +
+      `CPU µs/req at a fixed rate: a window of every run at ${settings.fixedRate} req/s ` +
+        '(autocannon overallRate), after a warm-up at that rate and before the saturation window, ' +
+        'in the same process and store. ' +
         'At equal load the server CPU per request is the steadier comparison on a shared machine.' +
         (short.length === 0
           ? ''
