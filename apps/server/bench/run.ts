@@ -338,7 +338,13 @@ function buildReport(
 ): BenchReport {
   const summaries = summarize(runs);
   const find = (name: string) => summaries.find((s) => s.name === name);
-  const comparisons = compare(summaries, runs, ['bare', 'fastify']);
+  // With other builds in the run (--compare-dist), each is also set against real (a).
+  const otherBuilds = (args['compare-dist'] ?? []).length > 0;
+  const comparisons = compare(summaries, runs, [
+    'bare',
+    'fastify',
+    ...(otherBuilds ? ['real'] : []),
+  ]);
   const ratios: Record<string, number> = {};
   const targets: Target[] = [];
   const real = find('real');
