@@ -12,16 +12,37 @@ import { startServerProcess } from './server-process.ts';
 /** The server package's folder (where `dist/main.js` is built). */
 export const APP_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** What runs behind the port: the deployed server, the node:http floor, or the server on PostgreSQL. */
-export type CaseKind = 'real' | 'floor' | 'postgres';
+/**
+ * What runs behind the port: the deployed server on SQLite (`real`) or PostgreSQL
+ * (`postgres`); a peer that uses no project module (`bare` node:http, `fastify`, stock `koa`;
+ * bench/peers/); or the project's own modules behind a bare node:http handler (`modules-floor`).
+ */
+export type CaseKind = 'real' | 'bare' | 'fastify' | 'koa' | 'postgres' | 'modules-floor';
+
+export const CASE_KINDS: readonly CaseKind[] = [
+  'real',
+  'bare',
+  'fastify',
+  'koa',
+  'postgres',
+  'modules-floor',
+];
+
+/** The peers: same durable commit and checks, no project module (bench/peers/main.ts). */
+const PEER_KINDS: readonly CaseKind[] = ['bare', 'fastify', 'koa'];
+/** The cases that run the server itself and write its request log. */
+const SERVER_KINDS: readonly CaseKind[] = ['real', 'postgres'];
 
 /**
  * Settings every benchmarked server gets on top of its deployed defaults: the per-credential
- * rate limit is raised far above what one benchmark client sends (the limiter still runs on
- * every request; it just never refuses one).
+ * rate limit is RAISED far above what one benchmark client sends (the default, 6000 a minute,
+ * would answer 429 after 6000 creates; the limiter still runs on every request, it just never
+ * refuses one), and metrics are on (their listener on a free port), as in a deployment that
+ * is scraped.
  */
 export const BENCH_ENV: Readonly<Record<string, string>> = {
   RATE_LIMIT_PER_MINUTE: '1000000000',
+  METRICS_PORT: '0',
 };
 
 export interface BenchCase {
@@ -43,8 +64,10 @@ export interface BenchSettings {
   readonly durationSeconds: number;
   /** Nice value of the server processes (the bench process sets its own the same). */
   readonly priority: number;
-  /** A fixed total request rate for every run (req/s); as fast as it goes when absent. */
-  readonly overallRate?: number;
+  /** Measure a window at saturation (as fast as it goes). */
+  readonly saturation: boolean;
+  /** Then measure a window at this fixed total request rate (req/s), for CPU per request. */
+  readonly fixedRate?: number;
   /** Added to (and overriding) every server process's environment. */
   readonly extraEnv: Readonly<Record<string, string>>;
   /** Directory for `--cpu-prof` profiles of the server, when profiling. */
@@ -52,9 +75,22 @@ export interface BenchSettings {
   readonly postgres?: BenchPostgres;
 }
 
+/** One measured load window of a run. */
+export interface MeasuredWindow {
+  readonly requestsPerSecond: number;
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
+  /** Server CPU (user + system, all threads) per completed request, in microseconds. */
+  readonly cpuMicrosPerRequest: number;
+  /** The load generator's CPU (this process) per completed request, in microseconds. */
+  readonly clientCpuMicrosPerRequest: number;
+}
+
 export interface CaseRun {
   readonly name: string;
+  readonly kind: CaseKind;
   readonly rep: number;
+  /** The saturation window (NaN when only a fixed rate was measured). */
   readonly requestsPerSecond: number;
   readonly latencyP50Ms: number;
   readonly latencyP99Ms: number;
@@ -62,6 +98,8 @@ export interface CaseRun {
   readonly cpuMicrosPerRequest: number;
   /** The load generator's CPU (this process) per measured request, in microseconds. */
   readonly clientCpuMicrosPerRequest: number;
+  /** The window at a fixed rate, when one was measured. */
+  readonly fixedRate?: MeasuredWindow & { readonly targetRate: number };
   /** Requests sent in warm-up and measurement; the last ≤ connections of each load run are
    * still in flight when autocannon stops, so they are stored but not counted as answered. */
   readonly sent: number;
@@ -104,9 +142,11 @@ export async function runCase(
       ...(settings.cpuProfileDir === undefined
         ? []
         : ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`]),
-      ...(benchCase.kind === 'floor'
+      ...(benchCase.kind === 'modules-floor'
         ? ['--import', 'tsx', 'bench/floor-main.ts']
-        : [benchCase.entry ?? 'dist/main.js']),
+        : PEER_KINDS.includes(benchCase.kind)
+          ? ['--import', 'tsx', 'bench/peers/main.ts', benchCase.kind]
+          : [benchCase.entry ?? 'dist/main.js']),
     ];
     const server = await startServerProcess(
       nodeArgs,
@@ -126,39 +166,59 @@ export async function runCase(
       settings.priority,
     );
     const counter = { next: 0 };
-    const load = {
-      url: server.url,
-      token: settings.token,
-      connections: settings.connections,
-      ...(settings.overallRate === undefined ? {} : { overallRate: settings.overallRate }),
-    };
-    let warm: LoadResult;
-    let measured: LoadResult;
-    let cpu: number;
-    let clientCpu: number;
+    const load = { url: server.url, token: settings.token, connections: settings.connections };
+    // The warm-up (at the fixed rate when there is one), the fixed-rate window, then the
+    // saturation window: one server process, one store, one id stream. Every case reaches the
+    // fixed-rate window with the same rows stored (when it keeps up with the rate).
+    const loads: LoadResult[] = [];
+    let saturated: Measured | undefined;
+    let fixed: Measured | undefined;
     let exitCode: number | string = 'not stopped';
     try {
-      warm = await runLoad({ ...load, durationSeconds: settings.warmupSeconds, counter });
-      const cpuBefore = cpuMicros(server.pid);
-      const clientBefore = process.cpuUsage();
-      measured = await runLoad({ ...load, durationSeconds: settings.durationSeconds, counter });
-      const clientUsed = process.cpuUsage(clientBefore);
-      clientCpu = clientUsed.user + clientUsed.system;
-      cpu = cpuMicros(server.pid) - cpuBefore;
+      loads.push(
+        await runLoad({
+          ...load,
+          ...(settings.fixedRate === undefined ? {} : { overallRate: settings.fixedRate }),
+          durationSeconds: settings.warmupSeconds,
+          counter,
+        }),
+      );
+      const measure = async (overallRate?: number): Promise<Measured> => {
+        const cpuBefore = cpuMicros(server.pid);
+        const clientBefore = process.cpuUsage();
+        const result = await runLoad({
+          ...load,
+          ...(overallRate === undefined ? {} : { overallRate }),
+          durationSeconds: settings.durationSeconds,
+          counter,
+        });
+        const clientUsed = process.cpuUsage(clientBefore);
+        loads.push(result);
+        return {
+          result,
+          cpu: cpuMicros(server.pid) - cpuBefore,
+          clientCpu: clientUsed.user + clientUsed.system,
+        };
+      };
+      if (settings.fixedRate !== undefined) fixed = await measure(settings.fixedRate);
+      if (settings.saturation) saturated = await measure();
     } finally {
       exitCode = await server.stop();
     }
     if (exitCode !== 0) throw new Error(`${benchCase.name} server exited with ${exitCode}`);
-    const sent = warm.sent + measured.sent;
-    const ok = warm.ok + measured.ok;
-    const non2xx = warm.non2xx + measured.non2xx;
-    const errors = warm.errors + measured.errors;
+    const sum = (pick: (result: LoadResult) => number) =>
+      loads.reduce((total, result) => total + pick(result), 0);
+    const sent = sum((result) => result.sent);
+    const ok = sum((result) => result.ok);
+    const non2xx = sum((result) => result.non2xx);
+    const errors = sum((result) => result.errors);
     const storedRows = await store.countRows();
     const expectedRows = benchCase.seedRows + sent;
-    const requestLogLines = benchCase.kind === 'floor' ? -1 : countRequestLines(logFile);
+    const requestLogLines = SERVER_KINDS.includes(benchCase.kind) ? countRequestLines(logFile) : -1;
     const problems: string[] = [];
     if (non2xx > 0) {
-      const statuses = [warm.statuses, measured.statuses]
+      const statuses = loads
+        .map((result) => result.statuses)
         .flatMap((byCode) => Object.entries(byCode))
         .filter(([code]) => !code.startsWith('2'))
         .map(([code, count]) => `${count}× ${code}`);
@@ -172,21 +232,21 @@ export async function runCase(
         `${storedRows} rows stored, expected ${benchCase.seedRows + ok}..${expectedRows} (seeded + 2xx..sent)`,
       );
     }
-    if (sent - ok - non2xx > 2 * settings.connections) {
+    if (sent - ok - non2xx > loads.length * settings.connections) {
       problems.push(`${sent - ok - non2xx} requests sent but not answered`);
     }
     if (requestLogLines !== -1 && requestLogLines < ok + non2xx) {
       problems.push(`${requestLogLines} request log lines for ${ok + non2xx} requests`);
     }
-    const completed = measured.ok + measured.non2xx;
+    const none = windowOf(undefined);
     return {
       name: benchCase.name,
+      kind: benchCase.kind,
       rep,
-      requestsPerSecond: measured.requestsPerSecond,
-      latencyP50Ms: measured.latencyP50Ms,
-      latencyP99Ms: measured.latencyP99Ms,
-      cpuMicrosPerRequest: completed === 0 ? Number.NaN : cpu / completed,
-      clientCpuMicrosPerRequest: completed === 0 ? Number.NaN : clientCpu / completed,
+      ...(saturated === undefined ? none : windowOf(saturated)),
+      ...(fixed === undefined || settings.fixedRate === undefined
+        ? {}
+        : { fixedRate: { targetRate: settings.fixedRate, ...windowOf(fixed) } }),
       sent,
       ok,
       non2xx,
@@ -202,6 +262,34 @@ export async function runCase(
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+interface Measured {
+  readonly result: LoadResult;
+  /** Server and load generator CPU over the window, µs. */
+  readonly cpu: number;
+  readonly clientCpu: number;
+}
+
+function windowOf(measured: Measured | undefined): MeasuredWindow {
+  const completed = measured === undefined ? 0 : measured.result.ok + measured.result.non2xx;
+  if (measured === undefined || completed === 0) {
+    return {
+      requestsPerSecond: Number.NaN,
+      latencyP50Ms: Number.NaN,
+      latencyP99Ms: Number.NaN,
+      cpuMicrosPerRequest: Number.NaN,
+      clientCpuMicrosPerRequest: Number.NaN,
+    };
+  }
+  const { result, cpu, clientCpu } = measured;
+  return {
+    requestsPerSecond: result.requestsPerSecond,
+    latencyP50Ms: result.latencyP50Ms,
+    latencyP99Ms: result.latencyP99Ms,
+    cpuMicrosPerRequest: cpu / completed,
+    clientCpuMicrosPerRequest: clientCpu / completed,
+  };
 }
 
 interface PreparedStore {

