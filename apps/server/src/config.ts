@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 /** The environment variables the server reads, with their defaults. Documented in the README. */
 /**
- * Defaults of the PG_* settings, also used by the pool factory (store/postgres-pool.ts) for a
+ * Defaults of the PG_* settings, also used by the pool factory (store/postgres/pool.ts) for a
  * caller that leaves one out. Here, not there: config.ts must not load `pg`.
  */
 export const POSTGRES_DEFAULTS = {

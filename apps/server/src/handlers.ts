@@ -1,7 +1,7 @@
 import { contract, type NewPlant, type Plant, toPlant } from '@plant-store/schema';
-import { ApiError } from './api-error.ts';
 import { REFERENCE_TITLE, renderReferencePage } from './docs/reference-page.ts';
 import { loadRendererScript } from './docs/renderer-script.ts';
+import { ApiError } from './http/api-error.ts';
 import type { ContractHandlers } from './http/contract-router.ts';
 import type { PlantStore } from './store/plant-store.ts';
 

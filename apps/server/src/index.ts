@@ -1,7 +1,7 @@
-export { ApiError } from './api-error.ts';
 export { createApp } from './app.ts';
+export { TokenRegistry } from './auth/token-registry.ts';
 export { type Config, ConfigError, loadConfig } from './config.ts';
-export { createLogger } from './logger.ts';
+export { ApiError } from './http/api-error.ts';
+export { createLogger } from './observability/logger.ts';
 export { type RunningServer, startServer } from './server.ts';
 export type { CreateOutcome, PlantStore } from './store/plant-store.ts';
-export { TokenRegistry } from './token-registry.ts';

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './config.ts';
-import { createLogger, wantsPrettyLogs } from './logger.ts';
+import { createLogger, wantsPrettyLogs } from './observability/logger.ts';
 import { startServer } from './server.ts';
 import { maskDatabaseUrl } from './store/open-store.ts';
 

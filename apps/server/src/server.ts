@@ -2,18 +2,18 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { ApiError } from './api-error.ts';
 import { createApp } from './app.ts';
+import { ManagedTokenVerifier } from './auth/managed-token-verifier.ts';
+import { openTokenStore } from './auth/open-token-store.ts';
+import { TokenRegistry } from './auth/token-registry.ts';
 import type { Config } from './config.ts';
-import { type HttpTimeouts, httpServerOptions } from './http-timeouts.ts';
-import type { MetricsServer } from './metrics-server.ts';
-import { RateLimits } from './rate-limit.ts';
-import { rateLimitBackendFor } from './rate-limit-backend.ts';
+import { ApiError } from './http/api-error.ts';
+import { type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
+import { rateLimitBackendFor } from './limits/backend-for.ts';
+import { RateLimits } from './limits/rate-limits.ts';
+import type { MetricsServer } from './observability/metrics-listener.ts';
 import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './store/open-store.ts';
 import type { PlantStore } from './store/plant-store.ts';
-import { TokenRegistry } from './token-registry.ts';
-import { ManagedTokenVerifier } from './tokens/managed-token-verifier.ts';
-import { openTokenStore } from './tokens/open-token-store.ts';
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -241,9 +241,9 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
 
 async function loadMetricsModules() {
   const [{ ServiceMetrics }, { measureStore }, { startMetricsServer }] = await Promise.all([
-    import('./metrics.ts'),
-    import('./metrics-store.ts'),
-    import('./metrics-server.ts'),
+    import('./observability/metrics.ts'),
+    import('./observability/store-timing.ts'),
+    import('./observability/metrics-listener.ts'),
   ]);
   return { ServiceMetrics, measureStore, startMetricsServer };
 }

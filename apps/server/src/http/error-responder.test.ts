@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sendRawBytes } from '../testing/send-raw-bytes.ts';
-import { startTestServer, type TestServer } from '../testing/start-test-server.ts';
+import { sendRawBytes } from '../../test/support/send-raw-bytes.ts';
+import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
 
 let server: TestServer;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GroupCommitQueue, type ItemResult } from './group-commit.ts';
 import { observeCommit } from './observe-commit.ts';
 import type { StoreObserver } from './plant-store.ts';
-import { createSqliteStore } from './sqlite-store.ts';
+import { createSqliteStore } from './sqlite/sqlite-store.ts';
 
 interface Report {
   size: number;

@@ -1,0 +1,115 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
+
+// The real entry point as a process: startup output, configuration errors, signals, restarts.
+
+const folder = mkdtempSync(join(tmpdir(), 'plant-store-main-'));
+const token = 'main-test-token-0123456789abcdef';
+const started: SpawnedServer[] = [];
+afterAll(() => {
+  for (const server of started) server.child.kill('SIGKILL');
+  rmSync(folder, { recursive: true, force: true });
+});
+
+function start(env: Record<string, string>): SpawnedServer {
+  const server = spawnServer({ PORT: '0', ...env });
+  started.push(server);
+  return server;
+}
+
+const create = (url: string, body: string, bearer = token) =>
+  fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+    body,
+  });
+
+/** Sends half the body, calls `midway`, waits, then sends the rest: a request in flight. */
+function slowCreate(url: string, body: string, midway: () => void) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(`${url}/plants`, {
+      method: 'POST',
+      agent: false,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    const half = Math.floor(body.length / 2);
+    req.write(body.slice(0, half));
+    setTimeout(() => {
+      midway();
+      setTimeout(() => req.end(body.slice(half)), 300);
+    }, 200);
+  });
+}
+
+describe('the server process', () => {
+  it('prints a generated token and a curl command that works, outside production', async () => {
+    const server = start({ DATABASE_URL: join(folder, 'dev.db') });
+    const url = await server.ready;
+    await expect.poll(() => server.output()).toMatch(/curl -sS -X POST/);
+    const generated = /Bearer ([A-Za-z0-9_-]{43})'/.exec(server.output())?.[1];
+    expect(generated).toBeDefined();
+    const response = await create(url, '{"id": 1, "name": "Monstera", "tag": "indoor"}', generated);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ name: 'Monstera', tag: 'indoor' });
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('refuses to start in production without PLANT_STORE_TOKENS', async () => {
+    const server = start({ NODE_ENV: 'production', DATABASE_URL: join(folder, 'prod.db') });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toMatch(/PLANT_STORE_TOKENS: required when NODE_ENV=production/);
+  });
+
+  it('names every invalid setting and exits 1', async () => {
+    const server = start({ PORT: 'eighty', BODY_LIMIT: 'huge', PLANT_STORE_TOKENS: 'short' });
+    expect(await server.exited).toBe(1);
+    for (const name of ['PORT', 'BODY_LIMIT', 'PLANT_STORE_TOKENS']) {
+      expect(server.output()).toContain(`${name}`);
+    }
+    expect(server.output()).toMatch(/^plant-store: Invalid configuration: /);
+  });
+
+  it('keeps every plant across SIGTERM and a restart on the same file, exiting 0', async () => {
+    const env = { DATABASE_URL: `file:${join(folder, 'restart.db')}`, PLANT_STORE_TOKENS: token };
+    const first = start(env);
+    const url = await first.ready;
+    const ids = [1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n];
+    for (const id of ids)
+      expect((await create(url, `{"id": ${id}, "name": "p${id}"}`)).status).toBe(200);
+    // A request in flight when SIGTERM arrives (half its body sent) is still answered.
+    const inFlight = slowCreate(url, '{"id": 99, "name": "late"}', () =>
+      first.child.kill('SIGTERM'),
+    );
+    expect(await inFlight).toEqual({ status: 200, body: '{"name":"late"}' });
+    expect(await first.exited).toBe(0);
+
+    const second = start(env);
+    const secondUrl = await second.ready;
+    for (const id of [...ids, 99n]) {
+      const name = id === 99n ? 'late' : `p${id}`;
+      const replay = await create(secondUrl, `{"id": ${id}, "name": "${name}"}`);
+      expect(replay.status, `id ${id} is still stored`).toBe(200);
+      const conflict = await create(secondUrl, `{"id": ${id}, "name": "other"}`);
+      expect(conflict.status).toBe(409);
+    }
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  });
+});
