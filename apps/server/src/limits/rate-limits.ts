@@ -94,11 +94,6 @@ export class RateLimits {
     return new RateLimits(perToken, authFailures, backend, options.onLimited ?? (() => undefined));
   }
 
-  /** Which backend counts (`memory`, `postgres`, …). */
-  get backendKind(): string {
-    return this.backend.kind;
-  }
-
   /** Throws 429 when `address` (see `addressKey`) has no refused-credential attempts left. */
   async checkAddress(address: string): Promise<void> {
     if (this.authFailures === undefined) return;

@@ -45,9 +45,8 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   }
   if (options.destination) return pino(settings, options.destination);
   // stdout, written asynchronously in chunks of at least 16 KiB: one write per ~80 request
-  // lines instead of a blocking write per line (the request log is on the hot path: at 3000
-  // req/s it cost 14–26 µs of CPU per request with 4 KiB chunks, 1–12 µs with 16 KiB). The
-  // lines are gathered by LineChunker and written by SonicBoom (pino.destination). Everything
+  // lines instead of a blocking write per line, because the request log is on the hot path
+  // (the benchmark's ablation case measures its cost). The lines are gathered by LineChunker and written by SonicBoom (pino.destination). Everything
   // gathered is written synchronously when the process exits, also through process.exit; a
   // timer writes out what a quiet server has gathered, so no line waits longer than a second.
   // A hard kill (SIGKILL, power loss) can lose that last second.

@@ -1,4 +1,4 @@
-import type { NewPlant } from '@plant-store/schema';
+import { INT64_MAX, INT64_MIN, type NewPlant } from '@plant-store/schema';
 import pg from 'pg';
 import { GroupCommitQueue, type GroupCommitStats, type ItemResult } from '../group-commit.ts';
 import { nonNegativeInteger } from '../integer-option.ts';
@@ -6,11 +6,13 @@ import { maskUrl } from '../mask-url.ts';
 import { observeCommit } from '../observe-commit.ts';
 import {
   type CreateOutcome,
+  type Durability,
+  type PlantRow,
   type PlantStore,
   type StoreObserver,
   StoreUnavailableError,
+  storedPlant,
 } from '../plant-store.ts';
-import type { Durability } from '../sqlite/sqlite-store.ts';
 import {
   isPostgresLoginRefused,
   isPostgresUnavailable,
@@ -59,8 +61,6 @@ const DEFAULTS = {
   maxBatchSize: 1000,
   maxInFlight: 2,
 };
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 const INT8_OID = 20;
 const STARTUP_RETRY_FIRST_MS = 100;
 const STARTUP_RETRY_MAX_MS = 2000;
@@ -74,12 +74,6 @@ const INSERT_ONE =
   'INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id';
 const SELECT_MANY = 'SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])';
 const SELECT_ONE = 'SELECT id, name, tag FROM plants WHERE id = $1';
-
-interface PlantRow {
-  id: bigint;
-  name: string;
-  tag: string | null;
-}
 
 /**
  * Opens the PostgreSQL plant store at `options.url`: creates the pool, waits for the database
@@ -185,7 +179,7 @@ export class PostgresStore implements PlantStore {
     if (this.#closed) throw closedError();
     const rows = await this.#query<PlantRow>(SELECT_ONE, [int64Param(id)]);
     const row = rows[0];
-    return row === undefined ? undefined : toPlant(row);
+    return row === undefined ? undefined : storedPlant(row);
   }
 
   /**
@@ -305,7 +299,7 @@ export class PostgresStore implements PlantStore {
       if (row === undefined) {
         return { ok: false, error: new Error(`Plant ${plant.id} was neither inserted nor found`) };
       }
-      return { ok: true, value: samePlant(toPlant(row), plant) ? 'replayed' : 'conflict' };
+      return { ok: true, value: samePlant(storedPlant(row), plant) ? 'replayed' : 'conflict' };
     });
   }
 
@@ -369,12 +363,6 @@ function rowProblem(plant: NewPlant): Error | undefined {
 
 function samePlant(a: Pick<NewPlant, 'name' | 'tag'>, b: Pick<NewPlant, 'name' | 'tag'>): boolean {
   return a.name === b.name && (a.tag ?? null) === (b.tag ?? null);
-}
-
-function toPlant(row: PlantRow): NewPlant {
-  return row.tag === null
-    ? { id: row.id, name: row.name }
-    : { id: row.id, name: row.name, tag: row.tag };
 }
 
 /** A bigint parameter as its decimal text: exact, whatever pg does with numbers. */

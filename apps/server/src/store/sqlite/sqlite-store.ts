@@ -7,20 +7,16 @@ import { nonNegativeInteger, positiveInteger } from '../integer-option.ts';
 import { observeCommit } from '../observe-commit.ts';
 import {
   type CreateOutcome,
+  type Durability,
+  type PlantRow,
   type PlantStore,
   type StoreObserver,
   StoreUnavailableError,
+  storedPlant,
 } from '../plant-store.ts';
 import { openSqlite, SQLITE_DRIVER_PATH, SqliteError } from './driver.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 import { WalCheckpointer, type WalCheckpointerStats } from './wal-checkpointer.ts';
-
-/**
- * How hard a commit tries to survive a crash:
- * - `full`: the WAL is fsynced on every commit; a resolved create survives power loss.
- * - `normal`: survives a crash of the process; the last commits may be lost on power loss.
- */
-export type Durability = 'full' | 'normal';
 
 /** Options of `createSqliteStore`. */
 export interface SqliteStoreOptions {
@@ -87,12 +83,6 @@ const UNAVAILABLE_CODES = [
   'SQLITE_READONLY',
   'SQLITE_NOMEM',
 ];
-
-interface PlantRow {
-  id: bigint;
-  name: string;
-  tag: string | null;
-}
 
 type RowResult = ItemResult<CreateOutcome>;
 
@@ -167,10 +157,7 @@ export class SqliteStore implements PlantStore {
     } catch (error) {
       throw translateError(error);
     }
-    if (row === undefined) return undefined;
-    return row.tag === null
-      ? { id: row.id, name: row.name }
-      : { id: row.id, name: row.name, tag: row.tag };
+    return row === undefined ? undefined : storedPlant(row);
   }
 
   /** Runs `SELECT 1`. */
