@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sendRawBytes } from '../../test/support/send-raw-bytes.ts';
+import { sendRawBytes } from '../../test/support/raw-socket.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
 
 let server: TestServer;

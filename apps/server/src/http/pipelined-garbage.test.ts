@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendRawBytes } from '../../test/support/raw-socket.ts';
 import { readPlantRows } from '../../test/support/read-plant-rows.ts';
-import { sendRawBytes } from '../../test/support/send-raw-bytes.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
 
 // HTTP/1.1 pipelining over a raw socket: a valid create followed at once, on the same

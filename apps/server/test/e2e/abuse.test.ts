@@ -1,4 +1,4 @@
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManagedToken, revokeManagedToken } from '../../src/auth/manage-tokens.ts';
 import { createSqliteTokenStore } from '../../src/auth/sqlite-token-store.ts';
@@ -6,6 +6,7 @@ import { generateToken } from '../../src/auth/token-format.ts';
 import type { TokenStore } from '../../src/auth/token-store.ts';
 import { exchange, type RawReply } from '../security/exchange.ts';
 import { OpenApiResponseValidator } from '../support/openapi-validator.ts';
+import { openSocket } from '../support/raw-socket.ts';
 import { type PlantRow, readPlantRows } from '../support/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
 
@@ -243,13 +244,7 @@ describe('slow clients', () => {
     await server?.dispose();
   });
 
-  function open(): Promise<Socket> {
-    const { hostname, port } = new URL(server.url);
-    return new Promise((resolve, reject) => {
-      const socket = connect({ host: hostname, port: Number(port) }, () => resolve(socket));
-      socket.once('error', reject);
-    });
-  }
+  const open = () => openSocket(server.url);
 
   it('cuts 20 slowloris sockets and a trickled body while other clients are served; nothing stored', async () => {
     const sockets: Socket[] = [];

@@ -28,8 +28,12 @@ const create = (url: string, body: string, bearer = token) =>
     body,
   });
 
-/** Sends half the body, calls `midway`, waits, then sends the rest: a request in flight. */
-function slowCreate(url: string, body: string, midway: () => void) {
+/**
+ * A request in flight: sends the headers with `Expect: 100-continue`, and once the server has
+ * answered `100 Continue` (so the process has the request) half the body; then awaits
+ * `midway()` and sends the rest.
+ */
+function slowCreate(url: string, body: string, midway: () => Promise<void>) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(`${url}/plants`, {
       method: 'POST',
@@ -38,6 +42,7 @@ function slowCreate(url: string, body: string, midway: () => void) {
         authorization: `Bearer ${token}`,
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
+        expect: '100-continue',
       },
     });
     req.on('response', (res) => {
@@ -48,12 +53,12 @@ function slowCreate(url: string, body: string, midway: () => void) {
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
     req.on('error', reject);
-    const half = Math.floor(body.length / 2);
-    req.write(body.slice(0, half));
-    setTimeout(() => {
-      midway();
-      setTimeout(() => req.end(body.slice(half)), 300);
-    }, 200);
+    req.on('continue', () => {
+      const half = Math.floor(body.length / 2);
+      req.write(body.slice(0, half));
+      midway().then(() => req.end(body.slice(half)), reject);
+    });
+    req.flushHeaders();
   });
 }
 
@@ -88,15 +93,17 @@ describe('the server process', () => {
 
   it('keeps every plant across SIGTERM and a restart on the same file, exiting 0', async () => {
     const env = { DATABASE_URL: `file:${join(folder, 'restart.db')}`, PLANT_STORE_TOKENS: token };
-    const first = start(env);
+    const first = start({ ...env, LOG_LEVEL: 'info' });
     const url = await first.ready;
     const ids = [1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n];
     for (const id of ids)
       expect((await create(url, `{"id": ${id}, "name": "p${id}"}`)).status).toBe(200);
-    // A request in flight when SIGTERM arrives (half its body sent) is still answered.
-    const inFlight = slowCreate(url, '{"id": 99, "name": "late"}', () =>
-      first.child.kill('SIGTERM'),
-    );
+    // A request in flight when SIGTERM arrives (half its body sent) is still answered: the
+    // rest of its body follows once the process has logged that it is shutting down.
+    const inFlight = slowCreate(url, '{"id": 99, "name": "late"}', async () => {
+      first.child.kill('SIGTERM');
+      await expect.poll(() => first.output(), { timeout: 10_000 }).toMatch(/shutting down/);
+    });
     expect(await inFlight).toEqual({ status: 200, body: '{"name":"late"}' });
     expect(await first.exited).toBe(0);
 

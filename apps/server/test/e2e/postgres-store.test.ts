@@ -275,8 +275,7 @@ describe('an unreachable database', () => {
       startupWaitMs: 20_000,
       onError: (error, context) => attempts.push(`${context}: ${error.message}`),
     });
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => attempts.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     expect(attempts[0]).toMatch(/^waiting for PostgreSQL: /);
     await proxy.setMode('forward');
     const store = await opening;

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { exchange } from '../security/exchange.ts';
+import { openSocket, receivedUntilClose } from '../support/raw-socket.ts';
 import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // Graceful shutdown under load, with a real server process: 200 requests are in flight (their
@@ -35,30 +35,18 @@ interface HalfSent {
   readonly answer: Promise<string>;
 }
 
-function halfSend(url: string, id: number): Promise<HalfSent> {
-  const { hostname, port } = new URL(url);
+async function halfSend(url: string, id: number): Promise<HalfSent> {
+  const { hostname } = new URL(url);
   const body = Buffer.from(`{"id": ${id}, "name": "In flight ${id}", "tag": "shutdown"}`);
   const half = Math.floor(body.length / 2);
-  return new Promise((resolve, reject) => {
-    const socket: Socket = connect({ host: hostname, port: Number(port) }, () => {
-      socket.off('error', reject);
-      socket.write(
-        `POST /plants HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
-      );
-      socket.write(body.subarray(0, half));
-      let text = '';
-      socket.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
-      });
-      const answer = new Promise<string>((done) => {
-        socket.on('error', () => undefined);
-        socket.on('close', () => done(text));
-      });
-      resolve({ id, finish: () => socket.write(body.subarray(half)), answer });
-    });
-    socket.once('error', reject);
-  });
+  const socket = await openSocket(url);
+  const answer = receivedUntilClose(socket);
+  socket.write(
+    `POST /plants HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
+  socket.write(body.subarray(0, half));
+  return { id, finish: () => socket.write(body.subarray(half)), answer };
 }
 
 type Outcome = { id: number; status: number } | { id: number; error: string };
