@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { httpServerOptions } from '../http/timeouts.ts';
 import type { ServiceMetrics } from './metrics.ts';
 
 /** The operator-only listener that serves `GET /metrics`. */
@@ -19,15 +18,18 @@ export interface MetricsServer {
  * Keep it on a private interface or port that only the scraper reaches.
  *
  * @example
- * const listener = await startMetricsServer(metrics, { host: '127.0.0.1', port: 9464 }, logger);
+ * const address = { host: '127.0.0.1', port: 9464 };
+ * const listener = await startMetricsServer(metrics, address, logger, httpServerOptions());
  * await fetch(`${listener.url}/metrics`);
  */
 export async function startMetricsServer(
   metrics: ServiceMetrics,
   address: { readonly host: string; readonly port: number },
   logger: Logger,
+  /** The HTTP server's options (its timeouts): the same as the API's. */
+  serverOptions: ServerOptions,
 ): Promise<MetricsServer> {
-  const server = createServer(httpServerOptions(), (request, response) => {
+  const server = createServer(serverOptions, (request, response) => {
     response.setHeader('Cache-Control', 'no-store');
     response.setHeader('X-Content-Type-Options', 'nosniff');
     const path = (request.url ?? '').split('?')[0];
