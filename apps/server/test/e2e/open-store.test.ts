@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { maskDatabaseUrl, openStore, parseDatabaseUrl } from '../../src/store/open-store.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { createTestSchema, freePort } from '../support/postgres.ts';
+import { freePort } from '../support/free-port.ts';
+import { createTestSchema } from '../support/postgres.ts';
 
 describe('parseDatabaseUrl', () => {
   it.each([

@@ -12,7 +12,8 @@ import {
   type PostgresStore,
   type PostgresStoreOptions,
 } from '../../src/store/postgres/postgres-store.ts';
-import { adminQuery, createTestSchema, freePort, type TestSchema } from '../support/postgres.ts';
+import { freePort } from '../support/free-port.ts';
+import { adminQuery, createTestSchema, type TestSchema } from '../support/postgres.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 let schema: TestSchema;

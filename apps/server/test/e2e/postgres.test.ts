@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { adminQuery, createTestSchema, freePort, grantSearch } from '../support/postgres.ts';
+import { freePort } from '../support/free-port.ts';
+import { adminQuery, createTestSchema, grantSearch } from '../support/postgres.ts';
 
 describe('the test PostgreSQL', () => {
   it('is a real PostgreSQL server that the global setup provides', async () => {

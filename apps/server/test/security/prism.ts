@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { freePort } from '../support/free-port.ts';
 
 const require = createRequire(import.meta.url);
 /** The prism CLI of @stoplight/prism-cli (5.14.2: the last release that runs on Node 20). */
@@ -15,18 +15,6 @@ export interface PrismProxy {
   /** Everything prism logged so far. */
   log(): string;
   stop(): Promise<void>;
-}
-
-/** A free TCP port of 127.0.0.1 (free when asked: prism binds it a moment later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /**

