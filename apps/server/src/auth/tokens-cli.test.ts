@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../../test/support/run-cli.ts';
 import { loadStoreConfig } from '../config.ts';
 import { createManagedToken } from './manage-tokens.ts';
 import { createSqliteTokenStore } from './sqlite-token-store.ts';
@@ -146,6 +147,18 @@ describe('runCli', () => {
     expect(
       JSON.parse((await run(join(folder, 'empty.db'), 'tokens', 'list', '--json')).stdout),
     ).toEqual([]);
+  });
+
+  it('exits 2 with the usage for a mistake, and 1 for a store it cannot use', async () => {
+    const usage = await runCliInProcess(['tokens', 'create', '--expires', '1d'], {
+      DATABASE_URL: join(folder, 'usage.db'),
+    });
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toMatch(/needs --name <consumer>[\s\S]*Usage: plant-store tokens/);
+    expect(usage.stdout).toBe('');
+    const badUrl = await runCliInProcess(['tokens', 'list'], { DATABASE_URL: 'mysql://db/x' });
+    expect(badUrl.status).toBe(1);
+    expect(badUrl.stderr).toMatch(/scheme "mysql:" is not supported/);
   });
 
   it('reports a configuration problem with exit status 1', async () => {

@@ -39,12 +39,9 @@ afterAll(async () => {
 
 /** The request line logged for `requestId` (log lines are written when the response is done). */
 async function requestLine(requestId: string): Promise<LogLine> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const line = capture.lines().find((entry) => entry.requestId === requestId);
-    if (line) return line;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`no log line for request ${requestId}`);
+  const find = () => capture.lines().find((entry) => entry.requestId === requestId);
+  await expect.poll(find, { message: `a log line for request ${requestId}` }).toBeDefined();
+  return find() as LogLine;
 }
 
 async function post(body: string, headers: Record<string, string>): Promise<Response> {

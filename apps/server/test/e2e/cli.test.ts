@@ -5,10 +5,12 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { TOKEN_CACHE_TTL_MS } from '../../src/auth/managed-token-verifier.ts';
 import { digestToken } from '../../src/auth/token-registry.ts';
 import { createTestSchema, type TestSchema } from '../support/postgres.ts';
-import { runCliProcess } from '../support/run-cli.ts';
+import { runCliInProcess, runCliProcess } from '../support/run-cli.ts';
 import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
-// The `plant-store` tool and the server as real processes on one SQLite file.
+// The `plant-store` tool and real server processes on one database. The tool runs in this
+// process (the same runCli the binary calls) except in the smoke test, which runs each
+// command once as a process.
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-cli-'));
 const ENV_TOKEN = 'cli-test-env-token-0123456789';
@@ -23,7 +25,7 @@ afterAll(async () => {
 
 // The tool runs as an operator would in production: no PLANT_STORE_TOKENS at all.
 const cli = (databaseUrl: string, ...args: string[]) =>
-  runCliProcess(args, { DATABASE_URL: databaseUrl, NODE_ENV: 'production' });
+  runCliInProcess(args, { DATABASE_URL: databaseUrl, NODE_ENV: 'production' });
 
 const post = (url: string, token: string, id: number, name = `Plant ${id}`) =>
   fetch(`${url}/plants`, {
@@ -150,14 +152,20 @@ describe.each(BACKENDS)('plant-store tokens on %s, end to end', (_, database) =>
   }, 60_000);
 });
 
-describe('plant-store tokens', () => {
-  it('exits 2 with the usage for a mistake, and 1 for a store it cannot use', async () => {
-    const usage = await cli(join(folder, 'usage.db'), 'tokens', 'create', '--expires', '1d');
-    expect(usage.status).toBe(2);
-    expect(usage.stderr).toMatch(/needs --name <consumer>[\s\S]*Usage: plant-store tokens/);
-    expect(usage.stdout).toBe('');
-    const badUrl = await runCliProcess(['tokens', 'list'], { DATABASE_URL: 'mysql://db/x' });
-    expect(badUrl.status).toBe(1);
-    expect(badUrl.stderr).toMatch(/scheme "mysql:" is not supported/);
+describe('the plant-store command as a process', () => {
+  it('creates, lists and revokes a token (one run of each command), exiting 0', async () => {
+    const env = { DATABASE_URL: join(folder, 'smoke.db'), NODE_ENV: 'production' };
+    const create = await runCliProcess(['tokens', 'create', '--name', 'smoke'], env);
+    expect(create.status, create.stderr).toBe(0);
+    const token = create.stdout.trim();
+    expect(token).toMatch(/^pst_[A-Za-z0-9_-]{49}$/);
+    expect(create.stderr).toMatch(/shown only now/);
+    const list = await runCliProcess(['tokens', 'list'], env);
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/\n1\s+smoke\s+active\s/);
+    expect(list.stdout + list.stderr).not.toContain(token);
+    const revoke = await runCliProcess(['tokens', 'revoke', 'smoke'], env);
+    expect(revoke.status, revoke.stderr).toBe(0);
+    expect(revoke.stdout).toMatch(/^Revoked token 1 "smoke"/);
   }, 60_000);
 });

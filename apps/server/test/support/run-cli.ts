@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runCli } from '../../src/auth/tokens-cli.ts';
+import { loadStoreConfig } from '../../src/config.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -34,4 +36,25 @@ export function runCliProcess(
       },
     );
   });
+}
+
+/**
+ * Runs the `plant-store` command in this process (the same `runCli` the binary calls) with
+ * the store settings read from `env` alone, collecting what it prints.
+ *
+ * @example
+ * const run = await runCliInProcess(['tokens', 'list'], { DATABASE_URL: file });
+ */
+export async function runCliInProcess(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const status = await runCli([...args], {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    storeConfig: () => loadStoreConfig(env),
+  });
+  return { status, stdout, stderr };
 }
