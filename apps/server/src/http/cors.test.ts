@@ -19,6 +19,19 @@ afterAll(async () => {
   await Promise.all([server.dispose(), plain.dispose()]);
 });
 
+/** A valid create from a page at `origin`, with the server's token. */
+function createFrom(target: TestServer, origin: string): Promise<Response> {
+  return fetch(`${target.url}/plants`, {
+    method: 'POST',
+    headers: {
+      origin,
+      authorization: `Bearer ${target.token}`,
+      'content-type': 'application/json',
+    },
+    body: '{"id": 1, "name": "Fern"}',
+  });
+}
+
 function preflight(
   target: TestServer,
   origin: string,
@@ -57,15 +70,7 @@ describe('CORS with an allow-list', () => {
   });
 
   it('lets the allowed origin read successes and errors, with the useful headers exposed', async () => {
-    const created = await fetch(`${server.url}/plants`, {
-      method: 'POST',
-      headers: {
-        origin: ALLOWED,
-        authorization: `Bearer ${server.token}`,
-        'content-type': 'application/json',
-      },
-      body: '{"id": 1, "name": "Fern"}',
-    });
+    const created = await createFrom(server, ALLOWED);
     expect(created.status).toBe(200);
     expect(created.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(created.headers.get('access-control-expose-headers')).toBe(
@@ -115,15 +120,7 @@ describe('CORS with an allow-list', () => {
 describe('CORS by default', () => {
   it('is off: no preflight answer and no CORS headers for any origin', async () => {
     await expectNoCors(await preflight(plain, ALLOWED), 405);
-    const response = await fetch(`${plain.url}/plants`, {
-      method: 'POST',
-      headers: {
-        origin: ALLOWED,
-        authorization: `Bearer ${plain.token}`,
-        'content-type': 'application/json',
-      },
-      body: '{"id": 1, "name": "Fern"}',
-    });
+    const response = await createFrom(plain, ALLOWED);
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
     await response.arrayBuffer();
