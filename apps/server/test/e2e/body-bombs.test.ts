@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { rawExchange as exchange, type RawRequest } from '../security/exchange.ts';
 import { OpenApiResponseValidator } from '../support/openapi-validator.ts';
-import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
+import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // 10 MB bodies and compression bombs against a real server process (its own memory, measured
 // from /proc, so the test's own buffers do not count): each is a 413 in the Error shape, the
@@ -32,8 +32,7 @@ beforeAll(async () => {
     PORT: '0',
     DATABASE_URL: databaseFile,
     PLANT_STORE_TOKENS: token,
-    RATE_LIMIT_PER_MINUTE: '0',
-    AUTH_FAILURES_PER_MINUTE: '0',
+    ...NO_RATE_LIMITS,
   });
   url = await server.ready;
 }, 60_000);

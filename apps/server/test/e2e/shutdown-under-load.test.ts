@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { exchange } from '../security/exchange.ts';
 import { openSocket, receivedUntilClose } from '../support/raw-socket.ts';
-import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
+import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // Graceful shutdown under load, with a real server process: 200 requests are in flight (their
 // headers and half their body sent) and 50 keep-alive clients create plants as fast as they
@@ -91,8 +91,7 @@ describe('SIGTERM under load', () => {
       PORT: '0',
       DATABASE_URL: databaseFile,
       PLANT_STORE_TOKENS: token,
-      RATE_LIMIT_PER_MINUTE: '0',
-      AUTH_FAILURES_PER_MINUTE: '0',
+      ...NO_RATE_LIMITS,
     });
     const url = await server.ready;
 
