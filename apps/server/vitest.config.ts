@@ -10,6 +10,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          // Worker threads that keep their module cache between files: in-process tests load
+          // the same server modules, and loading them once per worker halves the tier's time.
+          pool: 'threads',
+          isolate: false,
           include: [
             'src/**/*.test.ts',
             'test/*.test.ts',
