@@ -71,6 +71,16 @@ describe('the source tree', () => {
     expect(upward).toEqual([]);
   });
 
+  it('keeps the store adapters apart: store/sqlite and store/postgres never import each other', () => {
+    const adapter = (file: string) => /^store\/(sqlite|postgres)\//.exec(file)?.[1];
+    const crossing = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((target) => adapter(file) && adapter(target) && adapter(target) !== adapter(file))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(crossing).toEqual([]);
+  });
+
   it('has no import cycle, between files or between the features', () => {
     // A feature is a top-level folder (store/ with its adapters) or a top-level file.
     const folderOf = (file: string) => file.split('/')[0] ?? file;

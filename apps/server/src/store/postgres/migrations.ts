@@ -1,5 +1,5 @@
 import type { ClientBase, Pool } from 'pg';
-import { checkMigrationList, type Migration, SchemaTooNewError } from '../sqlite/migrations.ts';
+import { checkMigrationList, type Migration, SchemaTooNewError } from '../migration-list.ts';
 
 /** The PostgreSQL schema, oldest first. Append new versions; never edit a released one. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [

@@ -3,14 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Migration, SchemaTooNewError } from '../migration-list.ts';
 import { openSqlite } from './driver.ts';
-import {
-  MIGRATIONS,
-  type Migration,
-  migrate,
-  SchemaTooNewError,
-  schemaVersion,
-} from './migrations.ts';
+import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 
 let dir: string;
 let db: Database.Database;

@@ -1,11 +1,5 @@
 import type { Database } from 'better-sqlite3';
-
-/** One forward-only schema change; `version` n brings the database from n − 1 to n. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
+import { checkMigrationList, type Migration, SchemaTooNewError } from '../migration-list.ts';
 
 /** The SQLite schema, oldest first. Append new versions; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -39,11 +33,6 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
 ];
-
-/** Thrown when the database was migrated by newer code than this one. */
-export class SchemaTooNewError extends Error {
-  override readonly name = 'SchemaTooNewError';
-}
 
 /** What `migrate` did: the schema version before and after, and the versions it applied. */
 export interface MigrationReport {
@@ -88,15 +77,4 @@ export function migrate(
 /** The schema version recorded in the database file (`PRAGMA user_version`); 0 when new. */
 export function schemaVersion(db: Database): number {
   return Number(db.pragma('user_version', { simple: true }));
-}
-
-/** Throws unless the versions are 1, 2, 3, ... in order. */
-export function checkMigrationList(migrations: readonly Migration[]): void {
-  migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1) {
-      throw new Error(
-        `Migration "${migration.name}" has version ${migration.version}; expected ${index + 1} (versions must be 1, 2, 3, ... in order).`,
-      );
-    }
-  });
 }

@@ -3,9 +3,10 @@ import path from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import { describe, expect, it } from 'vitest';
 import { tempSqliteStores } from '../../../test/support/temp-sqlite-stores.ts';
+import { SchemaTooNewError } from '../migration-list.ts';
 import { StoreUnavailableError } from '../plant-store.ts';
 import { openSqlite } from './driver.ts';
-import { MIGRATIONS, SchemaTooNewError } from './migrations.ts';
+import { MIGRATIONS } from './migrations.ts';
 import type { SqliteStore, SqliteStoreOptions } from './sqlite-store.ts';
 
 const temp = tempSqliteStores('plant-sqlite-');
