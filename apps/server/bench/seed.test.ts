@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSqliteStore } from '../src/store/sqlite-store.ts';
+import { createSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { seedId } from './ids.ts';
 import { countSqliteRows, seedSqlite } from './seed.ts';
 

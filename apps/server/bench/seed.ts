@@ -1,5 +1,5 @@
-import { openSqlite } from '../src/store/sqlite-driver.ts';
-import { createSqliteStore } from '../src/store/sqlite-store.ts';
+import { openSqlite } from '../src/store/sqlite/driver.ts';
+import { createSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { seedId } from './ids.ts';
 
 /**

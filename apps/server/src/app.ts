@@ -2,25 +2,25 @@ import { contract } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import Koa from 'koa';
 import type { Logger } from 'pino';
+import type { TokenRegistry } from './auth/token-registry.ts';
 import { contractHandlers } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
 import { contractRouter, unmatchedRoute } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { errorResponder } from './http/error-responder.ts';
-import { rateLimited } from './http/rate-limit-guard.ts';
 import { requestContext } from './http/request-context.ts';
 import { requestMetrics } from './http/request-metrics.ts';
-import type { ServiceMetrics } from './metrics.ts';
-import type { RateLimits } from './rate-limit.ts';
+import { rateLimited } from './limits/guard.ts';
+import type { RateLimits } from './limits/rate-limits.ts';
+import type { ServiceMetrics } from './observability/metrics.ts';
 import type { PlantStore } from './store/plant-store.ts';
-import type { TokenRegistry } from './token-registry.ts';
 
 export interface AppOptions {
   readonly store: PlantStore;
   readonly tokens: TokenRegistry;
   readonly bodyLimitBytes: number;
   readonly logger: Logger;
-  /** Observe requests into these metrics (served elsewhere: see `metrics-server.ts`). */
+  /** Observe requests into these metrics (served elsewhere: see `observability/metrics-listener.ts`). */
   readonly metrics?: ServiceMetrics;
   /** Apply these limits around the bearer check; none when absent. */
   readonly rateLimits?: RateLimits;

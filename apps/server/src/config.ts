@@ -1,9 +1,9 @@
 import bytes from 'bytes';
 import { z } from 'zod';
 
-/** The environment variables the server reads, with their defaults. Documented in the README. */
+/** The environment variables the server reads, with their defaults. Documented in docs/operations.md. */
 /**
- * Defaults of the PG_* settings, also used by the pool factory (store/postgres-pool.ts) for a
+ * Defaults of the PG_* settings, also used by the pool factory (store/postgres/pool.ts) for a
  * caller that leaves one out. Here, not there: config.ts must not load `pg`.
  */
 export const POSTGRES_DEFAULTS = {
@@ -111,7 +111,7 @@ function isOrigin(value: string): boolean {
   }
 }
 
-/** The names of every environment variable the server reads (the README's table lists them). */
+/** The names of every environment variable the server reads (docs/operations.md lists them in a table). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.shape);
 
 export interface Config {

@@ -1,10 +1,10 @@
 import { contract, type NewPlant, type Plant, toPlant } from '@plant-store/schema';
-import { ApiError } from './api-error.ts';
 import { REFERENCE_TITLE, renderReferencePage } from './docs/reference-page.ts';
 import { loadRendererScript } from './docs/renderer-script.ts';
+import { ApiError } from './http/api-error.ts';
 import type { ContractHandlers } from './http/contract-router.ts';
+import { STORE_RETRY_AFTER_SECONDS } from './http/to-api-error.ts';
 import type { PlantStore } from './store/plant-store.ts';
-import { STORE_RETRY_AFTER_SECONDS } from './to-api-error.ts';
 
 /**
  * Creates the plant unless its id is taken. An identical replay answers the same Plant (so a

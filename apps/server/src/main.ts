@@ -1,8 +1,8 @@
+import { developmentTokenPath, loadDevelopmentToken } from './auth/development-token.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { createLogger, wantsPrettyLogs } from './logger.ts';
+import { createLogger, wantsPrettyLogs } from './observability/logger.ts';
 import { startServer } from './server.ts';
 import { maskDatabaseUrl } from './store/open-store.ts';
-import { developmentTokenPath, loadDevelopmentToken } from './tokens/development-token.ts';
 
 // The process entry point: configuration from the environment, the server, the signals.
 async function main(): Promise<void> {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createLogger } from './observability/logger.ts';
 import { startServer } from './server.ts';
 
 // A server that cannot start releases what it opened for the start: this process's open file

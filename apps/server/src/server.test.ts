@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenApiResponseValidator } from './testing/openapi-validator.ts';
-import { type PlantRow, readPlantRows } from './testing/read-plant-rows.ts';
-import { sendRawBytes } from './testing/send-raw-bytes.ts';
-import { startTestServer, type TestServer } from './testing/start-test-server.ts';
+import { OpenApiResponseValidator } from '../test/support/openapi-validator.ts';
+import { sendRawBytes } from '../test/support/raw-socket.ts';
+import { type PlantRow, readPlantRows } from '../test/support/read-plant-rows.ts';
+import { startTestServer, type TestServer } from '../test/support/start-test-server.ts';
 
 // End to end over real HTTP on 127.0.0.1: the real server, a real SQLite file, raw fetch.
 // Every response body is checked against the generated OpenAPI document with Ajv.

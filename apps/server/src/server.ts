@@ -1,26 +1,22 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
+import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { ApiError } from './api-error.ts';
 import { createApp } from './app.ts';
+import { tokenStatus } from './auth/manage-tokens.ts';
+import { ManagedTokenVerifier } from './auth/managed-token-verifier.ts';
+import { openTokenStore } from './auth/open-token-store.ts';
+import { TokenRegistry } from './auth/token-registry.ts';
 import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
-import { type HttpTimeouts, httpServerOptions } from './http-timeouts.ts';
-import type { MetricsServer } from './metrics-server.ts';
-import { RateLimits } from './rate-limit.ts';
-import { rateLimitBackendFor } from './rate-limit-backend.ts';
+import { answerClientErrors } from './http/client-error.ts';
+import { trackConnections } from './http/graceful-shutdown.ts';
+import { type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
+import { rateLimitBackendFor } from './limits/backend-for.ts';
+import { RateLimits } from './limits/rate-limits.ts';
+import type { ServiceMetrics } from './observability/metrics.ts';
 import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './store/open-store.ts';
 import type { PlantStore } from './store/plant-store.ts';
 import type { Readiness } from './store/write-readiness.ts';
-import { TokenRegistry } from './token-registry.ts';
-import { tokenStatus } from './tokens/manage-tokens.ts';
-import { ManagedTokenVerifier } from './tokens/managed-token-verifier.ts';
-import { openTokenStore } from './tokens/open-token-store.ts';
-
-/** How long a shutdown waits for in-flight requests before closing their connections. */
-const SHUTDOWN_GRACE_MS = 10_000;
-/** While shutting down, how often connections that have become idle are closed. */
-const IDLE_SWEEP_MS = 100;
 
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
@@ -83,8 +79,23 @@ export function serviceStoreOptions(
   };
 }
 
+/** What a start opened, each with its close: the one clean-up list. */
+type CleanUp = Array<() => Promise<void>>;
+
+/**
+ * Closes what was opened one after the other, last opened first (so the HTTP server drains
+ * before the stores close); every close runs, the first failure is thrown at the end.
+ */
+async function cleanUp(list: CleanUp): Promise<void> {
+  const failures: unknown[] = [];
+  for (const close of [...list].reverse()) await close().catch((error) => failures.push(error));
+  if (failures.length > 0) throw failures[0];
+}
+
 /**
  * Opens the store (running its migrations) and serves the API on `config.host:config.port`.
+ * In steps: open the resources → build the app → listen → (on close) shut down; everything a
+ * step opened is on one clean-up list, closed when a later step fails or the server closes.
  *
  * @example
  * const running = await startServer(loadConfig(), logger);
@@ -92,181 +103,137 @@ export function serviceStoreOptions(
  * await running.close();
  */
 export async function startServer(config: ServerConfig, logger: Logger): Promise<RunningServer> {
+  const opened: CleanUp = [];
+  try {
+    const resources = await openResources(config, logger, opened);
+    const app = buildApp(config, logger, resources);
+    const listening = await listen(app, config, opened);
+    const metricsServer =
+      resources.metrics && config.metrics
+        ? await resources.metrics.modules.startMetricsServer(
+            resources.metrics.service,
+            config.metrics,
+            logger,
+            serverOptions(config),
+          )
+        : undefined;
+    if (metricsServer) opened.push(() => metricsServer.close());
+    let closing: Promise<void> | undefined;
+    return {
+      url: listening.url,
+      server: listening.server,
+      store: resources.store,
+      ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
+      close: () => {
+        closing ??= cleanUp(opened);
+        return closing;
+      },
+    };
+  } catch (error) {
+    await cleanUp(opened).catch(() => undefined);
+    throw error;
+  }
+}
+
+interface Resources {
+  readonly store: PlantStore;
+  readonly tokens: TokenRegistry;
+  readonly rateLimits?: RateLimits;
+  readonly metrics?: { readonly service: ServiceMetrics; readonly modules: MetricsModules };
+}
+
+/** The store, the managed tokens (same database), the rate limits and the metrics. */
+async function openResources(
+  config: ServerConfig,
+  logger: Logger,
+  opened: CleanUp,
+): Promise<Resources> {
   // Metrics are collected (and prom-client loaded) only when something serves them (METRICS_PORT).
-  const metricsModules = config.metrics ? await loadMetricsModules() : undefined;
-  const metrics = metricsModules ? new metricsModules.ServiceMetrics() : undefined;
-  const storeOptions = serviceStoreOptions(config, logger);
-  const { postgres } = storeOptions;
+  const modules = config.metrics ? await loadMetricsModules() : undefined;
+  const service = modules ? new modules.ServiceMetrics() : undefined;
+  const { postgres, ...storeOptions } = serviceStoreOptions(config, logger);
   const store = await openStore(config.databaseUrl, {
     ...storeOptions,
-    ...(metrics ? { observer: metrics.storeObserver() } : {}),
+    postgres,
+    ...(service ? { observer: service.storeObserver() } : {}),
   });
-  // The managed tokens (plant-store tokens …) live in the same database as the plants.
-  const tokenStore = await openTokenStore(config.databaseUrl, postgres).catch(
-    async (error: unknown) => {
-      await store.close();
-      throw error;
-    },
-  );
-  let rateLimits: RateLimits | undefined;
-  /** A start that fails once the stores are open releases what it opened, then fails. */
-  const abandon = async (error: unknown): Promise<never> => {
-    await Promise.allSettled([rateLimits?.close(), store.close(), tokenStore.close()]);
-    throw error;
-  };
-  try {
-    // Without configured tokens the store's managed tokens are the only credentials: a server
-    // that could accept nobody refuses to start (only production leaves `tokens` empty).
-    if (config.tokens.length === 0) {
-      const now = new Date();
-      const records = await tokenStore.list();
-      if (!records.some((record) => tokenStatus(record, now) === 'active')) {
-        throw new ConfigError(NO_CREDENTIAL_MESSAGE);
-      }
+  opened.push(() => store.close());
+  const tokenStore = await openTokenStore(config.databaseUrl, postgres);
+  opened.push(() => tokenStore.close());
+  // Without configured tokens the store's managed tokens are the only credentials: a server
+  // that could accept nobody refuses to start (only production leaves `tokens` empty).
+  if (config.tokens.length === 0) {
+    const now = new Date();
+    const records = await tokenStore.list();
+    if (!records.some((record) => tokenStatus(record, now) === 'active')) {
+      throw new ConfigError(NO_CREDENTIAL_MESSAGE);
     }
-    rateLimits = config.rateLimit
-      ? await RateLimits.create(
-          config.rateLimit,
-          await rateLimitBackendFor(config.databaseUrl, postgres),
-          {
-            ...(metrics ? { onLimited: (limit) => metrics.rateLimited.inc({ limit }) } : {}),
-          },
-        )
-      : undefined;
-  } catch (error) {
-    return abandon(error);
   }
-  const app = createApp({
-    store: metrics && metricsModules ? metricsModules.measureStore(store, metrics) : store,
+  const rateLimits = config.rateLimit
+    ? await RateLimits.create(
+        config.rateLimit,
+        await rateLimitBackendFor(config.databaseUrl, postgres),
+        service ? { onLimited: (limit) => service.rateLimited.inc({ limit }) } : {},
+      )
+    : undefined;
+  if (rateLimits) opened.push(() => rateLimits.close());
+  return {
+    store: service && modules ? modules.measureStore(store, service) : store,
     tokens: TokenRegistry.fromTokens(config.tokens, new ManagedTokenVerifier(tokenStore)),
+    ...(rateLimits ? { rateLimits } : {}),
+    ...(service && modules ? { metrics: { service, modules } } : {}),
+  };
+}
+
+function buildApp(config: ServerConfig, logger: Logger, resources: Resources): Koa {
+  return createApp({
+    store: resources.store,
+    tokens: resources.tokens,
     bodyLimitBytes: config.bodyLimitBytes,
     logger,
-    ...(metrics ? { metrics } : {}),
-    ...(rateLimits ? { rateLimits } : {}),
+    ...(resources.metrics ? { metrics: resources.metrics.service } : {}),
+    ...(resources.rateLimits ? { rateLimits: resources.rateLimits } : {}),
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
     ...(config.trustProxyHops ? { trustProxyHops: config.trustProxyHops } : {}),
   });
-  const server = createServer(
-    httpServerOptions({
-      ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
-      ...config.timeouts,
-    }),
-    app.callback(),
-  );
-  // The open connections, and the response being written on each (HTTP/1.1 answers one request
-  // at a time): for a shutdown to close them, and for `clientError` to answer in order.
-  // Keep-alive connections outlive a request by KEEP_ALIVE_TIMEOUT_SECONDS (65 s): on shutdown,
-  // the responses still in progress (and any request that slips in) say `Connection: close`,
-  // so their connections end with them instead of holding the close until the grace period.
-  // The set holds connections (added and removed once per connection), not responses: with a
-  // long-lived Set that every response was added to and removed from, whole requests survived
-  // young-generation collections in the bundled server (measured with --trace-gc at 3000 req/s:
-  // ~1.4 MB promoted per scavenge, 3 mark-compacts per 6 s instead of 1, +20 µs CPU/request).
-  const connections = new Set<Duplex>();
-  const answering = new WeakMap<Duplex, ServerResponse>();
-  let stopping = false;
-  server.on('connection', (socket: Duplex) => {
-    connections.add(socket);
-    socket.once('close', () => connections.delete(socket));
+}
+
+function serverOptions(config: ServerConfig) {
+  return httpServerOptions({
+    ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
+    ...config.timeouts,
   });
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const socket = request.socket;
-    answering.set(socket, response);
-    if (stopping) response.setHeader('Connection', 'close');
-    response.once('close', () => {
-      if (answering.get(socket) === response) answering.delete(socket);
-    });
-  });
-  // A request the HTTP parser rejects never reaches Koa: answer it in the Error shape too.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // Only parser errors (HPE_*) get an answer; a reset or timed-out socket is just closed.
-    if (!socket.writable || !error.code?.startsWith('HPE_')) {
-      socket.destroy();
-      return;
-    }
-    const message =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? 'Request headers are too large'
-        : 'Malformed HTTP request';
-    const body = JSON.stringify(new ApiError('malformedRequest', message).toBody());
-    const refuse = () =>
-      socket.end(
-        'HTTP/1.1 400 Bad Request\r\n' +
-          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `Connection: close\r\n\r\n${body}`,
-      );
-    // Pipelined bytes that are not HTTP behind a request still being answered: that request
-    // gets its own answer first (it may already be stored), then the 400, in order.
-    const pending = answering.get(socket);
-    if (pending === undefined || pending.writableFinished) {
-      refuse();
-      return;
-    }
-    pending.once('finish', refuse);
-    pending.once('close', () => {
-      if (!pending.writableFinished) socket.destroy();
-    });
-  });
+}
+
+/** Serves `app` on `config.host:config.port`; its graceful shutdown goes on the clean-up list. */
+async function listen(
+  app: Koa,
+  config: ServerConfig,
+  opened: CleanUp,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer(serverOptions(config), app.callback());
+  const connections = trackConnections(server);
+  answerClientErrors(server, connections);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', reject); // nothing listens (the port is taken, say)
     server.listen(config.port, config.host, () => {
       server.off('error', reject);
       resolve();
     });
-  }).catch(abandon); // nothing listens (the port is taken, say)
+  });
+  opened.push(() => connections.shutdown());
   const { port, address, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
-  const url = `http://${host}:${port}`;
-  let metricsServer: MetricsServer | undefined;
-  if (metrics && metricsModules && config.metrics) {
-    metricsServer = await metricsModules
-      .startMetricsServer(metrics, config.metrics, logger)
-      .catch((error: unknown) => {
-        server.close();
-        return abandon(error);
-      });
-  }
-
-  let closing: Promise<void> | undefined;
-  const close = () => {
-    closing ??= (async () => {
-      stopping = true;
-      for (const socket of connections) {
-        const response = answering.get(socket);
-        if (response === undefined) continue;
-        if (!response.headersSent) response.setHeader('Connection', 'close');
-        else response.once('finish', () => server.closeIdleConnections());
-      }
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // Connections that go idle later (a response that was already being written, a request
-      // body still being read and discarded after an early error) are closed as they do.
-      const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
-      const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-      await stopped;
-      clearInterval(sweep);
-      clearTimeout(force);
-      await metricsServer?.close();
-      await rateLimits?.close();
-      await store.close();
-      await tokenStore.close();
-    })();
-    return closing;
-  };
-  return {
-    url,
-    server,
-    store,
-    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
-    close,
-  };
+  return { server, url: `http://${host}:${port}` };
 }
+
+type MetricsModules = Awaited<ReturnType<typeof loadMetricsModules>>;
 
 async function loadMetricsModules() {
   const [{ ServiceMetrics }, { measureStore }, { startMetricsServer }] = await Promise.all([
-    import('./metrics.ts'),
-    import('./metrics-store.ts'),
-    import('./metrics-server.ts'),
+    import('./observability/metrics.ts'),
+    import('./observability/store-timing.ts'),
+    import('./observability/metrics-listener.ts'),
   ]);
   return { ServiceMetrics, measureStore, startMetricsServer };
 }

@@ -111,7 +111,7 @@ describe('parseJson', () => {
     expect(() => parseJson('{"a": 1, "a": 2}')).toThrow('repeats the key "a"');
   });
 
-  // Found by the fuzz test (apps/server/src/security): these were read as the integers 1, 0,
+  // Found by the fuzz test (apps/server/test/e2e/fuzz.test.ts): these were read as the integers 1, 0,
   // 4503599627370496 and 9223372036854775808, so `{"id": 1e-400}` created plant 0.
   it.each(['1.0000000000000000001', '1e-400', '-1e-400', '4503599627370496.5'])(
     'keeps the non-integer %s, which a double rounds to an integer, apart from integers',

@@ -7,8 +7,8 @@ import {
   type RouteResult,
   stringifyJson,
 } from '@plant-store/schema';
-import { ApiError } from '../api-error.ts';
-import type { TokenRegistry } from '../token-registry.ts';
+import type { TokenRegistry } from '../auth/token-registry.ts';
+import { ApiError } from './api-error.ts';
 import type { AppMiddleware, AppState, RequestStep } from './app-state.ts';
 import { jsonBody } from './json-body.ts';
 import { PAGE_SECURITY_HEADERS } from './page-security-headers.ts';

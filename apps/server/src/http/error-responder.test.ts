@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sendRawBytes } from '../testing/send-raw-bytes.ts';
-import { startTestServer, type TestServer } from '../testing/start-test-server.ts';
+import { sendRawBytes } from '../../test/support/raw-socket.ts';
+import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -10,23 +10,24 @@ afterAll(async () => {
   await server.dispose();
 });
 
-/** Sends headers announcing a large body but only its first bytes; returns what came back. */
-async function sendPartialBody(headers: string): Promise<{ response: string; closedMs: number }> {
-  const started = performance.now();
-  const response = await sendRawBytes(
+/**
+ * Sends headers announcing a large body but only its first bytes; resolves with what came back
+ * once the server closed the connection (the client never does, nor sends the rest).
+ */
+function sendPartialBody(headers: string): Promise<string> {
+  return sendRawBytes(
     server.url,
     `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n${headers}\r\n{"id": 1,`,
   );
-  return { response, closedMs: performance.now() - started };
 }
 
 it('answers a request refused before its body was read, then closes the connection', async () => {
-  const { response, closedMs } = await sendPartialBody('Content-Type: application/json\r\n');
+  // Closed by the server right after the answer: waiting for the announced 1 MB would hold the
+  // connection until the 30 s request timeout, past this test's 10 s.
+  const response = await sendPartialBody('Content-Type: application/json\r\n');
   expect(response).toMatch(/^HTTP\/1\.1 401 /);
   expect(response).toMatch(/\r\nconnection: close\r\n/i);
   expect(response).toContain('{"error":40101,');
-  // Closed by the server right after the answer, not after the 1 MB that was announced.
-  expect(closedMs).toBeLessThan(5_000);
 });
 
 it('keeps the connection open after an error whose body was read in full', async () => {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { toApiError } from '../to-api-error.ts';
 import type { AppMiddleware } from './app-state.ts';
+import { toApiError } from './to-api-error.ts';
 
 /**
  * Koa middleware that owns every error response: whatever a later middleware throws is

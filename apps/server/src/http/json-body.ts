@@ -1,9 +1,9 @@
 import { formatIssues, JsonTooDeepError, MalformedJsonError, parseJson } from '@plant-store/schema';
 import bodyParser from 'koa-bodyparser';
 import type * as z from 'zod/mini';
-import { ApiError } from '../api-error.ts';
-import { UNSUPPORTED_CODING_MESSAGE } from '../to-api-error.ts';
+import { ApiError } from './api-error.ts';
 import type { AppContext, RequestStep } from './app-state.ts';
+import { UNSUPPORTED_CODING_MESSAGE } from './to-api-error.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 

@@ -1,4 +1,4 @@
-import type { ServiceMetrics } from '../metrics.ts';
+import type { ServiceMetrics } from '../observability/metrics.ts';
 import type { AppMiddleware } from './app-state.ts';
 
 /** The `route` label of a request no route of the contract matched. */

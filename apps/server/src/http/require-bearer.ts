@@ -1,5 +1,5 @@
-import { ApiError } from '../api-error.ts';
-import type { TokenRegistry } from '../token-registry.ts';
+import type { TokenRegistry } from '../auth/token-registry.ts';
+import { ApiError } from './api-error.ts';
 import type { RequestStep } from './app-state.ts';
 
 const REALM = 'Bearer realm="plant-store"';

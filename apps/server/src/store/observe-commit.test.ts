@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommitQueue, type ItemResult } from './group-commit.ts';
 import { observeCommit } from './observe-commit.ts';
 import type { StoreObserver } from './plant-store.ts';
-import { createSqliteStore } from './sqlite-store.ts';
+import { createSqliteStore } from './sqlite/sqlite-store.ts';
 
 interface Report {
   size: number;
@@ -27,6 +27,11 @@ const double = (items: readonly number[]): ItemResult<number>[] =>
   items.map((n) => ({ ok: true, value: n * 2 }));
 
 describe('observeCommit', () => {
+  // Durations come from performance.now(), faked here so that each commit takes a known time.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('returns the commit unchanged when there is no onCommit hook', () => {
     expect(observeCommit(double, undefined)).toBe(double);
     expect(observeCommit(double, {})).toBe(double);
@@ -34,24 +39,30 @@ describe('observeCommit', () => {
 
   it('reports each synchronous batch with its size and duration', async () => {
     const { observer, reports } = recorder();
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const slowDouble = (items: readonly number[]) => {
+      vi.advanceTimersByTime(items.length * 100);
+      return double(items);
+    };
     const queue = new GroupCommitQueue({
       maxBatchSize: 3,
-      commit: observeCommit(double, observer),
+      commit: observeCommit(slowDouble, observer),
     });
     const results = await Promise.all([1, 2, 3, 4, 5].map((n) => queue.submit(n)));
     expect(results).toEqual([2, 4, 6, 8, 10]);
-    expect(reports.map((r) => [r.size, r.committed])).toEqual([
-      [3, true],
-      [2, true],
+    expect(reports).toEqual([
+      { size: 3, seconds: 0.3, committed: true },
+      { size: 2, seconds: 0.2, committed: true },
     ]);
-    for (const report of reports) expect(report.seconds).toBeGreaterThanOrEqual(0);
   });
 
   it('reports asynchronous batches once they settle, failed ones as not committed', async () => {
     const { observer, reports } = recorder();
     let fail = false;
+    vi.useFakeTimers({ toFake: ['performance'] });
     const commit = async (items: readonly number[]) => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await Promise.resolve();
+      vi.advanceTimersByTime(20);
       if (fail) throw new Error('disk on fire');
       return double(items);
     };
@@ -62,11 +73,10 @@ describe('observeCommit', () => {
     await Promise.all([queue.submit(1), queue.submit(2)]);
     fail = true;
     await expect(queue.submit(3)).rejects.toThrow('disk on fire');
-    expect(reports.map((r) => [r.size, r.committed])).toEqual([
-      [2, true],
-      [1, false],
+    expect(reports).toEqual([
+      { size: 2, seconds: 0.02, committed: true },
+      { size: 1, seconds: 0.02, committed: false },
     ]);
-    expect(reports[0]?.seconds).toBeGreaterThanOrEqual(0.015);
   });
 
   it('reports a synchronous commit that throws as not committed', async () => {

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { maskUrl } from './mask-url.ts';
 import type { PlantStore } from './plant-store.ts';
-import type { PostgresStoreOptions } from './postgres-store.ts';
-import { createSqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
+import type { PostgresStoreOptions } from './postgres/postgres-store.ts';
+import { createSqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.ts';
 
 /** Where a database URL points: a SQLite file, or a PostgreSQL server. */
 export type DatabaseLocation =
@@ -75,7 +75,7 @@ export async function openStore(
   const { postgres, sqlite, ...shared } = options;
   if (location.kind === 'postgres') {
     // Loaded on demand: a SQLite deployment never pays for loading pg.
-    const { createPostgresStore } = await import('./postgres-store.ts');
+    const { createPostgresStore } = await import('./postgres/postgres-store.ts');
     return createPostgresStore({ ...postgres, ...shared, url: location.url });
   }
   return createSqliteStore({ ...sqlite, ...shared, filename: location.filename });

@@ -28,6 +28,27 @@ export interface StoreObserver {
   onCommitPause?(seconds: number, walRestarted: boolean): void;
 }
 
+/**
+ * How hard a commit tries to survive a crash:
+ * - `full`: every commit is fsynced; a resolved create survives power loss.
+ * - `normal`: survives a crash of the process; the last commits may be lost on power loss.
+ */
+export type Durability = 'full' | 'normal';
+
+/** A plants table row as both stores read it: `tag` is NULL when the plant has none. */
+export interface PlantRow {
+  id: bigint;
+  name: string;
+  tag: string | null;
+}
+
+/** The stored plant a row holds (`tag` only when it is set). */
+export function storedPlant(row: PlantRow): NewPlant {
+  return row.tag === null
+    ? { id: row.id, name: row.name }
+    : { id: row.id, name: row.name, tag: row.tag };
+}
+
 /** Persistence for plants with create-if-absent semantics. */
 export interface PlantStore {
   /** Stores `plant` unless its id exists; never overwrites. Resolves once the outcome is durable. */

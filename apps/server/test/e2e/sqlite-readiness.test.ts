@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SpawnedServer, spawnServer } from '../../src/testing/spawn-server.ts';
 import {
   CAN_MOUNT,
   mountSmallFilesystem,
   type SmallFilesystem,
 } from '../support/small-filesystem.ts';
+import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // A real server process whose database meets a real fault while it runs: /readyz must say
 // whether a create can commit, turn 503 within a few seconds of the fault (the probe writes

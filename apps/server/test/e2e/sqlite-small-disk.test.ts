@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/store/plant-store.ts';
-import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.ts';
+import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import {
   CAN_MOUNT,
   mountSmallFilesystem,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 
-// The launch of apps/server/src/testing/chromium.ts, kept to what the consumer test needs
+// The launch of apps/server/test/support/chromium.ts, kept to what the consumer test needs
 // (the server's test helpers are not a published entry of that package).
 
 /** Debian's `chromium`, or CHROMIUM_PATH. */

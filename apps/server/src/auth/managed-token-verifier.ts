@@ -1,0 +1,104 @@
+import { BoundedCache } from './bounded-cache.ts';
+import { checkTokenFormat } from './token-format.ts';
+import { type Credential, digestToken } from './token-registry.ts';
+import type { TokenStore } from './token-store.ts';
+
+/** How long a valid token is trusted without asking the store again: a revocation takes effect within it. */
+export const TOKEN_CACHE_TTL_MS = 3000;
+/** How long an unknown, revoked or expired digest is remembered as refused. */
+export const NEGATIVE_CACHE_TTL_MS = 2000;
+/** The most digests each cache (valid, refused) holds; the least recently used go first. */
+export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
+
+export interface ManagedTokenVerifierOptions {
+  readonly ttlMs?: number;
+  readonly negativeTtlMs?: number;
+  readonly maxEntries?: number;
+  /** The clock (ms since the epoch); `Date.now` by default. */
+  readonly now?: () => number;
+}
+
+/** Counters: store lookups, tokens refused by shape alone, and the caches' sizes. */
+export interface ManagedTokenVerifierStats {
+  readonly storeLookups: number;
+  readonly refusedByFormat: number;
+  readonly cachedValid: number;
+  readonly cachedRefused: number;
+}
+
+/**
+ * Checks managed (`pst_…`) tokens against the token store, with a short-lived cache in front:
+ * - a token with a bad shape or checksum is refused without a lookup;
+ * - a valid token is trusted for `ttlMs` (3 s), never past its expiry, so a revocation
+ *   reaches every instance within that time and an expiry takes effect on the dot;
+ * - an unknown, revoked or expired digest is refused from memory for `negativeTtlMs` (2 s);
+ * - both caches are capped (LRU), so a flood of random tokens cannot grow memory, and
+ *   concurrent requests with one token share one lookup.
+ *
+ * @example
+ * const verifier = new ManagedTokenVerifier(tokenStore);
+ * await verifier.verify('pst_…'); // { name: 'acme' } or undefined
+ */
+export class ManagedTokenVerifier {
+  readonly #store: Pick<TokenStore, 'findByDigest'>;
+  readonly #ttlMs: number;
+  readonly #negativeTtlMs: number;
+  readonly #now: () => number;
+  readonly #valid: BoundedCache<string, Credential>;
+  readonly #refused: BoundedCache<string, true>;
+  readonly #pending = new Map<string, Promise<Credential | undefined>>();
+  #storeLookups = 0;
+  #refusedByFormat = 0;
+
+  constructor(store: Pick<TokenStore, 'findByDigest'>, options: ManagedTokenVerifierOptions = {}) {
+    this.#store = store;
+    this.#ttlMs = options.ttlMs ?? TOKEN_CACHE_TTL_MS;
+    this.#negativeTtlMs = options.negativeTtlMs ?? NEGATIVE_CACHE_TTL_MS;
+    this.#now = options.now ?? Date.now;
+    const maxEntries = options.maxEntries ?? TOKEN_CACHE_MAX_ENTRIES;
+    this.#valid = new BoundedCache(maxEntries);
+    this.#refused = new BoundedCache(maxEntries);
+  }
+
+  /** The credential of a valid (known, not revoked, not expired) managed token, else `undefined`. */
+  async verify(token: string): Promise<Credential | undefined> {
+    if (checkTokenFormat(token) !== 'ok') {
+      this.#refusedByFormat++;
+      return undefined;
+    }
+    const digest = digestToken(token);
+    const now = this.#now();
+    const cached = this.#valid.get(digest, now);
+    if (cached !== undefined) return cached;
+    if (this.#refused.get(digest, now) !== undefined) return undefined;
+    let pending = this.#pending.get(digest);
+    if (pending === undefined) {
+      pending = this.#lookUp(digest).finally(() => this.#pending.delete(digest));
+      this.#pending.set(digest, pending);
+    }
+    return pending;
+  }
+
+  stats(): ManagedTokenVerifierStats {
+    return {
+      storeLookups: this.#storeLookups,
+      refusedByFormat: this.#refusedByFormat,
+      cachedValid: this.#valid.size,
+      cachedRefused: this.#refused.size,
+    };
+  }
+
+  async #lookUp(digest: string): Promise<Credential | undefined> {
+    this.#storeLookups++;
+    const record = await this.#store.findByDigest(digest);
+    const now = this.#now();
+    const expiresAt = record?.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
+    if (record === undefined || record.revokedAt !== null || expiresAt <= now) {
+      this.#refused.set(digest, true, now + this.#negativeTtlMs);
+      return undefined;
+    }
+    const credential: Credential = { name: record.name };
+    this.#valid.set(digest, credential, Math.min(now + this.#ttlMs, expiresAt));
+    return credential;
+  }
+}

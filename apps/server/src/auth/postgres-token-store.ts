@@ -1,0 +1,162 @@
+import type pg from 'pg';
+import { maskUrl } from '../store/mask-url.ts';
+import { StoreUnavailableError } from '../store/plant-store.ts';
+import { translatePostgresError } from '../store/postgres/errors.ts';
+import { migratePostgres } from '../store/postgres/migrations.ts';
+import { createPostgresPool, type PostgresPoolConfig } from '../store/postgres/pool.ts';
+import {
+  type NewTokenRecord,
+  type RevokeResult,
+  TokenNameTakenError,
+  type TokenRecord,
+  type TokenSelector,
+  type TokenStore,
+} from './token-store.ts';
+
+interface TokenRow {
+  id: number;
+  name: string;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Options of `createPostgresTokenStore`: the plant store's URL and the PG_* settings every
+ * PostgreSQL pool of the server shares (see `store/postgres/pool.ts`). The pool holds at most 2
+ * connections (lookups are cached, writes are rare), never more than `poolMax`.
+ */
+export interface PostgresTokenStoreOptions extends PostgresPoolConfig {
+  /** The plant store's `postgres://` URL. */
+  readonly url: string;
+}
+
+/**
+ * Opens the managed tokens of a PostgreSQL plant store on a small pool of its own, migrating
+ * the database first (under the same advisory lock as the plant store), so the command-line
+ * tool works before the server ever ran. Fails at once when the database cannot be reached
+ * (after at most `connectTimeoutMs` for a silent one).
+ *
+ * @example
+ * const tokens = await createPostgresTokenStore({ url: 'postgres://app:secret@db/plants' });
+ * await tokens.list();
+ * await tokens.close();
+ */
+export async function createPostgresTokenStore(
+  options: PostgresTokenStoreOptions,
+): Promise<TokenStore> {
+  const { pool } = createPostgresPool({ ...options, role: 'tokens' });
+  try {
+    await migratePostgres(pool);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new Error(
+      `Cannot open the PostgreSQL token store at ${maskUrl(options.url)}: ${String(error)}`,
+      { cause: error },
+    );
+  }
+  return new PostgresTokenStore(pool);
+}
+
+class PostgresTokenStore implements TokenStore {
+  readonly #pool: pg.Pool;
+  #closed = false;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  /** Retires an expired holder of the name and inserts, in one transaction. */
+  async insert(token: NewTokenRecord): Promise<TokenRecord> {
+    const client = await this.#connect();
+    let failure: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        `UPDATE tokens SET revoked_at = $1
+         WHERE name = $2 AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1`,
+        [token.createdAt, token.name],
+      );
+      const { rows } = await client.query<TokenRow>(
+        `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES ($1, $2, $3, $4)
+         RETURNING ${COLUMNS}`,
+        [token.name, token.digest, token.createdAt, token.expiresAt],
+      );
+      await client.query('COMMIT');
+      return toRecord(rows[0] as TokenRow);
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+      if (code === UNIQUE_VIOLATION && constraint === 'tokens_active_name') {
+        throw new TokenNameTakenError(token.name);
+      }
+      failure = error instanceof Error ? error : new Error(String(error));
+      throw translatePostgresError(error);
+    } finally {
+      client.release(failure);
+    }
+  }
+
+  async list(): Promise<TokenRecord[]> {
+    return (await this.#query(`SELECT ${COLUMNS} FROM tokens ORDER BY id`, [])).map(toRecord);
+  }
+
+  async revoke(selector: TokenSelector, at: Date): Promise<RevokeResult> {
+    const [column, value] = 'id' in selector ? ['id', selector.id] : ['name', selector.name];
+    const revoked = await this.#query(
+      `UPDATE tokens SET revoked_at = $2 WHERE ${column} = $1 AND revoked_at IS NULL
+       RETURNING ${COLUMNS}`,
+      [value, at],
+    );
+    if (revoked[0] !== undefined) return { status: 'revoked', token: toRecord(revoked[0]) };
+    const [existing] = await this.#query(
+      `SELECT ${COLUMNS} FROM tokens WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`,
+      [value],
+    );
+    return existing === undefined
+      ? { status: 'not-found' }
+      : { status: 'already-revoked', token: toRecord(existing) };
+  }
+
+  async findByDigest(digest: string): Promise<TokenRecord | undefined> {
+    const [row] = await this.#query(`SELECT ${COLUMNS} FROM tokens WHERE digest = $1`, [digest]);
+    return row === undefined ? undefined : toRecord(row);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+
+  async #connect(): Promise<pg.PoolClient> {
+    if (this.#closed) throw new StoreUnavailableError('The token store is closed');
+    try {
+      return await this.#pool.connect();
+    } catch (error) {
+      throw translatePostgresError(error);
+    }
+  }
+
+  async #query(text: string, values: unknown[]): Promise<TokenRow[]> {
+    if (this.#closed) throw new StoreUnavailableError('The token store is closed');
+    try {
+      return (await this.#pool.query<TokenRow>(text, values)).rows;
+    } catch (error) {
+      throw translatePostgresError(error);
+    }
+  }
+}
+
+function toRecord(row: TokenRow): TokenRecord {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  };
+}

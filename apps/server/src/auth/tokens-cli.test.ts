@@ -1,0 +1,192 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../../test/support/run-cli.ts';
+import { loadStoreConfig } from '../config.ts';
+import { createManagedToken } from './manage-tokens.ts';
+import { createSqliteTokenStore } from './sqlite-token-store.ts';
+import { digestToken } from './token-registry.ts';
+import { runCli } from './tokens-cli.ts';
+
+const folder = mkdtempSync(join(tmpdir(), 'plant-store-cli-commands-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+/** Runs the command in this process against `db`, collecting what it prints. */
+const run = (db: string, ...args: string[]) => runWith(false, db, ...args);
+/** `run`, with stderr a terminal (a person at the keyboard). */
+const runOnTerminal = (db: string, ...args: string[]) => runWith(true, db, ...args);
+
+async function runWith(isTTY: boolean, db: string, ...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const status = await runCli(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text), isTTY },
+    storeConfig: () => loadStoreConfig({ DATABASE_URL: db }),
+  });
+  return { status, stdout, stderr };
+}
+
+describe('runCli', () => {
+  it('explains mistakes with exit status 2 and refusals with 1, printing nothing on stdout', async () => {
+    const db = join(folder, 'mistakes.db');
+    expect((await run(db, 'tokens', 'create', '--name', 'acme')).status).toBe(0);
+    const cases: [string[], number, RegExp][] = [
+      [[], 2, /no command given/],
+      [['plants'], 2, /unknown command "plants"/],
+      [['tokens'], 2, /tokens needs a command/],
+      [['tokens', 'rotate'], 2, /unknown command "tokens rotate"/],
+      [['tokens', 'create'], 2, /needs --name/],
+      [['tokens', 'create', '--name'], 2, /argument missing/],
+      [['tokens', 'create', '--name', '9lives'], 2, /starts with a letter/],
+      [['tokens', 'create', '--name', 'x', '--expires', 'soon'], 2, /Invalid --expires/],
+      [['tokens', 'create', '--name', 'x', '--expires', '0s'], 2, /must be > 0/],
+      [['tokens', 'create', '--name', 'x', '--colour', 'red'], 2, /Unknown option '--colour'/],
+      [['tokens', 'create', '--name', 'x', 'extra'], 2, /Unexpected argument 'extra'/],
+      [['tokens', 'list', 'all'], 2, /Unexpected argument 'all'/],
+      [['tokens', 'revoke'], 2, /exactly one <id\|name>/],
+      [['tokens', 'revoke', '1', '2'], 2, /exactly one <id\|name>/],
+      [['tokens', 'revoke', 'env#1'], 2, /Not a token id or name/],
+      [['tokens', 'create', '--name', 'acme'], 1, /"acme" is already active/],
+      [['tokens', 'revoke', 'nobody'], 1, /no token with id or name "nobody"/],
+      [['tokens', 'revoke', '42'], 1, /no token with id or name "42"/],
+    ];
+    for (const [args, status, message] of cases) {
+      const result = await run(db, ...args);
+      expect(result.status, args.join(' ')).toBe(status);
+      expect(result.stderr, args.join(' ')).toMatch(message);
+      expect(result.stdout, args.join(' ')).toBe('');
+    }
+  });
+
+  it('prints the usage on request', async () => {
+    for (const args of [['--help'], ['-h'], ['tokens', '--help']]) {
+      const result = await run(join(folder, 'help.db'), ...args);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toMatch(/tokens create --name <consumer> \[--expires <duration>\]/);
+      expect(result.stdout).toMatch(/tokens revoke <id\|name>/);
+    }
+  });
+
+  it('prints the token alone for a script: nothing on stderr when it succeeds', async () => {
+    const created = await run(join(folder, 'quiet.db'), 'tokens', 'create', '--name', 'ci');
+    expect(created).toMatchObject({ status: 0, stderr: '' });
+    expect(created.stdout).toMatch(/^pst_[A-Za-z0-9_-]{49}\n$/);
+  });
+
+  it('creates with an expiry, revokes by id, and says when a token was already revoked', async () => {
+    const db = join(folder, 'flow.db');
+    const created = await runOnTerminal(
+      db,
+      'tokens',
+      'create',
+      '--name',
+      'acme',
+      '--expires',
+      '12h',
+    );
+    expect(created.stdout).toMatch(/^pst_[A-Za-z0-9_-]{49}\n$/);
+    expect(created.stderr).toMatch(/^Created token 1 for "acme" in .*flow\.db, expires \S+Z\./);
+    const expires = Date.parse(/expires (\S+Z)\./.exec(created.stderr)?.[1] ?? '');
+    expect(Math.abs(expires - Date.now() - 12 * 3_600_000)).toBeLessThan(60_000);
+
+    const revoked = await run(db, 'tokens', 'revoke', '1');
+    expect(revoked).toMatchObject({ status: 0, stderr: '' });
+    expect(revoked.stdout).toMatch(
+      /^Revoked token 1 "acme" at \S+Z; running servers refuse it within 3 s\.\n$/,
+    );
+    const again = await run(db, 'tokens', 'revoke', 'acme');
+    expect(again.status).toBe(0);
+    expect(again.stdout).toMatch(/^Token 1 "acme" was already revoked at \S+Z\.\n$/);
+  });
+
+  it('lists tokens without their values or digests, as a table or JSON', async () => {
+    const db = join(folder, 'list.db');
+    const first = (
+      await run(db, 'tokens', 'create', '--name', 'acme', '--expires', '1d12h')
+    ).stdout.trim();
+    const second = (await run(db, 'tokens', 'create', '--name', 'globex')).stdout.trim();
+    expect((await run(db, 'tokens', 'revoke', '2')).status).toBe(0);
+
+    const table = await run(db, 'tokens', 'list');
+    const json = await run(db, 'tokens', 'list', '--json');
+    expect(table.status).toBe(0);
+    expect(json.status).toBe(0);
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+STATUS\s+CREATED\s+EXPIRES\s+REVOKED\n/);
+    expect(table.stdout).toMatch(/\n1\s+acme\s+active\s+\S+Z\s+\S+Z\s+-\n/);
+    expect(table.stdout).toMatch(/\n2\s+globex\s+revoked\s+\S+Z\s+never\s+\S+Z\n$/);
+    const listed = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(listed).toEqual([
+      {
+        id: 1,
+        name: 'acme',
+        status: 'active',
+        createdAt: expect.stringMatching(/Z$/),
+        expiresAt: expect.stringMatching(/Z$/),
+        revokedAt: null,
+      },
+      {
+        id: 2,
+        name: 'globex',
+        status: 'revoked',
+        createdAt: expect.stringMatching(/Z$/),
+        expiresAt: null,
+        revokedAt: expect.stringMatching(/Z$/),
+      },
+    ]);
+    for (const output of [table, json]) {
+      for (const secret of [first, second]) {
+        expect(secret).toMatch(/^pst_/);
+        expect(output.stdout + output.stderr).not.toContain(secret);
+        expect(output.stdout + output.stderr).not.toContain(digestToken(secret));
+      }
+      expect(output.stdout + output.stderr).not.toContain('pst_');
+      expect(output.stdout + output.stderr).not.toMatch(/[0-9a-f]{64}/);
+    }
+  });
+
+  it('shows an expired token as expired', async () => {
+    const db = join(folder, 'expired.db');
+    const store = createSqliteTokenStore({ filename: db });
+    await createManagedToken(store, {
+      name: 'old',
+      expires: '1h',
+      now: new Date(Date.now() - 2 * 3_600_000),
+    });
+    await store.close();
+    expect((await run(db, 'tokens', 'list')).stdout).toMatch(/\n1\s+old\s+expired\s/);
+  });
+
+  it('lists an empty store with a hint', async () => {
+    const result = await run(join(folder, 'empty.db'), 'tokens', 'list');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^No tokens\. Create one with: plant-store tokens create/);
+    expect(
+      JSON.parse((await run(join(folder, 'empty.db'), 'tokens', 'list', '--json')).stdout),
+    ).toEqual([]);
+  });
+
+  it('exits 2 with the usage for a mistake, and 1 for a store it cannot use', async () => {
+    const usage = await runCliInProcess(['tokens', 'create', '--expires', '1d'], {
+      DATABASE_URL: join(folder, 'usage.db'),
+    });
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toMatch(/needs --name <consumer>[\s\S]*Usage: plant-store tokens/);
+    expect(usage.stdout).toBe('');
+    const badUrl = await runCliInProcess(['tokens', 'list'], { DATABASE_URL: 'mysql://db/x' });
+    expect(badUrl.status).toBe(1);
+    expect(badUrl.stderr).toMatch(/scheme "mysql:" is not supported/);
+  });
+
+  it('reports a configuration problem with exit status 1', async () => {
+    let stderr = '';
+    const status = await runCli(['tokens', 'list'], {
+      stdout: { write: () => undefined },
+      stderr: { write: (text: string) => (stderr += text) },
+      storeConfig: () => loadStoreConfig({ DATABASE_URL: '' }),
+    });
+    expect(status).toBe(1);
+    expect(stderr).toMatch(/DATABASE_URL: must not be empty/);
+  });
+});

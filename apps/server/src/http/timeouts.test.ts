@@ -1,0 +1,65 @@
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { openSocket, receivedUntilClose, statusLineOf } from '../../test/support/raw-socket.ts';
+import { startTestServer } from '../../test/support/start-test-server.ts';
+import { DEFAULT_HTTP_TIMEOUTS, httpServerOptions } from './timeouts.ts';
+
+// The timeouts as configured on the real server; test/e2e/http-timeouts.test.ts watches them
+// fire (Node's own timers, real seconds).
+
+describe('HTTP server timeouts', () => {
+  it('are set deliberately on the real server', async () => {
+    const server = await startTestServer();
+    try {
+      expect(server.server.headersTimeout).toBe(5_000);
+      expect(server.server.requestTimeout).toBe(30_000);
+      expect(server.server.keepAliveTimeout).toBe(65_000);
+      expect(DEFAULT_HTTP_TIMEOUTS.connectionsCheckingIntervalMs).toBe(1_000);
+    } finally {
+      await server.dispose();
+    }
+  });
+
+  it('take the given values over the defaults', () => {
+    expect(httpServerOptions({ keepAliveTimeoutMs: 120_000 })).toEqual({
+      headersTimeout: 5_000,
+      requestTimeout: 30_000,
+      keepAliveTimeout: 120_000,
+      connectionsCheckingInterval: 1_000,
+    });
+  });
+});
+
+describe('shutdown with keep-alive connections', () => {
+  it('ends in-flight requests with Connection: close instead of waiting out the keep-alive', async () => {
+    // The keep-alive timeout is 65 s and the shutdown's grace 10 s: the shutdown must finish
+    // within this test's 10 s by closing the connections, not by waiting for either.
+    const closing = await startTestServer();
+    const idle = await openSocket(closing.url);
+    expect(await statusLineOf(idle, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toBe(
+      'HTTP/1.1 200 OK',
+    );
+    const idleClosed = receivedUntilClose(idle);
+
+    // A request in flight: headers and part of its body arrived when the shutdown starts.
+    const busy = await openSocket(closing.url);
+    const body = '{"id": 7, "name": "Late fern"}';
+    const answer = receivedUntilClose(busy);
+    const received = once(closing.server, 'request');
+    busy.write(
+      'POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+        `Authorization: Bearer ${closing.token}\r\nContent-Length: ${body.length}\r\n\r\n` +
+        body.slice(0, 10),
+    );
+    await received;
+    const closed = closing.dispose();
+    busy.write(body.slice(10));
+
+    expect(await idleClosed).toBe('');
+    const text = await answer;
+    await closed;
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(text).toMatch(/\r\nConnection: close\r\n/i);
+    expect(text).toMatch(/\{"name":"Late fern"\}$/);
+  });
+});

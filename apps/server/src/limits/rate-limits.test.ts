@@ -1,0 +1,214 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { OpenApiResponseValidator } from '../../test/support/openapi-validator.ts';
+import {
+  startTestServer,
+  type TestServer,
+  type TestServerOptions,
+} from '../../test/support/start-test-server.ts';
+import { openSqlite } from '../store/sqlite/driver.ts';
+
+// The rate limits over real HTTP on 127.0.0.1, with the in-memory backend (SQLite mode).
+
+const validator = new OpenApiResponseValidator();
+const OTHER_TOKEN = 'second-consumer-token-0123456789';
+const servers: TestServer[] = [];
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.dispose();
+});
+
+async function start(options: TestServerOptions): Promise<TestServer> {
+  const server = await startTestServer(options);
+  servers.push(server);
+  return server;
+}
+
+interface Reply {
+  status: number;
+  headers: Headers;
+  body: { error: number; message: string };
+}
+
+let nextId = 1;
+
+async function post(
+  server: TestServer,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const response = await fetch(`${server.url}/plants`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      ...headers,
+    },
+    body: JSON.stringify({ id: nextId++, name: 'Fern' }),
+  });
+  const body = (await response.json()) as Reply['body'];
+  validator.assertResponse('post', '/plants', response.status, body, response.headers);
+  return { status: response.status, headers: response.headers, body };
+}
+
+function storedCount(server: TestServer): number {
+  const db = openSqlite(server.databaseFile, { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM plants').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+function expectTooManyRequests(reply: Reply, message: RegExp): void {
+  expect(reply.status).toBe(429);
+  expect(reply.body.error).toBe(42901);
+  expect(reply.body.message).toMatch(message);
+  const retryAfter = Number(reply.headers.get('retry-after'));
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  expect(reply.body.message).toContain(`retry after ${retryAfter} seconds`);
+}
+
+describe('per-credential limit', () => {
+  it('answers 429 with Retry-After once a credential used its requests, and stores nothing', async () => {
+    const server = await start({
+      tokens: [`test-${'a'.repeat(30)}`, OTHER_TOKEN],
+      rateLimit: { perTokenPerMinute: 3, authFailuresPerMinute: 0 },
+    });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await post(server, server.token)).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    const refused = await post(server, server.token);
+    expectTooManyRequests(refused, /^Too many requests for this credential/);
+    expect(storedCount(server)).toBe(3);
+
+    // Another credential has its own allowance; the probes need none.
+    expect((await post(server, OTHER_TOKEN)).status).toBe(200);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect(storedCount(server)).toBe(4);
+  });
+
+  it('refuses before reading the body', async () => {
+    const server = await start({ rateLimit: { perTokenPerMinute: 1, authFailuresPerMinute: 0 } });
+    expect((await post(server, server.token)).status).toBe(200);
+    const response = await fetch(`${server.url}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      body: 'x'.repeat(1024 * 1024), // over the body limit, and not JSON
+    });
+    expect(response.status).toBe(429);
+    await response.arrayBuffer();
+  });
+
+  it('is off with 0', async () => {
+    const server = await start({ rateLimit: { perTokenPerMinute: 0, authFailuresPerMinute: 0 } });
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, () => post(server, server.token).then((r) => r.status)),
+    );
+    expect(new Set(statuses)).toEqual(new Set([200]));
+  });
+});
+
+describe('refused-credential limit per client address', () => {
+  it('throttles token guessing: 401s, then 429 for every credential, even a valid one', async () => {
+    const server = await start({
+      metrics: true,
+      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 3 },
+    });
+    const guesses = [];
+    for (let i = 0; i < 3; i++) guesses.push(await post(server, `guess-${i}-0123456789abcdef`));
+    expect(guesses.map((g) => g.status)).toEqual([401, 401, 401]);
+
+    expectTooManyRequests(
+      await post(server, 'guess-3-0123456789abcdef'),
+      /^Too many requests with a refused credential from this address/,
+    );
+    // A right guess now looks exactly like a wrong one.
+    expectTooManyRequests(await post(server, server.token), /refused credential/);
+    // No credential at all, or a malformed header, is a refused credential too.
+    const bare = await fetch(`${server.url}/plants`, { method: 'POST' });
+    expect(bare.status).toBe(429);
+    await bare.arrayBuffer();
+    expect(storedCount(server)).toBe(0);
+
+    // Routes without a credential are not limited.
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+
+    const metrics = await (await fetch(`${server.metricsUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^plant_store_rate_limited_total\{limit="address"\} 3$/m);
+  });
+
+  it('counts concurrent guesses exactly', async () => {
+    const server = await start({
+      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 5 },
+    });
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post(server, `concurrent-guess-${i}-0123456789`)),
+    );
+    const statuses = replies.map((reply) => reply.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+  });
+
+  it('does not count successful requests', async () => {
+    const server = await start({
+      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 2 },
+    });
+    for (let i = 0; i < 5; i++) expect((await post(server, server.token)).status).toBe(200);
+    expect((await post(server, 'wrong-token-0123456789abcdef')).status).toBe(401);
+    expect((await post(server, server.token)).status).toBe(200);
+  });
+
+  it('ignores X-Forwarded-For unless proxies are trusted', async () => {
+    const direct = await start({
+      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 1 },
+    });
+    expect(
+      (await post(direct, 'guess-a-0123456789abcdef', { 'x-forwarded-for': '198.51.100.1' }))
+        .status,
+    ).toBe(401);
+    // A guesser cannot escape its block by claiming another address.
+    expect(
+      (await post(direct, 'guess-b-0123456789abcdef', { 'x-forwarded-for': '198.51.100.2' }))
+        .status,
+    ).toBe(429);
+  });
+
+  it('with TRUST_PROXY_HOPS=1, limits the address the proxy saw', async () => {
+    const proxied = await start({
+      trustProxyHops: 1,
+      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 1 },
+    });
+    // The proxy appends the peer it saw; what the client put before that is not trusted.
+    const from = (client: string, spoofed = '') => ({
+      'x-forwarded-for': spoofed ? `${spoofed}, ${client}` : client,
+    });
+    expect((await post(proxied, 'guess-a-0123456789abcdef', from('198.51.100.1'))).status).toBe(
+      401,
+    );
+    expect((await post(proxied, 'guess-b-0123456789abcdef', from('198.51.100.1'))).status).toBe(
+      429,
+    );
+    expect(
+      (await post(proxied, 'guess-c-0123456789abcdef', from('198.51.100.1', '192.0.2.9'))).status,
+    ).toBe(429);
+    // Another client behind the same proxy is not blocked.
+    expect((await post(proxied, proxied.token, from('198.51.100.2'))).status).toBe(200);
+  });
+
+  it('groups IPv6 clients by /64', async () => {
+    const proxied = await start({
+      trustProxyHops: 1,
+      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 1 },
+    });
+    const from = (client: string) => ({ 'x-forwarded-for': client });
+    expect((await post(proxied, 'guess-a-0123456789abcdef', from('2001:db8:1:2::10'))).status).toBe(
+      401,
+    );
+    expect((await post(proxied, 'guess-b-0123456789abcdef', from('2001:db8:1:2::99'))).status).toBe(
+      429,
+    );
+    expect((await post(proxied, proxied.token, from('2001:db8:1:3::10'))).status).toBe(200);
+  });
+});

@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { ServiceMetrics } from './metrics.ts';
+
+// GET /metrics over real HTTP, on its own listener, after real traffic.
+
+let server: TestServer;
+let metricsUrl: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ metrics: true });
+  metricsUrl = `${server.metricsUrl}/metrics`;
+});
+afterAll(async () => {
+  await server.dispose();
+});
+
+/** The value of the sample `name{labels}` in a Prometheus exposition (labels matched as given). */
+function sample(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/([a-zA-Z_]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+    );
+    if (Object.entries(labels).every(([key, value]) => found[key] === value)) {
+      return Number(match[3]);
+    }
+  }
+  return undefined;
+}
+
+async function scrape(): Promise<string> {
+  const response = await fetch(metricsUrl);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return response.text();
+}
+
+function createPlant(id: number, name: string): Promise<Response> {
+  return fetch(`${server.url}/plants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id, name }),
+  });
+}
+
+describe('GET /metrics', () => {
+  it('is not served by the public listener', async () => {
+    const response = await fetch(`${server.url}/metrics`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      error: 40401,
+      message: 'No operation at GET /metrics',
+    });
+  });
+
+  it('counts created plants, not replays or conflicts', async () => {
+    const before = sample(await scrape(), 'plant_store_plants_created_total') ?? 0;
+    const statuses = [];
+    for (const [id, name] of [
+      [1, 'Fern'],
+      [2, 'Ivy'],
+      [1, 'Fern'],
+      [1, 'Moss'],
+    ] as const) {
+      const response = await createPlant(id, name);
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 409]);
+    const text = await scrape();
+    expect(sample(text, 'plant_store_plants_created_total')).toBe(before + 2);
+    expect(
+      sample(text, 'plant_store_operation_duration_seconds_count', {
+        operation: 'create',
+        outcome: 'replayed',
+      }),
+    ).toBe(1);
+    expect(
+      sample(text, 'plant_store_operation_duration_seconds_count', {
+        operation: 'create',
+        outcome: 'conflict',
+      }),
+    ).toBe(1);
+  });
+
+  it('has request durations by method, route and status, with unknown paths as "unmatched"', async () => {
+    await (await fetch(`${server.url}/healthz`)).arrayBuffer();
+    await (await fetch(`${server.url}/wp-admin/secret-probe`)).arrayBuffer();
+    const text = await scrape();
+    const labels = { method: 'GET', route: '/healthz', status: '200' };
+    expect(sample(text, 'http_request_duration_seconds_count', labels)).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_bucket', { ...labels, le: '+Inf' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/plants',
+        status: '409',
+      }),
+    ).toBe(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', { route: 'unmatched', status: '404' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(text).not.toContain('wp-admin');
+  });
+
+  it('has group-commit batch sizes: concurrent creates share a transaction', async () => {
+    const before = await scrape();
+    const count = (text: string) => sample(text, 'plant_store_group_commit_batch_size_count') ?? 0;
+    const sum = (text: string) => sample(text, 'plant_store_group_commit_batch_size_sum') ?? 0;
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => createPlant(100 + i, `Batch ${i}`)),
+    );
+    for (const response of responses) await response.arrayBuffer();
+    expect(responses.every((response) => response.status === 200)).toBe(true);
+    const after = await scrape();
+    const batches = count(after) - count(before);
+    expect(sum(after) - sum(before)).toBe(50);
+    expect(batches).toBeGreaterThanOrEqual(1);
+    expect(batches).toBeLessThan(50);
+    expect(
+      sample(after, 'plant_store_group_commit_duration_seconds_count', { committed: 'true' }),
+    ).toBe(count(after));
+  });
+
+  it('has the process metrics of this registry', async () => {
+    const text = await scrape();
+    expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(text).toContain('nodejs_eventloop_lag_seconds');
+    expect(text).toContain('nodejs_heap_size_used_bytes');
+  });
+
+  it('serves only GET/HEAD /metrics on the metrics listener', async () => {
+    const head = await fetch(metricsUrl, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    const other = await fetch(`${server.metricsUrl}/plants`);
+    expect(other.status).toBe(404);
+    await other.arrayBuffer();
+    const post = await fetch(metricsUrl, { method: 'POST', body: 'x' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    await post.arrayBuffer();
+  });
+});
+
+describe('metrics configuration', () => {
+  it('gives each server its own registry (several apps in one process)', async () => {
+    const second = await startTestServer({ metrics: true });
+    try {
+      const response = await fetch(`${second.url}/healthz`);
+      await response.arrayBuffer();
+      const text = await (await fetch(`${second.metricsUrl}/metrics`)).text();
+      expect(sample(text, 'plant_store_plants_created_total')).toBe(0);
+      expect(
+        sample(text, 'http_request_duration_seconds_count', { route: '/healthz', status: '200' }),
+      ).toBe(1);
+    } finally {
+      await second.dispose();
+    }
+  });
+
+  it('has no metrics listener unless asked for', async () => {
+    const plain = await startTestServer();
+    try {
+      expect(plain.metricsUrl).toBeUndefined();
+      expect((await fetch(`${plain.url}/metrics`)).status).toBe(404);
+    } finally {
+      await plain.dispose();
+    }
+  });
+});
+
+describe('ServiceMetrics store observer', () => {
+  it('counts WAL restarts and times commit pauses (SQLite background checkpoints)', async () => {
+    const metrics = new ServiceMetrics({ processMetrics: false });
+    const observer = metrics.storeObserver();
+    observer.onCommitPause?.(0.004, true);
+    observer.onCommitPause?.(0.002, false);
+    const { body } = await metrics.exposition();
+    expect(sample(body, 'plant_store_sqlite_wal_restarts_total')).toBe(1);
+    expect(sample(body, 'plant_store_sqlite_commit_pause_seconds_count')).toBe(2);
+    expect(sample(body, 'plant_store_sqlite_commit_pause_seconds_sum')).toBeCloseTo(0.006, 9);
+    expect(sample(body, 'plant_store_sqlite_commit_pause_seconds_bucket', { le: '0.0025' })).toBe(
+      1,
+    );
+  });
+});

@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { NewPlant } from '@plant-store/schema';
+import { describe, expect, it } from 'vitest';
+import { tempSqliteStores } from '../../../test/support/temp-sqlite-stores.ts';
+import { SchemaTooNewError } from '../migration-list.ts';
+import { StoreUnavailableError } from '../plant-store.ts';
+import { openSqlite } from './driver.ts';
+import { MIGRATIONS } from './migrations.ts';
+import type { SqliteStore, SqliteStoreOptions } from './sqlite-store.ts';
+
+const temp = tempSqliteStores('plant-sqlite-');
+const openStore = (options?: Partial<SqliteStoreOptions>): SqliteStore => temp.open(options);
+
+/** A second, plain connection to the same file, to look at what is really stored. */
+function rawRows(): { id: string; type: string; name: string; tag: string | null }[] {
+  const db = openSqlite(temp.filename, { readonly: true });
+  try {
+    return db
+      .prepare<[], { id: string; type: string; name: string; tag: string | null }>(
+        'SELECT CAST(id AS TEXT) AS id, typeof(id) AS type, name, tag FROM plants ORDER BY plants.id',
+      )
+      .all();
+  } finally {
+    db.close();
+  }
+}
+
+// Behaviour every store shares (create/replay/conflict, batches, get, close…) is tested once for
+// both adapters in test/support/plant-store-contract.ts; these are the SQLite adapter's own cases.
+
+describe('create', () => {
+  it('rejects a row SQLite refuses with the constraint that refused it, storing nothing', async () => {
+    // Batch-mates of a refused row are the shared contract's case; this is SQLite's reason.
+    const store = openStore();
+    await expect(store.create({ id: 3n, name: null } as unknown as NewPlant)).rejects.toMatchObject(
+      { code: 'SQLITE_CONSTRAINT_NOTNULL' },
+    );
+    expect(rawRows()).toEqual([]);
+  });
+
+  it('rejects with StoreUnavailableError while another connection holds the write lock', async () => {
+    const store = openStore({ busyTimeoutMs: 50 });
+    const other = openSqlite(temp.filename);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const results = await Promise.allSettled([
+        store.create({ id: 1n, name: 'Fern' }),
+        store.create({ id: 2n, name: 'Moss' }),
+      ]);
+      for (const result of results) {
+        expect(result).toMatchObject({
+          status: 'rejected',
+          reason: expect.any(StoreUnavailableError),
+        });
+      }
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+    expect(rawRows().map((r) => r.id)).toEqual(['1']);
+  });
+});
+
+describe('persistence', () => {
+  it('stores int64 ids as SQLite integers, exactly, across close and reopen', async () => {
+    const ids = [-(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 0n, -1n];
+    const first = openStore();
+    for (const id of ids) expect(await first.create({ id, name: `Plant ${id}` })).toBe('created');
+    await first.close();
+
+    const second = openStore();
+    for (const id of ids) {
+      expect(await second.get(id)).toStrictEqual({ id, name: `Plant ${id}` });
+      expect(await second.create({ id, name: `Plant ${id}` })).toBe('replayed');
+    }
+    // Neighbours of the big ids are not confused with them (no rounding through doubles).
+    expect(await second.get(2n ** 53n)).toBeUndefined();
+    expect(await second.get(2n ** 63n - 2n)).toBeUndefined();
+    expect(rawRows().map((r) => [r.id, r.type])).toEqual(
+      [...ids].sort((a, b) => (a < b ? -1 : 1)).map((id) => [String(id), 'integer']),
+    );
+  });
+
+  it('creates the parent directory of the file', async () => {
+    const filename = path.join(temp.dir, 'nested', 'deeper', 'plants.db');
+    const store = openStore({ filename });
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+    expect(fs.existsSync(filename)).toBe(true);
+  });
+
+  it('refuses a file whose schema is newer than this code', () => {
+    const db = openSqlite(temp.filename);
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => openStore()).toThrow(SchemaTooNewError);
+    expect(() => openStore()).toThrow(/version 99/);
+  });
+
+  it('refuses an in-memory database', () => {
+    expect(() => openStore({ filename: ':memory:' })).toThrow(/needs a database file/);
+  });
+});
+
+describe('connection settings', () => {
+  it('uses WAL and synchronous=FULL by default, also when reopening a WAL file', async () => {
+    const first = openStore({ busyTimeoutMs: 1234 });
+    expect(first.settings()).toEqual({
+      journalMode: 'wal',
+      synchronous: 2,
+      busyTimeoutMs: 1234,
+      schemaVersion: MIGRATIONS.length,
+      walAutocheckpoint: 1000,
+      checkpoints: 'inline',
+    });
+    await first.close();
+
+    // A plain better-sqlite3 connection to a WAL file silently gets NORMAL (1): the trap
+    // the store avoids by setting synchronous explicitly on every open.
+    const plain = openSqlite(temp.filename);
+    expect(plain.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(plain.pragma('synchronous', { simple: true })).toBe(1);
+    plain.close();
+
+    const second = openStore();
+    expect(second.settings()).toMatchObject({ journalMode: 'wal', synchronous: 2 });
+  });
+
+  it('uses synchronous=NORMAL when asked for normal durability', () => {
+    expect(openStore({ durability: 'normal' }).settings().synchronous).toBe(1);
+  });
+
+  it('rejects invalid options', () => {
+    expect(() => openStore({ busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs/);
+    expect(() => openStore({ maxBatchSize: 0 })).toThrow(/maxBatchSize/);
+    expect(() => openStore({ durability: 'extra' as 'full' })).toThrow(/durability/);
+    expect(() => openStore({ checkpoints: 'background', walRestartFrames: 0 })).toThrow(
+      /walRestartFrames must be a positive integer/,
+    );
+    expect(() => openStore({ checkpoints: 'background', checkpointIntervalMs: 1.5 })).toThrow(
+      /checkpointIntervalMs must be a positive integer/,
+    );
+  });
+});
+
+describe('readiness: the database files still being the ones at the path', () => {
+  it('is ready after opening, and refuses commits once the files were deleted', async () => {
+    const store = openStore({ probeIntervalMs: 60_000 });
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+    expect(await store.probeReadiness()).toEqual({ ready: true });
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${temp.filename}${suffix}`);
+    // The commit itself works (into the unlinked file), but is never acknowledged.
+    await expect(store.create({ id: 2n, name: 'Moss' })).rejects.toThrow(StoreUnavailableError);
+    expect(store.readiness()).toMatchObject({ ready: false, cause: { code: 'FILE_DELETED' } });
+    expect(await store.probeReadiness()).toMatchObject({
+      ready: false,
+      cause: {
+        code: 'FILE_DELETED',
+        message: `${temp.filename} was deleted while the server had it open`,
+      },
+    });
+  });
+
+  it('notices a file replaced under its path by the next probe, without any traffic', async () => {
+    const store = openStore({ probeIntervalMs: 60_000 });
+    fs.copyFileSync(temp.filename, `${temp.filename}.copy`);
+    fs.renameSync(`${temp.filename}.copy`, temp.filename);
+    expect(store.readiness()).toEqual({ ready: true });
+    expect(await store.probeReadiness()).toMatchObject({
+      ready: false,
+      cause: { code: 'FILE_REPLACED' },
+    });
+  });
+});

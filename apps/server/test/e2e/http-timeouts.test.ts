@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSocket, receivedUntilClose, statusLineOf } from '../support/raw-socket.ts';
+import { startTestServer, type TestServer } from '../support/start-test-server.ts';
+
+// The HTTP server's own timers (Node's, which no fake clock reaches) against raw sockets on
+// 127.0.0.1: these wait real seconds, so they are in the e2e tier. Each is decided by what the
+// sockets see (which closes, what was sent before), not by reading a clock.
+
+const GET = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n';
+
+describe('the default HTTP timeouts', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server.dispose();
+  });
+
+  it('cut a slowloris socket (headers never complete), while an idle keep-alive connection lives on', async () => {
+    // The trickler sends a header line every 400 ms and would complete its headers after 30
+    // lines (12 s): the 5 s headers timeout (checked every 1 s) must cut it long before.
+    const slowloris = await openSocket(server.url);
+    const answer = receivedUntilClose(slowloris);
+    slowloris.write('POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    let lines = 0;
+    const trickle = setInterval(() => {
+      if (slowloris.destroyed) return;
+      lines += 1;
+      slowloris.write(lines < 30 ? `X-Trickle-${lines}: x\r\n` : '\r\n');
+    }, 400);
+
+    // The keep-alive client completes a request, idles past the headers timeout, then sends another.
+    const keepAlive = await openSocket(server.url);
+    const first = statusLineOf(keepAlive, GET);
+    try {
+      expect(await answer).toBe(''); // cut by the server, never answered
+      expect(lines).toBeGreaterThan(5); // it kept sending until it was cut
+      expect(lines).toBeLessThan(30); // and was cut before its headers were complete
+
+      expect(await first).toBe('HTTP/1.1 200 OK');
+      expect(keepAlive.destroyed).toBe(false);
+      expect(await statusLineOf(keepAlive, GET)).toBe('HTTP/1.1 200 OK');
+    } finally {
+      clearInterval(trickle);
+      slowloris.destroy();
+      keepAlive.destroy();
+    }
+  }, 20_000);
+});
+
+describe('configured timeouts', () => {
+  let quick: TestServer;
+  beforeAll(async () => {
+    quick = await startTestServer({
+      timeouts: { headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, keepAliveTimeoutMs: 1_500 },
+    });
+  });
+  afterAll(async () => {
+    await quick.dispose();
+  });
+
+  it('cut a request whose body trickles in past the request timeout', async () => {
+    // One body byte every 200 ms of the 1000 announced: complete only after 200 s.
+    const socket = await openSocket(quick.url);
+    const answer = receivedUntilClose(socket);
+    socket.write(
+      'POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+        `Authorization: Bearer ${quick.token}\r\nContent-Length: 1000\r\n\r\n{"id": 1, "name": "`,
+    );
+    let sent = 0;
+    const trickle = setInterval(() => {
+      if (socket.destroyed) return;
+      sent += 1;
+      socket.write('a');
+    }, 200);
+    try {
+      await answer;
+      expect(sent).toBeGreaterThan(3); // not cut at once: it trickled past the headers timeout
+      expect(sent).toBeLessThan(980); // cut long before the body was complete
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
+    }
+  }, 10_000);
+
+  it('close an idle keep-alive connection after the keep-alive timeout', async () => {
+    const socket = await openSocket(quick.url);
+    const closed = receivedUntilClose(socket);
+    expect(await statusLineOf(socket, GET)).toBe('HTTP/1.1 200 OK');
+    await closed; // the server closes it; the client never does
+    expect(socket.destroyed).toBe(true);
+  }, 10_000);
+
+  it('leave a connection open while it is in use', async () => {
+    const socket = await openSocket(quick.url);
+    try {
+      for (let i = 0; i < 4; i++) {
+        // Each pause is under the 1.5 s keep-alive timeout, the total is over it.
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        expect(await statusLineOf(socket, GET)).toBe('HTTP/1.1 200 OK');
+      }
+    } finally {
+      socket.destroy();
+    }
+  }, 10_000);
+});

@@ -1,0 +1,413 @@
+import type { NewPlant } from '@plant-store/schema';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { StoreUnavailableError } from '../../src/store/plant-store.ts';
+import {
+  appliedPostgresVersions,
+  migratePostgres,
+  POSTGRES_MIGRATIONS,
+} from '../../src/store/postgres/migrations.ts';
+import {
+  createPostgresStore,
+  type PostgresStore,
+  type PostgresStoreOptions,
+} from '../../src/store/postgres/postgres-store.ts';
+import { freePort } from '../support/free-port.ts';
+import { adminQuery, createTestSchema, type TestSchema } from '../support/postgres.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+
+let schema: TestSchema;
+const stores: PostgresStore[] = [];
+const proxies: TcpProxy[] = [];
+
+beforeEach(async () => {
+  schema = await createTestSchema(inject('postgresAdminUrl'));
+});
+
+afterEach(async () => {
+  // Stores close cleanly only when their database is reachable again.
+  for (const proxy of proxies) await proxy.setMode('forward');
+  for (const store of stores.splice(0)) await store.close();
+  for (const proxy of proxies.splice(0)) await proxy.close();
+  await schema.drop();
+});
+
+async function open(options: Partial<PostgresStoreOptions> = {}): Promise<PostgresStore> {
+  const store = await createPostgresStore({ url: schema.url, ...options });
+  stores.push(store);
+  return store;
+}
+
+/** The schema's URL, but through a TCP proxy whose failure mode the test controls. */
+async function proxiedUrl(): Promise<{ url: string; proxy: TcpProxy }> {
+  const url = new URL(schema.url);
+  const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
+  proxies.push(proxy);
+  url.port = String(proxy.port);
+  return { url: url.href, proxy };
+}
+
+function sql(text: string) {
+  return adminQuery(schema.url, text);
+}
+
+/** How long `promise` takes to settle, and how it settled. */
+async function timed<T>(
+  promise: Promise<T>,
+): Promise<{ ms: number; result: PromiseSettledResult<T> }> {
+  const started = performance.now();
+  const [result] = await Promise.allSettled([promise]);
+  return { ms: performance.now() - started, result: result as PromiseSettledResult<T> };
+}
+
+describe('schema and migrations', () => {
+  it('creates the plants table with the same shape as SQLite, ids as BIGINT', async () => {
+    const store = await open();
+    await store.create({ id: 2n ** 63n - 1n, name: 'Max' });
+    const columns = await sql(`
+      SELECT column_name, data_type, is_nullable, column_default
+      FROM information_schema.columns
+      WHERE table_schema = current_schema() AND table_name = 'plants' ORDER BY ordinal_position`);
+    expect(columns).toEqual([
+      { column_name: 'id', data_type: 'bigint', is_nullable: 'NO', column_default: null },
+      { column_name: 'name', data_type: 'text', is_nullable: 'NO', column_default: null },
+      { column_name: 'tag', data_type: 'text', is_nullable: 'YES', column_default: null },
+      {
+        column_name: 'created_at',
+        data_type: 'timestamp with time zone',
+        is_nullable: 'NO',
+        column_default: 'now()',
+      },
+    ]);
+    const [primaryKey] = await sql(`
+      SELECT a.attname AS column FROM pg_index i
+      JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+      WHERE i.indrelid = 'plants'::regclass AND i.indisprimary`);
+    expect(primaryKey).toEqual({ column: 'id' });
+    expect(await sql('SELECT id::text AS id, pg_typeof(id)::text AS type FROM plants')).toEqual([
+      { id: '9223372036854775807', type: 'bigint' },
+    ]);
+  });
+
+  it('applies the migrations once when eight instances migrate a new database at once', async () => {
+    const pools = Array.from(
+      { length: 8 },
+      () => new pg.Pool({ connectionString: schema.url, max: 1 }),
+    );
+    try {
+      const reports = await Promise.all(pools.map((pool) => migratePostgres(pool)));
+      const latest = POSTGRES_MIGRATIONS.length;
+      expect(reports.filter((r) => r.applied.length > 0)).toEqual([
+        { from: 0, to: latest, applied: POSTGRES_MIGRATIONS.map((m) => m.version) },
+      ]);
+      expect(reports.filter((r) => r.applied.length === 0)).toHaveLength(7);
+      expect(await appliedPostgresVersions(pools[0] as pg.Pool)).toEqual(
+        POSTGRES_MIGRATIONS.map((m) => m.version),
+      );
+      expect(await sql('SELECT version, name FROM schema_migrations ORDER BY version')).toEqual(
+        POSTGRES_MIGRATIONS.map((m) => ({ version: m.version, name: m.name })),
+      );
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+
+  it('reports no versions for a database never migrated', async () => {
+    const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
+    try {
+      expect(await appliedPostgresVersions(pool)).toEqual([]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('refuses a database whose schema is newer than this code, changing nothing', async () => {
+    await (await open()).close();
+    await sql(`INSERT INTO schema_migrations (version, name) VALUES (99, 'from the future')`);
+    await expect(open()).rejects.toThrow(/schema is at version 99/);
+  });
+
+  it('rolls a failing migration back entirely', async () => {
+    const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
+    try {
+      const broken = [
+        ...POSTGRES_MIGRATIONS,
+        {
+          version: POSTGRES_MIGRATIONS.length + 1,
+          name: 'broken',
+          sql: 'CREATE TABLE x (); SELECT 1/0',
+        },
+      ];
+      await expect(migratePostgres(pool, broken)).rejects.toThrow(/division by zero/);
+      expect(await appliedPostgresVersions(pool)).toEqual([]);
+      expect(await sql(`SELECT to_regclass('plants')::text AS plants`)).toEqual([{ plants: null }]);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe('exact int64 ids', () => {
+  it('reads int8 as bigint in this pool only, leaving the pg default (string) alone', async () => {
+    const store = await open();
+    await store.create({ id: 2n ** 53n + 1n, name: 'Big' });
+    expect(await store.get(2n ** 53n + 1n)).toStrictEqual({ id: 2n ** 53n + 1n, name: 'Big' });
+    const client = new pg.Client({ connectionString: schema.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT id FROM plants');
+      expect(rows).toEqual([{ id: '9007199254740993' }]);
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+describe('rows the database refuses', () => {
+  it('rejects a NUL character, a lone surrogate or a non-string tag before sending them', async () => {
+    const store = await open();
+    const results = await Promise.allSettled([
+      store.create({ id: 1n, name: 'Fern' }),
+      store.create({ id: 2n, name: 'Nul\u0000' }),
+      store.create({ id: 3n, name: 'Moss', tag: '\ud800' }),
+      store.create({ id: 4n, name: 'Ivy' }),
+      store.create({ id: 5n, name: 'Fern', tag: 7 } as unknown as NewPlant),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'fulfilled',
+      'rejected',
+    ]);
+    expect(results[1]).toMatchObject({ reason: expect.any(RangeError) });
+    expect(results[2]).toMatchObject({ reason: expect.any(RangeError) });
+    expect(results[4]).toMatchObject({ reason: expect.any(TypeError) });
+    expect(store.stats()).toEqual({ commits: 1, creates: 5 });
+    expect(await sql('SELECT id::text AS id FROM plants ORDER BY id')).toEqual([
+      { id: '1' },
+      { id: '4' },
+    ]);
+  });
+
+  it('falls back to one INSERT per row when the database rejects the batch, so only the bad row fails', async () => {
+    const store = await open();
+    await sql(`ALTER TABLE plants ADD CONSTRAINT no_weeds CHECK (name <> 'Weed')`);
+    const results = await Promise.allSettled([
+      store.create({ id: 1n, name: 'Fern' }),
+      store.create({ id: 2n, name: 'Weed' }),
+      store.create({ id: 3n, name: 'Moss' }),
+      store.create({ id: 3n, name: 'Moss' }),
+      store.create({ id: 2n, name: 'Weed' }),
+    ]);
+    expect(results).toEqual([
+      { status: 'fulfilled', value: 'created' },
+      { status: 'rejected', reason: expect.objectContaining({ code: '23514' }) },
+      { status: 'fulfilled', value: 'created' },
+      { status: 'fulfilled', value: 'replayed' },
+      { status: 'rejected', reason: expect.objectContaining({ code: '23514' }) },
+    ]);
+    expect(await sql('SELECT id::text AS id FROM plants ORDER BY id')).toEqual([
+      { id: '1' },
+      { id: '3' },
+    ]);
+  });
+});
+
+describe('durability', () => {
+  it('reads synchronous_commit back: on by default, off for durability normal', async () => {
+    expect((await open()).settings().synchronousCommit).toBe('on');
+    expect((await open({ durability: 'normal' })).settings().synchronousCommit).toBe('off');
+  });
+
+  it('refuses a server or role with synchronous_commit = off unless durability is normal', async () => {
+    const url = new URL(schema.url);
+    url.searchParams.set('options', `${url.searchParams.get('options')} -c synchronous_commit=off`);
+    await expect(createPostgresStore({ url: url.href })).rejects.toThrow(
+      /synchronous_commit = off/,
+    );
+    const store = await createPostgresStore({ url: url.href, durability: 'normal' });
+    stores.push(store);
+    expect(store.settings().synchronousCommit).toBe('off');
+  });
+});
+
+describe('an unreachable database', () => {
+  it('fails opening at once for a refused connection when startupWaitMs is 0', async () => {
+    const url = `postgres://app:hunter2@127.0.0.1:${await freePort()}/plants`;
+    const { ms, result } = await timed(createPostgresStore({ url, startupWaitMs: 0 }));
+    expect(result.status).toBe('rejected');
+    const reason = (result as PromiseRejectedResult).reason as Error;
+    expect(reason.message).toMatch(
+      /^Cannot open the PostgreSQL store at postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/plants: .*ECONNREFUSED/,
+    );
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('fails opening at once for a refused login, without waiting', async () => {
+    const url = new URL(schema.url);
+    url.password = 'wrong-password';
+    const { result } = await timed(createPostgresStore({ url: url.href, startupWaitMs: 60_000 }));
+    expect(result).toMatchObject({
+      status: 'rejected',
+      reason: { message: expect.stringMatching(/password authentication failed/) },
+    });
+  });
+
+  it('gives up connecting to a silent server after connectTimeoutMs', async () => {
+    const { url, proxy } = await proxiedUrl();
+    await proxy.setMode('blackhole');
+    const { ms, result } = await timed(
+      createPostgresStore({ url, connectTimeoutMs: 300, startupWaitMs: 0 }),
+    );
+    expect(result).toMatchObject({
+      status: 'rejected',
+      reason: { message: expect.stringMatching(/timeout|terminated/i) },
+    });
+    expect(ms).toBeGreaterThanOrEqual(250);
+  });
+
+  it('waits at start-up until the database is reachable, reporting each failed attempt', async () => {
+    const { url, proxy } = await proxiedUrl();
+    await proxy.setMode('refuse');
+    const attempts: string[] = [];
+    const opening = createPostgresStore({
+      url,
+      startupWaitMs: 20_000,
+      onError: (error, context) => attempts.push(`${context}: ${error.message}`),
+    });
+    await expect.poll(() => attempts.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    expect(attempts[0]).toMatch(/^waiting for PostgreSQL: /);
+    await proxy.setMode('forward');
+    const store = await opening;
+    stores.push(store);
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+  });
+
+  it('answers StoreUnavailableError, not a hang, when an open store loses the network, and recovers', async () => {
+    const { url, proxy } = await proxiedUrl();
+    const store = await open({ url, connectTimeoutMs: 500, statementTimeoutMs: 3000 });
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+
+    await proxy.setMode('blackhole');
+    // A pooled connection goes silent mid-query: the client gives up after query_timeout
+    // (statement timeout + connect timeout), the ping after the connect timeout.
+    const ping = await timed(store.ping());
+    expect(ping.result).toMatchObject({
+      status: 'rejected',
+      reason: expect.any(StoreUnavailableError),
+    });
+    expect(ping.ms).toBeLessThan(store.settings().queryTimeoutMs);
+    const create = await timed(store.create({ id: 2n, name: 'Moss' }));
+    expect(create.result).toMatchObject({
+      status: 'rejected',
+      reason: expect.any(StoreUnavailableError),
+    });
+    expect(create.ms).toBeGreaterThanOrEqual(store.settings().connectTimeoutMs - 50);
+    console.info(
+      `silent network: ping rejected after ${ping.ms.toFixed(0)} ms, create after ${create.ms.toFixed(0)} ms`,
+    );
+    const get = await timed(store.get(1n));
+    expect(get.result).toMatchObject({
+      status: 'rejected',
+      reason: expect.any(StoreUnavailableError),
+    });
+
+    await proxy.setMode('refuse');
+    const refused = await timed(store.create({ id: 3n, name: 'Ivy' }));
+    expect(refused.result).toMatchObject({
+      status: 'rejected',
+      reason: expect.any(StoreUnavailableError),
+    });
+    expect(refused.ms).toBeLessThan(1000);
+
+    await proxy.setMode('forward');
+    await expect(store.ping()).resolves.toBeUndefined();
+    expect(await store.create({ id: 3n, name: 'Ivy' })).toBe('created');
+    // The create that timed out may or may not have committed: a retry tells which, safely.
+    expect(['created', 'replayed']).toContain(await store.create({ id: 2n, name: 'Moss' }));
+  });
+
+  it('survives its idle connections being terminated, reporting them, and reconnects', async () => {
+    const url = new URL(schema.url);
+    url.searchParams.set('application_name', schema.name);
+    const reported: string[] = [];
+    const store = await open({
+      url: url.href,
+      onError: (error, context) => reported.push(`${context}: ${error.message}`),
+    });
+    await Promise.all([store.ping(), store.ping(), store.ping()]);
+    const terminated = await sql(
+      `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = '${schema.name}'`,
+    );
+    expect(terminated.length).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => reported.length).toBeGreaterThanOrEqual(1);
+    expect(reported[0]).toMatch(
+      /^idle PostgreSQL connection failed \(plant-store\): terminating connection/,
+    );
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+    expect(store.poolStats().total).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('readiness: the ability to commit', () => {
+  it('turns not ready when PostgreSQL cannot be reached, with the cause, and ready again', async () => {
+    const { url, proxy } = await proxiedUrl();
+    const changes: string[] = [];
+    const store = await open({
+      url,
+      connectTimeoutMs: 1000,
+      probeIntervalMs: 60_000,
+      onReadinessChange: (next) => changes.push(next.ready ? 'ready' : next.cause.code),
+    });
+    expect(await store.probeReadiness()).toEqual({ ready: true });
+    await proxy.setMode('refuse');
+    const down = await store.probeReadiness();
+    expect(down.ready).toBe(false);
+    // A create that fails the same way keeps it not ready (no second transition).
+    await expect(store.create({ id: 1n, name: 'Fern' })).rejects.toThrow(StoreUnavailableError);
+    await proxy.setMode('forward');
+    expect(await store.probeReadiness()).toEqual({ ready: true });
+    expect(changes).toHaveLength(2);
+    expect(changes[1]).toBe('ready');
+    expect(store.readiness()).toEqual({ ready: true });
+  });
+
+  it('turns not ready while the probe cannot write (a lock held past the statement timeout: 57014)', async () => {
+    const store = await open({ statementTimeoutMs: 300, probeIntervalMs: 60_000 });
+    expect(await store.probeReadiness()).toEqual({ ready: true });
+    const locker = new pg.Client({ connectionString: schema.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE plants IN ACCESS EXCLUSIVE MODE');
+      expect(await store.probeReadiness()).toMatchObject({
+        ready: false,
+        cause: { code: '57014', message: /^PostgreSQL cannot commit: / },
+      });
+      await locker.query('ROLLBACK');
+    } finally {
+      await locker.end();
+    }
+    expect(await store.probeReadiness()).toEqual({ ready: true });
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+  });
+});
+
+describe('options', () => {
+  it('rejects invalid options', async () => {
+    await expect(createPostgresStore({ url: schema.url, poolMax: 0 })).rejects.toThrow(/poolMax/);
+    await expect(createPostgresStore({ url: schema.url, connectTimeoutMs: -1 })).rejects.toThrow(
+      /connectTimeoutMs/,
+    );
+    await expect(createPostgresStore({ url: schema.url, startupWaitMs: 1.5 })).rejects.toThrow(
+      /startupWaitMs/,
+    );
+    await expect(createPostgresStore({ url: schema.url, maxInFlight: 0 })).rejects.toThrow(
+      /maxInFlight/,
+    );
+    await expect(
+      createPostgresStore({ url: schema.url, durability: 'extra' as 'full' }),
+    ).rejects.toThrow(/durability/);
+  });
+});

@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqlite } from '../../src/store/sqlite/driver.ts';
+import { exchange } from '../security/exchange.ts';
+import { openSocket, receivedUntilClose } from '../support/raw-socket.ts';
+import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
+
+// Graceful shutdown under load, with a real server process: 200 requests are in flight (their
+// headers and half their body sent) and 50 keep-alive clients create plants as fast as they
+// can when SIGTERM arrives. Every request the server accepted is answered, the process exits
+// 0 within 10 s, and the store holds exactly the plants answered 200.
+
+const IN_FLIGHT = 200;
+const FLOOD_CLIENTS = 50;
+
+const folder = mkdtempSync(join(tmpdir(), 'plant-store-shutdown-'));
+const databaseFile = join(folder, 'plants.db');
+const token = `shutdown-${randomBytes(16).toString('base64url')}`;
+let server: SpawnedServer | undefined;
+
+afterAll(() => {
+  server?.child.kill('SIGKILL');
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** A create whose headers and first half are sent now, and the rest on `finish()`. */
+interface HalfSent {
+  readonly id: number;
+  finish(): void;
+  /** The raw answer, once the server closes the connection ('' if it sent none). */
+  readonly answer: Promise<string>;
+}
+
+async function halfSend(url: string, id: number): Promise<HalfSent> {
+  const { hostname } = new URL(url);
+  const body = Buffer.from(`{"id": ${id}, "name": "In flight ${id}", "tag": "shutdown"}`);
+  const half = Math.floor(body.length / 2);
+  const socket = await openSocket(url);
+  const answer = receivedUntilClose(socket);
+  socket.write(
+    `POST /plants HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
+  socket.write(body.subarray(0, half));
+  return { id, finish: () => socket.write(body.subarray(half)), answer };
+}
+
+type Outcome = { id: number; status: number } | { id: number; error: string };
+
+/** Creates plants one after another on a keep-alive connection until a request fails. */
+async function flood(url: string, agent: Agent, firstId: number, stop: () => boolean) {
+  const outcomes: Outcome[] = [];
+  for (let id = firstId; !stop(); id += FLOOD_CLIENTS) {
+    try {
+      const reply = await exchange(
+        url,
+        {
+          method: 'POST',
+          path: '/plants',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: Buffer.from(`{"id": ${id}, "name": "Flood ${id}"}`),
+        },
+        agent,
+      );
+      outcomes.push({ id, status: reply.status });
+    } catch (error) {
+      outcomes.push({ id, error: (error as NodeJS.ErrnoException).code ?? String(error) });
+      break; // the server is going: this client stops
+    }
+  }
+  return outcomes;
+}
+
+function storedIds(): Set<number> {
+  const db = openSqlite(databaseFile, { readonly: true });
+  try {
+    const rows = db.prepare('SELECT id FROM plants').all() as { id: number }[];
+    return new Set(rows.map((row) => row.id));
+  } finally {
+    db.close();
+  }
+}
+
+describe('SIGTERM under load', () => {
+  it(`answers the ${IN_FLIGHT} requests in flight and the flood, exits 0 within 10 s, and stores exactly the 200s`, async () => {
+    server = spawnServer({
+      PORT: '0',
+      DATABASE_URL: databaseFile,
+      PLANT_STORE_TOKENS: token,
+      ...NO_RATE_LIMITS,
+    });
+    const url = await server.ready;
+
+    // 200 requests in flight: headers and half the body sent.
+    const inFlight: HalfSent[] = [];
+    for (let i = 0; i < IN_FLIGHT; i++) inFlight.push(await halfSend(url, 1_000_000 + i));
+    // One round trip on another connection: by its answer, the server has read those headers.
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+
+    // The flood: 50 keep-alive clients creating plants back to back.
+    const agent = new Agent({ keepAlive: true, maxSockets: FLOOD_CLIENTS });
+    let stopped = false;
+    const floods = Array.from({ length: FLOOD_CLIENTS }, (_, i) =>
+      flood(url, agent, i + 1, () => stopped),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const signalled = performance.now();
+    server.child.kill('SIGTERM');
+    // The rest of each in-flight body arrives after the signal.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const request of inFlight) request.finish();
+
+    const exitCode = await server.exited;
+    const exitMs = performance.now() - signalled;
+    stopped = true;
+    const outcomes = (await Promise.all(floods)).flat();
+    agent.destroy();
+    const answers = await Promise.all(inFlight.map((request) => request.answer));
+
+    const stored = storedIds();
+    const ok = outcomes.filter((o): o is { id: number; status: number } => 'status' in o);
+    const failed = outcomes.filter((o): o is { id: number; error: string } => 'error' in o);
+    const errors = new Map<string, number>();
+    for (const o of failed) errors.set(o.error, (errors.get(o.error) ?? 0) + 1);
+    console.log(
+      `shutdown: exit ${exitCode} ${Math.round(exitMs)} ms after SIGTERM; in flight: ${answers.filter((a) => a.startsWith('HTTP/1.1 200')).length}/${IN_FLIGHT} answered 200; flood: ${ok.length} answered, errors ${JSON.stringify(Object.fromEntries(errors))}; ${stored.size} rows`,
+    );
+
+    expect(exitCode).toBe(0);
+    expect(exitMs).toBeLessThan(10_000);
+    // Every in-flight request was answered 200, told the connection closes, and is stored.
+    for (const [i, answer] of answers.entries()) {
+      expect(answer, `in-flight request ${i}`).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(answer.toLowerCase()).toContain('connection: close');
+      expect(answer).toContain(`"name":"In flight ${1_000_000 + i}"`);
+      expect(stored.has(1_000_000 + i)).toBe(true);
+    }
+    // The flood was answered 200 until the server stopped accepting; a request it never
+    // accepted fails to connect or finds its idle connection closed, and is not stored.
+    expect(ok.length).toBeGreaterThan(0);
+    for (const o of ok) expect(o.status).toBe(200);
+    for (const o of failed) {
+      expect(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']).toContain(o.error);
+      expect(stored.has(o.id), `id ${o.id} failed with ${o.error} but is stored`).toBe(false);
+    }
+    // The store holds exactly the plants answered 200.
+    const answered200 = new Set([...ok.map((o) => o.id), ...inFlight.map((r) => r.id)]);
+    expect(stored).toEqual(answered200);
+  }, 90_000);
+});

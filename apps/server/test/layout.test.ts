@@ -1,0 +1,133 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// The source tree's shape (docs/architecture.md): imports run one way, from the entry points
+// down to the store and the config, without cycles, and every module serves the running code.
+
+const SRC = fileURLToPath(new URL('../src', import.meta.url));
+/** Entry points: the server process, the command line, the static docs writer. */
+const ENTRIES = ['main.ts', 'cli.ts', 'docs/write-docs-site.ts'];
+
+/** The layer of a source file: a file may import only its own layer or those below it. */
+function layer(file: string): number {
+  const top = file.split('/')[0] ?? file;
+  const layers: Record<string, number> = {
+    'main.ts': 0,
+    'cli.ts': 0,
+    'server.ts': 1,
+    'app.ts': 2,
+    'handlers.ts': 3,
+    http: 3,
+    auth: 3,
+    limits: 3,
+    docs: 3,
+    observability: 4,
+    store: 5,
+    'config.ts': 6,
+  };
+  const found = layers[top];
+  if (found === undefined) throw new Error(`src/${file} is in no layer: add it to the map`);
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.ts$/.test(entry.name) &&
+      !/\.test\.ts$/.test(entry.name) &&
+      !entry.name.endsWith('.d.ts')
+      ? [relative(SRC, path)]
+      : [];
+  });
+}
+
+/** The relative imports of a file (static, dynamic and type-only), as paths under src/. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(SRC, file), 'utf8');
+  const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)];
+  return specifiers.map((match) => relative(SRC, resolve(SRC, dirname(file), match[1] ?? '')));
+}
+
+const files = sourceFiles(SRC);
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+describe('the source tree', () => {
+  it('imports only within src/ (nothing from the tests)', () => {
+    const outside = [...graph].flatMap(([file, imports]) =>
+      imports.filter((target) => target.startsWith('..')).map((target) => `${file} → ${target}`),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it('imports one way: no module reaches up into a layer above its own', () => {
+    const upward = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((target) => layer(target) < layer(file))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps the store adapters apart: store/sqlite and store/postgres never import each other', () => {
+    const adapter = (file: string) => /^store\/(sqlite|postgres)\//.exec(file)?.[1];
+    const crossing = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((target) => adapter(file) && adapter(target) && adapter(target) !== adapter(file))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(crossing).toEqual([]);
+  });
+
+  it('has no import cycle, between files or between the features', () => {
+    // A feature is a top-level folder (store/ with its adapters) or a top-level file.
+    const folderOf = (file: string) => file.split('/')[0] ?? file;
+    const folders = new Map<string, Set<string>>();
+    for (const [file, imports] of graph) {
+      const edges = folders.get(folderOf(file)) ?? new Set<string>();
+      for (const target of imports)
+        if (folderOf(target) !== folderOf(file)) edges.add(folderOf(target));
+      folders.set(folderOf(file), edges);
+    }
+    const fileEdges = new Map([...graph].map(([file, imports]) => [file, new Set(imports)]));
+    expect(findCycle(fileEdges)).toEqual([]);
+    expect(findCycle(folders)).toEqual([]);
+  });
+
+  it('holds only modules the running code uses (reachable from an entry point)', () => {
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const target of graph.get(file) ?? []) visit(target);
+    };
+    for (const entry of ENTRIES) visit(entry);
+    expect(files.filter((file) => !reached.has(file))).toEqual([]);
+  });
+});
+
+/** One cycle of `edges` as the nodes along it, or [] when there is none. */
+function findCycle(edges: Map<string, Set<string>>): string[] {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (node: string): string[] => {
+    if (state.get(node) === 'done') return [];
+    if (state.get(node) === 'open') return [...path.slice(path.indexOf(node)), node];
+    state.set(node, 'open');
+    path.push(node);
+    for (const next of edges.get(node) ?? []) {
+      const cycle = visit(next);
+      if (cycle.length > 0) return cycle;
+    }
+    path.pop();
+    state.set(node, 'done');
+    return [];
+  };
+  for (const node of edges.keys()) {
+    const cycle = visit(node);
+    if (cycle.length > 0) return cycle;
+  }
+  return [];
+}

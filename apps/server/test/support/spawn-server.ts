@@ -1,0 +1,61 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Settings that turn both rate limits off, for a test that floods the server on purpose. */
+export const NO_RATE_LIMITS = { RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0' };
+
+export interface SpawnedServer {
+  readonly child: ChildProcess;
+  /** Everything the process wrote to stdout so far. */
+  output(): string;
+  /** Resolves with the URL the server printed once it listens. */
+  readonly ready: Promise<string>;
+  /** Resolves with the exit code (or signal name) when the process ends. */
+  readonly exited: Promise<number | string>;
+}
+
+/**
+ * Runs the real entry point (`src/main.ts`, through tsx) as a child process with `env`
+ * added to a minimal environment: how an operator runs the server, signals included.
+ *
+ * @example
+ * const server = spawnServer({ PORT: '0', DATABASE_URL: file, PLANT_STORE_TOKENS: token });
+ * const url = await server.ready;
+ */
+export function spawnServer(
+  env: Record<string, string>,
+  /** Run as this user and group (the caller must be root), e.g. to meet file permissions. */
+  user?: { readonly uid: number; readonly gid: number },
+): SpawnedServer {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    cwd: APP_ROOT,
+    ...user,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | string>((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+  });
+  const ready = new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match?.[1]) resolve(match[1]);
+    };
+    child.stdout?.on('data', check);
+    exited.then((code) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)));
+  });
+  // A test that expects the process to fail never awaits `ready`: keep that rejection handled.
+  ready.catch(() => undefined);
+  return { child, output: () => stdout + stderr, ready, exited };
+}

@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { RateLimitConfig } from '../../src/config.ts';
+import type { HttpTimeouts } from '../../src/http/timeouts.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
+
+export interface TestServer extends RunningServer {
+  /** A bearer token the server accepts. */
+  readonly token: string;
+  /** The SQLite file the server stores plants in. */
+  readonly databaseFile: string;
+  /** Closes the server and deletes its temporary folder. */
+  dispose(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Reuse a database file (to test persistence); by default a new one in a temporary folder. */
+  readonly databaseFile?: string;
+  readonly bodyLimitBytes?: number;
+  readonly tokens?: readonly string[];
+  /** Serve /metrics on a listener of its own (a free port of 127.0.0.1): see `metricsUrl`. */
+  readonly metrics?: boolean;
+  /** Apply these rate limits (none by default). */
+  readonly rateLimit?: RateLimitConfig;
+  readonly corsOrigins?: readonly string[];
+  readonly trustProxyHops?: number;
+  readonly timeouts?: Partial<HttpTimeouts>;
+  /** Log here (e.g. a pino logger on a PassThrough) instead of nowhere. */
+  readonly logger?: Logger;
+}
+
+/**
+ * Starts the real server in this process on 127.0.0.1, a free port and a temporary SQLite
+ * file, with a fresh random token and logging off.
+ *
+ * @example
+ * const server = await startTestServer();
+ * await fetch(`${server.url}/healthz`);
+ * await server.dispose();
+ */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const folder = mkdtempSync(join(tmpdir(), 'plant-store-test-'));
+  const databaseFile = options.databaseFile ?? join(folder, 'plants.db');
+  const token = options.tokens?.[0] ?? `test-${randomBytes(24).toString('base64url')}`;
+  const running = await startServer(
+    {
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: databaseFile,
+      tokens: options.tokens ?? [token],
+      bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
+      durability: 'full',
+      ...(options.metrics ? { metrics: { host: '127.0.0.1', port: 0 } } : {}),
+      ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+      ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+      ...(options.trustProxyHops ? { trustProxyHops: options.trustProxyHops } : {}),
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    },
+    options.logger ?? createLogger('silent'),
+  );
+  return {
+    ...running,
+    token,
+    databaseFile,
+    async dispose() {
+      await running.close();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
