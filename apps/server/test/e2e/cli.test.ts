@@ -159,7 +159,9 @@ describe('the plant-store command as a process', () => {
     expect(create.status, create.stderr).toBe(0);
     const token = create.stdout.trim();
     expect(token).toMatch(/^pst_[A-Za-z0-9_-]{49}$/);
-    expect(create.stderr).toMatch(/shown only now/);
+    // Not at a terminal: the token alone on stdout, nothing on stderr (scripts capture it).
+    expect(create.stdout).toBe(`${token}\n`);
+    expect(create.stderr).toBe('');
     const list = await runCliProcess(['tokens', 'list'], env);
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/\n1\s+smoke\s+active\s/);
