@@ -113,7 +113,7 @@ describe('two servers on one PostgreSQL', () => {
             tokens: [token],
             bodyLimitBytes: 65536,
             durability: 'full',
-            rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 3 },
+            rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 3 },
           },
           createLogger('silent'),
         ),
