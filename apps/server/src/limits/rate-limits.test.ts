@@ -69,7 +69,9 @@ function expectTooManyRequests(reply: Reply, message: RegExp): void {
   expect(Number.isInteger(retryAfter)).toBe(true);
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);
-  expect(reply.body.message).toContain(`retry after ${retryAfter} seconds`);
+  expect(reply.body.message).toContain(
+    `retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`,
+  );
 }
 
 describe('per-credential limit (token bucket)', () => {

@@ -232,8 +232,12 @@ function tooManyRequests(
   headers: Record<string, string> = {},
 ): ApiError {
   const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000 - 1e-9));
-  return new ApiError('rateLimited', `${what}; retry after ${seconds} seconds`, {
-    ...headers,
-    'Retry-After': String(seconds),
-  });
+  return new ApiError(
+    'rateLimited',
+    `${what}; retry after ${seconds} second${seconds === 1 ? '' : 's'}`,
+    {
+      ...headers,
+      'Retry-After': String(seconds),
+    },
+  );
 }

@@ -115,7 +115,7 @@ describe('createPlant against the real server', () => {
       for (const reply of refused) {
         const error = (reply as PromiseRejectedResult).reason as PlantStoreError;
         expect(error).toMatchObject({ status: 429, code: 42901, attempts: 1, retryAfter: 1 });
-        expect(error.message).toBe('Too many requests for this credential; retry after 1 seconds');
+        expect(error.message).toBe('Too many requests for this credential; retry after 1 second');
       }
     } finally {
       await limited.dispose();

@@ -140,7 +140,7 @@ const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
   conflict: 'A plant with id 10 already exists with a different name or tag',
   payloadTooLarge: 'Request body is larger than 65536 bytes',
   unsupportedMediaType: 'Request body must be application/json, not text/plain',
-  rateLimited: 'Too many requests for this credential; retry after 12 seconds',
+  rateLimited: 'Too many requests for this credential; retry after 1 second',
   internal: 'Internal server error',
   storeUnavailable: 'The store is unavailable; retry later',
 };
