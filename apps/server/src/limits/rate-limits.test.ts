@@ -114,11 +114,13 @@ describe('per-credential limit (token bucket)', () => {
     const refused = await post(server, server.token);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1'); // 50 ms, rounded up to whole seconds
+    // 50 ms later the next request fits (a fixed window would refuse it for its whole length);
+    // the bound is for a busy machine.
     const began = performance.now();
     await expect
-      .poll(async () => (await post(server, server.token)).status, { interval: 10 })
+      .poll(async () => (await post(server, server.token)).status, { interval: 10, timeout: 5000 })
       .toBe(200);
-    expect(performance.now() - began).toBeLessThan(1000);
+    expect(performance.now() - began).toBeLessThan(5000);
   });
 
   it('carries the limit headers on error answers after the credential check too', async () => {

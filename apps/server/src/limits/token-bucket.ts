@@ -1,5 +1,4 @@
 import { RateLimiterRes } from './flexible.ts';
-import type { Limiter } from './rate-limits.ts';
 
 /**
  * The shape of a token bucket: it holds at most `points`, and refills smoothly, one point every
@@ -62,14 +61,14 @@ const SWEEP_AT_KEYS = 10_000;
 
 /**
  * Token buckets in this process's memory (GCRA: one number per key, the time its bucket is
- * full again). `consume` refuses without taking anything (a refused request costs nothing);
+ * full again), a `Limiter` of `rate-limits.ts`. `consume` refuses without taking anything (a refused request costs nothing);
  * `penalty` always takes. Keys whose bucket is full are forgotten.
  *
  * @example
  * const buckets = new MemoryTokenBuckets({ points: 200, durationSeconds: 2 }); // 100/s, burst 200
  * await buckets.consume('env#1'); // rejects with a RateLimiterRes once the bucket is empty
  */
-export class MemoryTokenBuckets implements Limiter {
+export class MemoryTokenBuckets {
   readonly points: number;
   readonly #shape: BucketShape;
   readonly #interval: number;
