@@ -58,7 +58,7 @@ export function rateLimited(limits: RateLimits, authenticate: RequestStep): Requ
     try {
       allowance = await limits.consumeCredential(ctx.state.consumer ?? '');
     } catch (error) {
-      await drainSmallBody(ctx.req);
+      if (error instanceof ApiError && error.kind === 'rateLimited') await drainSmallBody(ctx.req);
       throw error;
     }
     if (allowance !== undefined) ctx.set(rateLimitHeaders(allowance));
