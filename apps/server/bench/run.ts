@@ -299,8 +299,8 @@ function caseNote(kind: CaseKind): string {
       'security headers, request log at info (pino JSON lines to a file), metrics on ' +
       '(METRICS_PORT=0: prom-client observes every request), SQLite WAL synchronous=FULL with ' +
       'group commit and the background checkpointer. **The per-token rate limit is RAISED** to ' +
-      `RATE_LIMIT_PER_MINUTE=${BENCH_ENV.RATE_LIMIT_PER_MINUTE} (the default 6000/min would answer ` +
-      '429 after 6000 creates from the one bench token): the limiter runs on every request but ' +
+      `RATE_LIMIT_PER_SECOND=${BENCH_ENV.RATE_LIMIT_PER_SECOND} (the default 100/s would answer ` +
+      '429 to a load test from the one bench token): the limiter runs on every request but ' +
       'never refuses one.',
     bare:
       'bare (b), the floor: bench/peers/bare-server.ts — node:http, SHA-256 bearer digest check, ' +
@@ -453,7 +453,7 @@ function buildReport(
       repetitions: reps,
       'nice value': priority,
       'load average at start': loadAtStart,
-      'rate limit per token per minute (raised)': BENCH_ENV.RATE_LIMIT_PER_MINUTE,
+      'rate limit per token per second (raised)': BENCH_ENV.RATE_LIMIT_PER_SECOND,
       ...(Object.keys(extraEnv).length > 0 ? { 'extra env': JSON.stringify(extraEnv) } : {}),
       ...(args.seeded ? { 'seeded plants': seedRows } : {}),
       ...(settings.fixedRate === undefined ? {} : { 'fixed rate req/s': settings.fixedRate }),

@@ -22,7 +22,7 @@ describe('loadConfig', () => {
         statementTimeoutMs: 5000,
         startupWaitMs: 30_000,
       },
-      rateLimit: { perTokenPerMinute: 6000, authFailuresPerMinute: 30 },
+      rateLimit: { perSecond: 100, burst: 200, authFailuresPerMinute: 30 },
       trustProxyHops: 0,
       corsOrigins: [],
       keepAliveTimeoutMs: 65_000,
@@ -144,7 +144,8 @@ describe('operations settings', () => {
     const config = load({
       METRICS_PORT: '9464',
       METRICS_HOST: '0.0.0.0',
-      RATE_LIMIT_PER_MINUTE: '120',
+      RATE_LIMIT_PER_SECOND: '20',
+      RATE_LIMIT_BURST: '5',
       AUTH_FAILURES_PER_MINUTE: '0',
       TRUST_PROXY_HOPS: '2',
       CORS_ORIGINS: ' https://app.example.com ,http://localhost:5173,',
@@ -152,7 +153,7 @@ describe('operations settings', () => {
     });
     expect(config).toMatchObject({
       metrics: { port: 9464, host: '0.0.0.0' },
-      rateLimit: { perTokenPerMinute: 120, authFailuresPerMinute: 0 },
+      rateLimit: { perSecond: 20, burst: 5, authFailuresPerMinute: 0 },
       trustProxyHops: 2,
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       keepAliveTimeoutMs: 620_000,
@@ -164,7 +165,13 @@ describe('operations settings', () => {
     [{ METRICS_PORT: '3000' }, /METRICS_PORT: must differ from PORT/],
     [{ METRICS_PORT: 'nine' }, /METRICS_PORT: /],
     [{ METRICS_PORT: '65536' }, /METRICS_PORT: must be 0..65535/],
-    [{ RATE_LIMIT_PER_MINUTE: '-1' }, /RATE_LIMIT_PER_MINUTE: must be 0 or more/],
+    [{ RATE_LIMIT_PER_SECOND: '-1' }, /RATE_LIMIT_PER_SECOND: must be 0 or more/],
+    [{ RATE_LIMIT_PER_SECOND: '2.5' }, /RATE_LIMIT_PER_SECOND: must be a whole number/],
+    [{ RATE_LIMIT_BURST: '0' }, /RATE_LIMIT_BURST: must be at least 1/],
+    [
+      { RATE_LIMIT_PER_MINUTE: '6000' },
+      /RATE_LIMIT_PER_MINUTE is no longer read: set RATE_LIMIT_PER_SECOND/,
+    ],
     [{ AUTH_FAILURES_PER_MINUTE: '2.5' }, /AUTH_FAILURES_PER_MINUTE: must be a whole number/],
     [{ TRUST_PROXY_HOPS: '11' }, /TRUST_PROXY_HOPS: must be 0..10/],
     [{ CORS_ORIGINS: '*' }, /CORS_ORIGINS.0: each origin must be scheme:\/\/host/],

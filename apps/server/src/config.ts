@@ -68,7 +68,8 @@ const Env = z.object({
     .max(65535, 'must be 0..65535')
     .optional(),
   METRICS_HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
-  RATE_LIMIT_PER_MINUTE: count().default(6000),
+  RATE_LIMIT_PER_SECOND: count().default(100),
+  RATE_LIMIT_BURST: count().min(1, 'must be at least 1').default(200),
   AUTH_FAILURES_PER_MINUTE: count().default(30),
   TRUST_PROXY_HOPS: count().max(10, 'must be 0..10').default(0),
   CORS_ORIGINS: commaList(
@@ -145,8 +146,10 @@ export interface Config {
 
 /** Request limits; 0 turns a limit off. */
 export interface RateLimitConfig {
-  /** Authenticated requests per credential per minute. */
-  readonly perTokenPerMinute: number;
+  /** Authenticated requests per credential per second, sustained (a token bucket's refill). */
+  readonly perSecond: number;
+  /** Requests a credential may send at once (the bucket's size). */
+  readonly burst: number;
   /** Requests with a refused credential per client address per minute. */
   readonly authFailuresPerMinute: number;
 }
@@ -192,6 +195,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const values = result.data;
+  if (env.RATE_LIMIT_PER_MINUTE !== undefined) {
+    // A fixed one-minute window made a client over it wait up to a minute; its replacement is
+    // the token bucket. Ignoring the old setting would silently change an operator's limit.
+    throw new ConfigError(
+      'Invalid configuration: RATE_LIMIT_PER_MINUTE is no longer read: set RATE_LIMIT_PER_SECOND ' +
+        '(sustained requests per second per credential, default 100) and RATE_LIMIT_BURST ' +
+        '(requests at once, default 200) instead, and remove RATE_LIMIT_PER_MINUTE',
+    );
+  }
   if (values.METRICS_PORT === values.PORT && values.PORT !== 0) {
     throw new ConfigError(
       'Invalid configuration: METRICS_PORT: must differ from PORT (metrics have their own listener)',
@@ -214,7 +226,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? {}
       : { metrics: { port: values.METRICS_PORT, host: values.METRICS_HOST } }),
     rateLimit: {
-      perTokenPerMinute: values.RATE_LIMIT_PER_MINUTE,
+      perSecond: values.RATE_LIMIT_PER_SECOND,
+      burst: values.RATE_LIMIT_BURST,
       authFailuresPerMinute: values.AUTH_FAILURES_PER_MINUTE,
     },
     trustProxyHops: values.TRUST_PROXY_HOPS,

@@ -21,7 +21,7 @@ const CONFLICT =
   '{"error":40901,"message":"A plant with id 10 already exists with a different name or tag"}';
 const UNAVAILABLE = '{"error":50301,"message":"The store is unavailable; retry later"}';
 const RATE_LIMITED =
-  '{"error":42901,"message":"Too many requests for this credential; retry after 1 seconds"}';
+  '{"error":42901,"message":"Too many requests for this credential; retry after 1 second"}';
 
 /** A 429 as the server sends it, with `retryAfter` as the Retry-After header when given. */
 function tooMany(res: ServerResponse, retryAfter?: string): void {
@@ -362,7 +362,7 @@ describe('createPlant: 429 Too Many Requests', () => {
     expect(error).toMatchObject({
       status: 429,
       code: 42901,
-      message: 'Too many requests for this credential; retry after 1 seconds',
+      message: 'Too many requests for this credential; retry after 1 second',
       retryAfter: 2,
       attempts: 1,
     });

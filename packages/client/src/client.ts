@@ -18,7 +18,9 @@ import {
   PlantStoreValidationError,
 } from './errors.ts';
 import { type ClientConfig, type PlantStoreClientOptions, resolveClientConfig } from './options.ts';
+import { Pacer } from './pacer.ts';
 import {
+  type AttemptOutcome,
   type HttpRequest,
   type ResponseOutcome,
   type RetriedOutcome,
@@ -48,6 +50,10 @@ export interface PlantStoreClient {
  * and responses after they arrive, with the schemas of `@plant-store/schema`; ids go over the
  * wire as exact 64-bit integers.
  *
+ * Pacing (`pace`, default true): the calls of one client share the server's rate limit as its
+ * `X-RateLimit-*` headers describe it: they use the burst, then go at the sustained rate, so a
+ * bulk import at any concurrency is not refused.
+ *
  * Retries (`retries`, default 2): no response (refused or dropped connection, timeout), 429 Too
  * Many Requests and 502/503/504, with exponential backoff from `retryDelayMs`, waiting at least
  * the response's `Retry-After` (seconds or an HTTP date). A `Retry-After` longer than
@@ -73,10 +79,14 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
   return clientFromConfig(resolveClientConfig(options));
 }
 
-/** The client for an already-resolved configuration (tests inject `sleep` through it). */
+/**
+ * The client for an already-resolved configuration (tests inject `sleep` through it). Its calls
+ * share one `Pacer` unless `config.pace` is false.
+ */
 export function clientFromConfig(config: ClientConfig): PlantStoreClient {
+  const pacer = config.pace ? new Pacer(config.sleep) : undefined;
   return {
-    createPlant: (newPlant) => callRoute(config, contract.createPlant, newPlant),
+    createPlant: (newPlant) => callRoute(config, contract.createPlant, newPlant, pacer),
   };
 }
 
@@ -85,7 +95,8 @@ export function clientFromConfig(config: ClientConfig): PlantStoreClient {
  * with `route.body` (refused → {@link PlantStoreValidationError}, nothing sent) and serialized
  * with `stringifyJson` (bigints exact); the method, path and credential come from the route;
  * the success body is validated with `route.response.schema`. Failures are retried per
- * `config.retry`; what is left is thrown as a `PlantStoreError`.
+ * `config.retry`; what is left is thrown as a `PlantStoreError`. With `pacer`, every attempt
+ * waits its turn under the server's rate limit first.
  *
  * @example
  * const plant = await callRoute(config, contract.createPlant, { id: 10n, name: 'Monstera' });
@@ -95,14 +106,23 @@ export async function callRoute<R extends Route>(
   config: ClientConfig,
   route: R,
   input: RouteInput<R>,
+  pacer?: Pacer,
 ): Promise<RouteResult<R>> {
   const request = buildHttpRequest(route, config, encodeBody(route, input));
+  const send = () => sendOnce(config.fetcher, request);
   const result = await sendWithRetries(
-    () => sendOnce(config.fetcher, request),
+    pacer ? () => pacer.send(send, pacingReading) : send,
     config.retry,
     config.sleep,
   );
   return readResponse(route, request.url, result) as RouteResult<R>;
+}
+
+/** What the pacer learns from an attempt: the rate-limit headers, and whether it was a 429. */
+function pacingReading(outcome: AttemptOutcome) {
+  return outcome.kind === 'response'
+    ? { reading: outcome.rateLimit, refused: outcome.status === 429 }
+    : { reading: undefined, refused: false };
 }
 
 function encodeBody(route: Route, input: unknown): string | undefined {

@@ -24,6 +24,12 @@ export interface PlantStoreClientOptions {
   readonly maxRetryDelayMs?: number;
   /** The fetch implementation to send with. Default: the global `fetch`. */
   readonly fetch?: typeof globalThis.fetch;
+  /**
+   * Pace requests on the server's `X-RateLimit-*` headers (default true): a client that sends
+   * many requests at once, or one after another, uses the burst the server allows and then
+   * sends at its sustained rate instead of being refused. Shared by every call of one client.
+   */
+  readonly pace?: boolean;
 }
 
 /** The options with defaults applied and checked, plus the ofetch instance to send with. */
@@ -33,8 +39,10 @@ export interface ClientConfig {
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
   readonly fetcher: $Fetch;
-  /** Waits between attempts (the tests pass one that records the wait instead). */
+  /** Waits between attempts and for a paced turn (the tests pass one that records the wait). */
   readonly sleep: (ms: number) => Promise<void>;
+  /** Whether a client made from this configuration paces itself (see `Pacer`). */
+  readonly pace: boolean;
 }
 
 /** The defaults of the optional {@link PlantStoreClientOptions}. */
@@ -77,6 +85,7 @@ export function resolveClientConfig(options: PlantStoreClientOptions): ClientCon
     },
     fetcher: options.fetch ? ofetch.create({}, { fetch: options.fetch }) : ofetch,
     sleep: wait,
+    pace: options.pace ?? true,
   };
 }
 

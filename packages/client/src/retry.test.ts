@@ -34,7 +34,15 @@ const policy: RetryPolicy = { retries: 3, retryDelayMs: 100, maxRetryDelayMs: 1_
 const dropped: AttemptOutcome = { kind: 'failure', error: new Error('x'), timedOut: false };
 
 function response(status: number, retryAfter?: number): AttemptOutcome {
-  return { kind: 'response', status, statusText: '', contentType: undefined, retryAfter, text: '' };
+  return {
+    kind: 'response',
+    status,
+    statusText: '',
+    contentType: undefined,
+    retryAfter,
+    rateLimit: undefined,
+    text: '',
+  };
 }
 
 describe('nextRetryDelay', () => {
@@ -92,6 +100,7 @@ const ok: AttemptOutcome = {
   statusText: 'OK',
   contentType: 'application/json',
   retryAfter: undefined,
+  rateLimit: undefined,
   text: '{}',
 };
 

@@ -1,4 +1,5 @@
 import { type $Fetch, FetchError } from 'ofetch';
+import { type RateLimitReading, readRateLimit } from './pacer.ts';
 
 /** One HTTP attempt that got a response (any status). */
 export interface ResponseOutcome {
@@ -8,6 +9,8 @@ export interface ResponseOutcome {
   readonly contentType: string | undefined;
   /** Seconds from the `Retry-After` header, when present and readable. */
   readonly retryAfter: number | undefined;
+  /** The `X-RateLimit-*` headers, when the answer had them. */
+  readonly rateLimit: RateLimitReading | undefined;
   /** The body as text; `''` when there was none. */
   readonly text: string;
 }
@@ -140,6 +143,7 @@ export async function sendOnce(fetcher: $Fetch, request: HttpRequest): Promise<A
       statusText: response.statusText,
       contentType: response.headers.get('content-type') ?? undefined,
       retryAfter: parseRetryAfter(response.headers.get('retry-after')),
+      rateLimit: readRateLimit(response.headers),
       text: response._data ?? '',
     };
   } catch (thrown) {

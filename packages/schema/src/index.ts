@@ -35,4 +35,5 @@ export {
   stringifyJson,
 } from './json.ts';
 export { NewPlant, type NewPlantInput, Plant, toPlant } from './plant.ts';
+export { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
 export { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';

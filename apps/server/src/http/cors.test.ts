@@ -74,7 +74,7 @@ describe('CORS with an allow-list', () => {
     expect(created.status).toBe(200);
     expect(created.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(created.headers.get('access-control-expose-headers')).toBe(
-      'X-Request-Id,Retry-After,WWW-Authenticate,Allow',
+      'X-Request-Id,Retry-After,WWW-Authenticate,Allow,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset',
     );
     await created.arrayBuffer();
 

@@ -1,5 +1,6 @@
 import koaCors from '@koa/cors';
 import type { Router } from '@koa/router';
+import { RATE_LIMIT_HEADERS } from '@plant-store/schema';
 import type { Context } from 'koa';
 import type { AppMiddleware, AppState } from './app-state.ts';
 
@@ -33,7 +34,14 @@ export function cors(allowedOrigins: readonly string[], router: Router<AppState>
     },
     allowMethods: [...methods].sort(),
     allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposeHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Allow'],
+    // The rate-limit headers too: the client paces itself on them, in a browser as well.
+    exposeHeaders: [
+      'X-Request-Id',
+      'Retry-After',
+      'WWW-Authenticate',
+      'Allow',
+      ...Object.values(RATE_LIMIT_HEADERS),
+    ],
     maxAge: PREFLIGHT_MAX_AGE_SECONDS,
     credentials: false,
     keepHeadersOnError: true,

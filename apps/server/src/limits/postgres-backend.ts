@@ -1,5 +1,6 @@
 import { createPostgresPool, type PostgresPoolConfig } from '../store/postgres/pool.ts';
 import { loadRateLimiterPostgres } from './flexible.ts';
+import { postgresTokenBuckets } from './postgres-token-buckets.ts';
 import type { Limiter, LimiterSpec, RateLimitBackend } from './rate-limits.ts';
 import { SyncedLimiter } from './synced-limiter.ts';
 
@@ -42,9 +43,10 @@ export function rateLimitTable(keyPrefix: string): string {
 }
 
 /**
- * A rate-limit backend whose counts every instance shares through PostgreSQL:
- * rate-limiter-flexible's RateLimiterPostgres (a table per limiter, created when missing, rows
- * expiring with their window), each behind a `SyncedLimiter` so that requests are decided
+ * A rate-limit backend whose counts every instance shares through PostgreSQL: fixed windows
+ * by rate-limiter-flexible's RateLimiterPostgres (a table per limiter, created when missing,
+ * rows expiring with their window), token buckets by `postgresTokenBuckets` (a table of
+ * GCRA rows per limiter), each behind a `SyncedLimiter` so that requests are decided
  * locally and the database sees one upsert per key per sync interval, not one per request.
  * The sessions use `synchronous_commit = off`: a count lost in a database crash only lets a
  * few more requests through.
@@ -86,7 +88,24 @@ export async function postgresBackend(
       throw error;
     });
 
-  const createLimiter = (spec: LimiterSpec) =>
+  const syncedLocally = (remote: Limiter, spec: LimiterSpec): Limiter => {
+    const local = new SyncedLimiter(remote, {
+      points: spec.points,
+      durationSeconds: spec.durationSeconds,
+      refill: spec.refill ?? 'window',
+      ...(options.syncIntervalMs === undefined ? {} : { syncIntervalMs: options.syncIntervalMs }),
+      onError: onSyncError,
+    });
+    synced.push(local);
+    return local;
+  };
+
+  const createLimiter = async (spec: LimiterSpec): Promise<Limiter> =>
+    spec.refill === 'smooth'
+      ? syncedLocally(await postgresTokenBuckets(pool, rateLimitTable(spec.keyPrefix), spec), spec)
+      : createWindowLimiter(spec);
+
+  const createWindowLimiter = (spec: LimiterSpec) =>
     new Promise<Limiter>((resolve, reject) => {
       const remote = new RateLimiterPostgres(
         {
@@ -102,16 +121,7 @@ export async function postgresBackend(
             reject(error);
             return;
           }
-          const local = new SyncedLimiter(remote as unknown as Limiter, {
-            points: spec.points,
-            durationSeconds: spec.durationSeconds,
-            ...(options.syncIntervalMs === undefined
-              ? {}
-              : { syncIntervalMs: options.syncIntervalMs }),
-            onError: onSyncError,
-          });
-          synced.push(local);
-          resolve(local);
+          resolve(syncedLocally(remote as unknown as Limiter, spec));
         },
       );
     });

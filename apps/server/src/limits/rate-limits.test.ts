@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenApiResponseValidator } from '../../test/support/openapi-validator.ts';
+import { openSocket, receivedUntilClose, statusLineOf } from '../../test/support/raw-socket.ts';
 import {
   startTestServer,
   type TestServer,
   type TestServerOptions,
 } from '../../test/support/start-test-server.ts';
 import { openSqlite } from '../store/sqlite/driver.ts';
+import { MAX_DRAINED_BODY_BYTES } from './guard.ts';
 
 // The rate limits over real HTTP on 127.0.0.1, with the in-memory backend (SQLite mode).
 
@@ -67,30 +69,108 @@ function expectTooManyRequests(reply: Reply, message: RegExp): void {
   expect(Number.isInteger(retryAfter)).toBe(true);
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);
-  expect(reply.body.message).toContain(`retry after ${retryAfter} seconds`);
+  expect(reply.body.message).toContain(
+    `retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}`,
+  );
 }
 
-describe('per-credential limit', () => {
-  it('answers 429 with Retry-After once a credential used its requests, and stores nothing', async () => {
+describe('per-credential limit (token bucket)', () => {
+  it('lets a burst through, then answers 429 with Retry-After of the real wait, and stores nothing', async () => {
     const server = await start({
       tokens: [`test-${'a'.repeat(30)}`, OTHER_TOKEN],
-      rateLimit: { perTokenPerMinute: 3, authFailuresPerMinute: 0 },
+      rateLimit: { perSecond: 1, burst: 3, authFailuresPerMinute: 0 },
     });
-    const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await post(server, server.token)).status);
-    expect(statuses).toEqual([200, 200, 200]);
+    const replies = [];
+    for (let i = 0; i < 3; i++) replies.push(await post(server, server.token));
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
+    // Every authenticated answer says where the credential stands.
+    expect(replies.map((r) => r.headers.get('x-ratelimit-limit'))).toEqual(['1', '1', '1']);
+    expect(replies.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['2', '1', '0']);
+    expect(replies.map((r) => Number(r.headers.get('x-ratelimit-reset')))).toEqual([1, 2, 3]);
+
     const refused = await post(server, server.token);
     expectTooManyRequests(refused, /^Too many requests for this credential/);
+    // One request comes back every second: the wait is 1 s, not a window's end.
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('1');
     expect(storedCount(server)).toBe(3);
 
-    // Another credential has its own allowance; the probes need none.
+    // Another credential has its own bucket; the probes need none and carry no limit headers.
     expect((await post(server, OTHER_TOKEN)).status).toBe(200);
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(health.headers.get('x-ratelimit-limit')).toBeNull();
+    await health.arrayBuffer();
     expect(storedCount(server)).toBe(4);
   });
 
-  it('refuses before reading the body', async () => {
-    const server = await start({ rateLimit: { perTokenPerMinute: 1, authFailuresPerMinute: 0 } });
+  it('refills smoothly: a refused client is let in again after about 1/rate', async () => {
+    const server = await start({
+      rateLimit: { perSecond: 2, burst: 2, authFailuresPerMinute: 0 },
+    });
+    expect((await post(server, server.token)).status).toBe(200);
+    expect((await post(server, server.token)).status).toBe(200);
+    const refused = await post(server, server.token);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1'); // 500 ms at most, in whole seconds
+    // At most 500 ms later the next request fits (a fixed window would refuse it to its end);
+    // the bound is for a busy machine.
+    const began = performance.now();
+    await expect
+      .poll(async () => (await post(server, server.token)).status, { interval: 10, timeout: 5000 })
+      .toBe(200);
+    expect(performance.now() - began).toBeLessThan(5000);
+  });
+
+  it('carries the limit headers on error answers after the credential check too', async () => {
+    const server = await start({
+      rateLimit: { perSecond: 5, burst: 10, authFailuresPerMinute: 0 },
+    });
+    const response = await fetch(`${server.url}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      body: '{"id": 1}',
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('9');
+    await response.arrayBuffer();
+  });
+
+  it('keeps the connection after a 429 for a small body, closes it for a large one', async () => {
+    const server = await start({ rateLimit: { perSecond: 1, burst: 1, authFailuresPerMinute: 0 } });
+    const request = (body: string) =>
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const socket = await openSocket(server.url);
+    try {
+      expect(await statusLineOf(socket, request('{"id": 1, "name": "Fern"}'))).toBe(
+        'HTTP/1.1 200 OK',
+      );
+      expect(await statusLineOf(socket, request('{"id": 2, "name": "Fern"}'))).toBe(
+        'HTTP/1.1 429 Too Many Requests',
+      );
+      // Same socket: the 429 did not close it.
+      expect(await statusLineOf(socket, request('{"id": 3, "name": "Fern"}'))).toBe(
+        'HTTP/1.1 429 Too Many Requests',
+      );
+    } finally {
+      socket.destroy();
+    }
+    expect(storedCount(server)).toBe(1);
+
+    // A body over MAX_DRAINED_BODY_BYTES is not read: answered, then the connection closes.
+    const big = await openSocket(server.url);
+    const received = receivedUntilClose(big);
+    big.write(request(`{"id": 4, "name": "${'x'.repeat(MAX_DRAINED_BODY_BYTES)}"}`));
+    const answer = await received;
+    expect(answer).toMatch(/^HTTP\/1\.1 429 /);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+  });
+
+  it('refuses a large body before reading it', async () => {
+    const server = await start({ rateLimit: { perSecond: 1, burst: 1, authFailuresPerMinute: 0 } });
     expect((await post(server, server.token)).status).toBe(200);
     const response = await fetch(`${server.url}/plants`, {
       method: 'POST',
@@ -101,12 +181,11 @@ describe('per-credential limit', () => {
     await response.arrayBuffer();
   });
 
-  it('is off with 0', async () => {
-    const server = await start({ rateLimit: { perTokenPerMinute: 0, authFailuresPerMinute: 0 } });
-    const statuses = await Promise.all(
-      Array.from({ length: 30 }, () => post(server, server.token).then((r) => r.status)),
-    );
-    expect(new Set(statuses)).toEqual(new Set([200]));
+  it('is off with 0, and then sends no limit headers', async () => {
+    const server = await start({ rateLimit: { perSecond: 0, burst: 1, authFailuresPerMinute: 0 } });
+    const replies = await Promise.all(Array.from({ length: 30 }, () => post(server, server.token)));
+    expect(new Set(replies.map((r) => r.status))).toEqual(new Set([200]));
+    expect(replies[0]?.headers.get('x-ratelimit-limit')).toBeNull();
   });
 });
 
@@ -114,7 +193,7 @@ describe('refused-credential limit per client address', () => {
   it('throttles token guessing: 401s, then 429 for every credential, even a valid one', async () => {
     const server = await start({
       metrics: true,
-      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 3 },
+      rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 3 },
     });
     const guesses = [];
     for (let i = 0; i < 3; i++) guesses.push(await post(server, `guess-${i}-0123456789abcdef`));
@@ -141,7 +220,7 @@ describe('refused-credential limit per client address', () => {
 
   it('counts concurrent guesses exactly', async () => {
     const server = await start({
-      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 5 },
+      rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 5 },
     });
     const replies = await Promise.all(
       Array.from({ length: 20 }, (_, i) => post(server, `concurrent-guess-${i}-0123456789`)),
@@ -153,7 +232,7 @@ describe('refused-credential limit per client address', () => {
 
   it('does not count successful requests', async () => {
     const server = await start({
-      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 2 },
+      rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 2 },
     });
     for (let i = 0; i < 5; i++) expect((await post(server, server.token)).status).toBe(200);
     expect((await post(server, 'wrong-token-0123456789abcdef')).status).toBe(401);
@@ -162,7 +241,7 @@ describe('refused-credential limit per client address', () => {
 
   it('ignores X-Forwarded-For unless proxies are trusted', async () => {
     const direct = await start({
-      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 1 },
+      rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 1 },
     });
     expect(
       (await post(direct, 'guess-a-0123456789abcdef', { 'x-forwarded-for': '198.51.100.1' }))
@@ -178,7 +257,7 @@ describe('refused-credential limit per client address', () => {
   it('with TRUST_PROXY_HOPS=1, limits the address the proxy saw', async () => {
     const proxied = await start({
       trustProxyHops: 1,
-      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 1 },
+      rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 1 },
     });
     // The proxy appends the peer it saw; what the client put before that is not trusted.
     const from = (client: string, spoofed = '') => ({
@@ -200,7 +279,7 @@ describe('refused-credential limit per client address', () => {
   it('groups IPv6 clients by /64', async () => {
     const proxied = await start({
       trustProxyHops: 1,
-      rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 1 },
+      rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 1 },
     });
     const from = (client: string) => ({ 'x-forwarded-for': client });
     expect((await post(proxied, 'guess-a-0123456789abcdef', from('2001:db8:1:2::10'))).status).toBe(

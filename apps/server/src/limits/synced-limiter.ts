@@ -1,5 +1,12 @@
 import { RateLimiterRes } from './flexible.ts';
 import type { Limiter } from './rate-limits.ts';
+import {
+  type BucketShape,
+  bucketFits,
+  bucketInterval,
+  bucketRefusal,
+  bucketResult,
+} from './token-bucket.ts';
 
 /** How often local counts are added to the shared store, by default. */
 export const DEFAULT_SYNC_INTERVAL_MS = 100;
@@ -11,13 +18,21 @@ interface KeyState {
   flushing: number;
   /** The shared count as of the last sync (everyone's points, ours included). */
   known: number;
-  /** When the shared window of this key ends (epoch ms); 0 until the first sync. */
+  /** Window: when the shared window of this key ends (epoch ms); 0 until the first sync. */
   resetAt: number;
+  /** Smooth: when `known` was learnt (epoch ms); it drains from then on. */
+  knownAt: number;
 }
 
 export interface SyncedLimiterOptions {
   readonly points: number;
   readonly durationSeconds: number;
+  /**
+   * How `remote` gives points back (see `LimiterSpec.refill`); default `window`. For `smooth`
+   * (token buckets) `remote.penalty` must answer the shared bucket's level as
+   * `consumedPoints`.
+   */
+  readonly refill?: 'window' | 'smooth';
   /** Default 100 ms. */
   readonly syncIntervalMs?: number;
   /** Told when a sync fails (the points are kept and retried). */
@@ -34,6 +49,11 @@ export interface SyncedLimiterOptions {
  * requests never wait for it. When the store fails, the points stay local and are retried: the
  * limit keeps holding per instance.
  *
+ * With `refill: 'smooth'` (token buckets) the shared level learnt at a sync drains locally with
+ * time; the points taken here since do not drain until they are synced (the store adds them at
+ * the sync's time), so an instance may refuse up to `rate × syncIntervalMs` points early: never
+ * more than that, and never late. A refused take is not counted.
+ *
  * @example
  * const limiter = new SyncedLimiter(postgresLimiter, { points: 600, durationSeconds: 60 });
  * await limiter.consume('env#1'); // decided locally; synced within 100 ms
@@ -41,6 +61,8 @@ export interface SyncedLimiterOptions {
 export class SyncedLimiter implements Limiter {
   readonly points: number;
   readonly #durationMs: number;
+  readonly #smooth: BucketShape | undefined;
+  readonly #interval: number;
   readonly #remote: Limiter;
   readonly #intervalMs: number;
   readonly #onError: (error: unknown) => void;
@@ -53,11 +75,21 @@ export class SyncedLimiter implements Limiter {
     this.#remote = remote;
     this.points = options.points;
     this.#durationMs = options.durationSeconds * 1000;
+    this.#smooth = options.refill === 'smooth' ? options : undefined;
+    this.#interval = this.#smooth ? bucketInterval(this.#smooth) : 0;
     this.#intervalMs = options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS;
     this.#onError = options.onError ?? (() => undefined);
   }
 
   async consume(key: string, points = 1): Promise<RateLimiterRes> {
+    if (this.#smooth) {
+      const now = Date.now();
+      const state = this.#state(key, true, now) as KeyState;
+      const level = this.#consumed(state, now) * this.#interval;
+      if (!bucketFits(this.#smooth, level, points))
+        throw bucketRefusal(this.#smooth, level, points);
+      return this.#result(this.#take(key, points));
+    }
     const state = this.#take(key, points);
     if (this.#consumed(state) > this.points) throw this.#result(state);
     return this.#result(state);
@@ -115,9 +147,14 @@ export class SyncedLimiter implements Limiter {
   }
 
   /** The state of `key` in the current window (a past window's state is dropped). */
-  #state(key: string, create: boolean): KeyState | undefined {
+  #state(key: string, create: boolean, now = Date.now()): KeyState | undefined {
     let state = this.#keys.get(key);
-    if (state && state.resetAt !== 0 && state.resetAt <= Date.now()) {
+    if (state && this.#smooth) {
+      if (state.pending === 0 && state.flushing === 0 && this.#consumed(state, now) === 0) {
+        this.#keys.delete(key);
+        state = undefined;
+      }
+    } else if (state && state.resetAt !== 0 && state.resetAt <= now) {
       // The shared window ended: what others had taken no longer counts.
       state.known = 0;
       state.resetAt = 0;
@@ -127,18 +164,22 @@ export class SyncedLimiter implements Limiter {
       }
     }
     if (state === undefined && create) {
-      state = { pending: 0, flushing: 0, known: 0, resetAt: 0 };
+      state = { pending: 0, flushing: 0, known: 0, resetAt: 0, knownAt: now };
       this.#keys.set(key, state);
     }
     return state;
   }
 
-  #consumed(state: KeyState): number {
-    return state.known + state.flushing + state.pending;
+  #consumed(state: KeyState, now = Date.now()): number {
+    const known = this.#smooth
+      ? Math.max(0, state.known - (now - state.knownAt) / this.#interval)
+      : state.known;
+    return known + state.flushing + state.pending;
   }
 
   #result(state: KeyState): RateLimiterRes {
     const consumed = this.#consumed(state);
+    if (this.#smooth) return bucketResult(this.#smooth, consumed * this.#interval);
     const msBeforeNext =
       state.resetAt === 0 ? this.#durationMs : Math.max(0, state.resetAt - Date.now());
     return new RateLimiterRes(Math.max(0, this.points - consumed), msBeforeNext, consumed, false);
@@ -148,7 +189,8 @@ export class SyncedLimiter implements Limiter {
     const work: Promise<void>[] = [];
     for (const [key, state] of this.#keys) {
       if (state.pending === 0) {
-        if (state.resetAt !== 0 && state.resetAt <= Date.now()) this.#keys.delete(key);
+        if (this.#smooth) this.#state(key, false);
+        else if (state.resetAt !== 0 && state.resetAt <= Date.now()) this.#keys.delete(key);
         continue;
       }
       const points = state.pending;
@@ -160,7 +202,8 @@ export class SyncedLimiter implements Limiter {
             state.flushing = 0;
             // The shared total includes these points and everyone else's.
             state.known = shared.consumedPoints;
-            state.resetAt = Date.now() + Math.max(0, shared.msBeforeNext);
+            state.knownAt = Date.now();
+            state.resetAt = state.knownAt + Math.max(0, shared.msBeforeNext);
           },
           (error: unknown) => {
             state.flushing = 0;

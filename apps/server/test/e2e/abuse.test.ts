@@ -130,7 +130,7 @@ describe('token guessing', () => {
 
   beforeAll(async () => {
     server = await startTestServer({
-      rateLimit: { perTokenPerMinute: 10_000, authFailuresPerMinute: BUDGET },
+      rateLimit: { perSecond: 10_000, burst: 10_000, authFailuresPerMinute: BUDGET },
     });
   });
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { adminQuery, createTestSchema, type TestSchema } from '../support/postgres.ts';
-import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
+import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // Two real server processes, one PostgreSQL: the scale-out deployment. They start (and
 // migrate) at the same moment, then take concurrent creates of the same ids.
@@ -14,7 +14,14 @@ let urls: string[] = [];
 beforeAll(async () => {
   schema = await createTestSchema(inject('postgresAdminUrl'), 'plant_multi');
   for (let i = 0; i < 2; i += 1) {
-    servers.push(spawnServer({ PORT: '0', DATABASE_URL: schema.url, PLANT_STORE_TOKENS: token }));
+    servers.push(
+      spawnServer({
+        PORT: '0',
+        DATABASE_URL: schema.url,
+        PLANT_STORE_TOKENS: token,
+        ...NO_RATE_LIMITS,
+      }),
+    );
   }
   urls = await Promise.all(servers.map((server) => server.ready));
 }, 60_000);

@@ -29,6 +29,18 @@ async function instance(keyPrefix: string, points: number): Promise<SyncedLimite
   return (await backend.limiter({ keyPrefix, points, durationSeconds: 60 })) as SyncedLimiter;
 }
 
+/** A token bucket of `points` that refills so slowly (one point per 100 s) that time does not count here. */
+async function bucketInstance(keyPrefix: string, points: number): Promise<SyncedLimiter> {
+  const backend = await postgresBackend({ url: schema.url, syncIntervalMs: 60_000 });
+  backends.push(backend);
+  return (await backend.limiter({
+    keyPrefix,
+    points,
+    durationSeconds: points * 100,
+    refill: 'smooth',
+  })) as SyncedLimiter;
+}
+
 async function allowed(limiter: SyncedLimiter, key: string): Promise<boolean> {
   try {
     await limiter.consume(key);
@@ -95,6 +107,42 @@ describe('PostgreSQL rate-limit backend', () => {
   });
 });
 
+describe('PostgreSQL token buckets', () => {
+  it('survive eight instances creating the same table at once', async () => {
+    const limiters = await Promise.all(
+      Array.from({ length: 8 }, () => bucketInstance('bucket_race', 100)),
+    );
+    for (const limiter of limiters) expect(await allowed(limiter, 'env#1')).toBe(true);
+    await Promise.all(limiters.map((limiter) => limiter.sync()));
+    const rows = await adminQuery(
+      schema.url,
+      `SELECT key, round(full_at - extract(epoch FROM now())::float8 * 1000)::int AS ms FROM ${rateLimitTable('bucket_race')}`,
+    );
+    expect(rows).toHaveLength(1);
+    // Eight points of 100 s each are missing from the shared bucket.
+    expect((rows[0] as { ms: number }).ms).toBeGreaterThan(795_000);
+    expect((rows[0] as { ms: number }).ms).toBeLessThanOrEqual(800_000);
+  });
+
+  it('share one bucket between two instances, and do not count refusals', async () => {
+    const [a, b] = await Promise.all([bucketInstance('bucket', 10), bucketInstance('bucket', 10)]);
+    for (let i = 0; i < 6; i++) expect(await allowed(a, 'env#1')).toBe(true);
+    await a.sync();
+    expect(await allowed(b, 'env#1')).toBe(true);
+    await b.sync(); // b learns the shared 7
+    const results = [];
+    for (let i = 0; i < 5; i++) results.push(await allowed(b, 'env#1'));
+    expect(results).toEqual([true, true, true, false, false]);
+    await b.sync();
+    expect((await b.get('env#1'))?.consumedPoints).toBeCloseTo(10, 1);
+    // a hears of b's points with its next sync of its own.
+    expect(await allowed(a, 'env#1')).toBe(true); // a still believes 7
+    await a.sync();
+    expect((await a.get('env#1'))?.consumedPoints).toBeCloseTo(11, 1);
+    expect(await allowed(a, 'env#1')).toBe(false);
+  });
+});
+
 describe('two servers on one PostgreSQL', () => {
   const servers: RunningServer[] = [];
   afterAll(async () => {
@@ -113,7 +161,7 @@ describe('two servers on one PostgreSQL', () => {
             tokens: [token],
             bodyLimitBytes: 65536,
             durability: 'full',
-            rateLimit: { perTokenPerMinute: 1000, authFailuresPerMinute: 3 },
+            rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 3 },
           },
           createLogger('silent'),
         ),
@@ -148,5 +196,63 @@ describe('two servers on one PostgreSQL', () => {
     expect(attempts).toBeLessThanOrEqual(3);
     expect(await post(b, token, 200)).toBe(429);
     expect(await post(a, token, 201)).toBe(429);
+  }, 30_000);
+});
+
+describe('two servers sharing a credential’s token bucket', () => {
+  const servers: RunningServer[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+  });
+
+  it('refuse a credential that used its burst on the other, with Retry-After of the real wait', async () => {
+    const token = 'bucket-shared-token-0123456789';
+    for (let i = 0; i < 2; i++) {
+      servers.push(
+        await startServer(
+          {
+            port: 0,
+            host: '127.0.0.1',
+            databaseUrl: schema.url,
+            tokens: [token],
+            bodyLimitBytes: 65536,
+            durability: 'full',
+            rateLimit: { perSecond: 1, burst: 4, authFailuresPerMinute: 0 },
+          },
+          createLogger('silent'),
+        ),
+      );
+    }
+    const [a, b] = servers.map((server) => server.url) as [string, string];
+    let id = 10_000;
+    const post = async (url: string) => {
+      const response = await fetch(`${url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: id++, name: 'Fern' }),
+      });
+      await response.arrayBuffer();
+      return response;
+    };
+    for (let i = 0; i < 4; i++) expect((await post(a)).status).toBe(200);
+    // b learns the shared bucket with its first sync (its first request teaches it).
+    let refused: Response | undefined;
+    let overshoot = 0;
+    await expect
+      .poll(
+        async () => {
+          refused = await post(b);
+          if (refused.status === 200) overshoot += 1;
+          return refused.status;
+        },
+        { timeout: 5_000, interval: 150 },
+      )
+      .toBe(429);
+    // The bounded overshoot: at most the request that taught b (a sync interval's worth).
+    expect(overshoot).toBeLessThanOrEqual(1);
+    // The real wait: one second per point over the bucket, plus one for this request.
+    expect(refused?.headers.get('retry-after')).toBe(String(1 + overshoot));
+    expect(refused?.headers.get('x-ratelimit-limit')).toBe('1');
+    expect(refused?.headers.get('x-ratelimit-remaining')).toBe('0');
   }, 30_000);
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { integrityCheck } from '../support/integrity-check.ts';
 import { readPlantRows } from '../support/read-plant-rows.ts';
-import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
+import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // Durability under a crash: a real server process takes concurrent creates, is killed with
 // SIGKILL mid-load (no shutdown code runs), and is restarted on the same file. A 200 must mean
@@ -33,7 +33,7 @@ interface SentPlant {
 }
 
 function start(env: Record<string, string>): SpawnedServer {
-  const server = spawnServer({ PORT: '0', PLANT_STORE_TOKENS: token, ...env });
+  const server = spawnServer({ PORT: '0', PLANT_STORE_TOKENS: token, ...NO_RATE_LIMITS, ...env });
   started.push(server);
   return server;
 }

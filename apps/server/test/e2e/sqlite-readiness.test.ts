@@ -8,7 +8,7 @@ import {
   mountSmallFilesystem,
   type SmallFilesystem,
 } from '../support/small-filesystem.ts';
-import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
+import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // A real server process whose database meets a real fault while it runs: /readyz must say
 // whether a create can commit, turn 503 within a few seconds of the fault (the probe writes
@@ -36,7 +36,13 @@ function tempDir(): string {
 
 async function start(filename: string, user?: { uid: number; gid: number }) {
   const server = spawnServer(
-    { PORT: '0', DATABASE_URL: filename, PLANT_STORE_TOKENS: token, LOG_LEVEL: 'info' },
+    {
+      PORT: '0',
+      DATABASE_URL: filename,
+      PLANT_STORE_TOKENS: token,
+      LOG_LEVEL: 'info',
+      ...NO_RATE_LIMITS,
+    },
     user,
   );
   servers.push(server);

@@ -1,2 +1,4 @@
 export { OpenApiResponseValidator } from './openapi-validator.ts';
+export { readPlantRows } from './read-plant-rows.ts';
+export { spawnServer } from './spawn-server.ts';
 export { startTestServer, type TestServer, type TestServerOptions } from './start-test-server.ts';

@@ -151,6 +151,12 @@ export interface components {
         /** @description The request body is missing, malformed or invalid. */
         BadRequest: {
             headers: {
+                /** @description Requests per second this credential may sustain. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Limit"?: number;
+                /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Remaining"?: number;
+                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -191,6 +197,12 @@ export interface components {
         /** @description The id is taken by a plant with another name or tag. */
         Conflict: {
             headers: {
+                /** @description Requests per second this credential may sustain. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Limit"?: number;
+                /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Remaining"?: number;
+                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -200,6 +212,12 @@ export interface components {
         /** @description The request body is over the size limit. */
         PayloadTooLarge: {
             headers: {
+                /** @description Requests per second this credential may sustain. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Limit"?: number;
+                /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Remaining"?: number;
+                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -209,6 +227,12 @@ export interface components {
         /** @description The request body is not application/json. */
         UnsupportedMediaType: {
             headers: {
+                /** @description Requests per second this credential may sustain. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Limit"?: number;
+                /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Remaining"?: number;
+                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -218,8 +242,14 @@ export interface components {
         /** @description Over a rate limit (per credential, or per client address for refused credentials). */
         TooManyRequests: {
             headers: {
-                /** @description Seconds to wait before retrying: until the rate limit allows another request (429), or until the store is expected back (503). */
+                /** @description Seconds to wait before retrying: until the rate limit allows another request (429; usually 1), or until the store is expected back (503). */
                 "Retry-After": number;
+                /** @description Requests per second this credential may sustain. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Limit"?: number;
+                /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Remaining"?: number;
+                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -238,8 +268,14 @@ export interface components {
         /** @description The store is unreachable; retry later. */
         ServiceUnavailable: {
             headers: {
-                /** @description Seconds to wait before retrying: until the rate limit allows another request (429), or until the store is expected back (503). */
+                /** @description Seconds to wait before retrying: until the rate limit allows another request (429; usually 1), or until the store is expected back (503). */
                 "Retry-After": number;
+                /** @description Requests per second this credential may sustain. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Limit"?: number;
+                /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Remaining"?: number;
+                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -271,6 +307,12 @@ export interface operations {
             /** @description Plant response */
             200: {
                 headers: {
+                    /** @description Requests per second this credential may sustain. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

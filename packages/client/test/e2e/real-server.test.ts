@@ -85,33 +85,38 @@ describe('createPlant against the real server', () => {
     await down.dispose();
   });
 
-  it('surfaces a credential over its rate limit as 42901 with retryAfter, storing nothing', async () => {
-    // RATE_LIMIT_PER_MINUTE=2 (one-minute window), the refused-credential limit off.
+  it('paces itself under a rate limit; without pacing or retries a 429 reports Retry-After 1', async () => {
+    // 2 requests at once, then 5 per second; the refused-credential limit off.
     const limited = await startTestServer({
-      rateLimit: { perTokenPerMinute: 2, authFailuresPerMinute: 0 },
+      rateLimit: { perSecond: 5, burst: 2, authFailuresPerMinute: 0 },
     });
     try {
-      const busy = createPlantStoreClient({
+      const paced = createPlantStoreClient({ baseUrl: limited.url, token: limited.token });
+      const began = performance.now();
+      const plants = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => paced.createPlant({ id: 600 + i, name: 'Fern' })),
+      );
+      expect(plants).toHaveLength(6);
+      // 2 at once, then 4 more at 5/s: at least 0.6 s (the limit held), with no error.
+      expect(performance.now() - began).toBeGreaterThan(600);
+      for (let i = 0; i < 6; i++) expect(await limited.store.get(BigInt(600 + i))).toBeDefined();
+
+      const unpaced = createPlantStoreClient({
         baseUrl: limited.url,
         token: limited.token,
-        retries: 2,
-        retryDelayMs: 1,
+        pace: false,
+        retries: 0,
       });
-      await busy.createPlant({ id: 600, name: 'Fern' });
-      await busy.createPlant({ id: 601, name: 'Ivy' });
-      const error = await failure(busy.createPlant({ id: 602, name: 'Moss' }));
-
-      expect(error).toMatchObject({ status: 429, code: 42901, attempts: 1 });
-      expect(error.message).toMatch(
-        /^Too many requests for this credential; retry after \d+ seconds$/,
+      const replies = await Promise.allSettled(
+        Array.from({ length: 4 }, (_, i) => unpaced.createPlant({ id: 700 + i, name: 'Ivy' })),
       );
-      // The window has most of its minute left: longer than the default 10 s the client waits,
-      // so it was reported at once rather than retried.
-      expect(error.retryAfter).toBeGreaterThan(10);
-      expect(error.retryAfter).toBeLessThanOrEqual(60);
-      expect(error.message).toContain(`retry after ${error.retryAfter} seconds`);
-      expect(await limited.store.get(602n)).toBeUndefined();
-      expect(await limited.store.get(601n)).toEqual({ id: 601n, name: 'Ivy' });
+      const refused = replies.filter((reply) => reply.status === 'rejected');
+      expect(refused.length).toBeGreaterThan(0);
+      for (const reply of refused) {
+        const error = (reply as PromiseRejectedResult).reason as PlantStoreError;
+        expect(error).toMatchObject({ status: 429, code: 42901, attempts: 1, retryAfter: 1 });
+        expect(error.message).toBe('Too many requests for this credential; retry after 1 second');
+      }
     } finally {
       await limited.dispose();
     }

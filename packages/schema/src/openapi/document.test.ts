@@ -7,6 +7,7 @@ import { ErrorBody } from '../error-body.ts';
 import { ERROR_ENTRIES } from '../error-catalog.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { NewPlant } from '../plant.ts';
+import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
 import { NO_CONTROL_CHARACTERS_PATTERN } from '../text.ts';
 import { buildOpenApiDocument } from './document.ts';
 import { serializeOpenApiDocument, serializeOpenApiYaml } from './serialize.ts';
@@ -281,8 +282,38 @@ describe('the document states what the server enforces', () => {
     >;
     expect(Object.keys(responses.Unauthorized?.headers ?? {})).toEqual(['WWW-Authenticate']);
     expect(Object.keys(responses.MethodNotAllowed?.headers ?? {})).toEqual(['Allow']);
-    expect(Object.keys(responses.TooManyRequests?.headers ?? {})).toEqual(['Retry-After']);
-    expect(Object.keys(responses.ServiceUnavailable?.headers ?? {})).toEqual(['Retry-After']);
+    const limitHeaders = Object.values(RATE_LIMIT_HEADERS);
+    expect(Object.keys(responses.TooManyRequests?.headers ?? {})).toEqual([
+      'Retry-After',
+      ...limitHeaders,
+    ]);
+    expect(Object.keys(responses.ServiceUnavailable?.headers ?? {})).toEqual([
+      'Retry-After',
+      ...limitHeaders,
+    ]);
+    // The rate-limit headers: optional (the limit may be off; a 429 for an address refused
+    // before any credential was accepted has none), on every answer after the credential check
+    // and on the success of every operation that requires a credential, and only there.
+    for (const name of ['BadRequest', 'Conflict', 'PayloadTooLarge', 'UnsupportedMediaType']) {
+      expect(Object.keys(responses[name]?.headers ?? {}), name).toEqual(limitHeaders);
+    }
+    for (const name of limitHeaders) {
+      expect(responses.TooManyRequests?.headers?.[name]).toMatchObject({ required: false });
+    }
+    expect(Object.keys(responses.InternalError?.headers ?? {})).toEqual([]);
+    for (const [path, item] of Object.entries(generated.paths ?? {})) {
+      for (const operation of Object.values(
+        item as Record<string, { security?: unknown[]; responses: Record<string, unknown> }>,
+      )) {
+        const success = Object.entries(operation.responses).find(([status]) =>
+          status.startsWith('2'),
+        )?.[1] as { headers?: Record<string, unknown> } | undefined;
+        const authenticated = (operation.security?.length ?? 0) > 0;
+        expect(Object.keys(success?.headers ?? {}), path).toEqual(
+          authenticated ? limitHeaders : [],
+        );
+      }
+    }
     for (const [path, item] of Object.entries(generated.paths ?? {})) {
       for (const operation of Object.values(item as Record<string, { responses: object }>)) {
         const listed = operation.responses as Record<string, Response>;

@@ -9,6 +9,7 @@ import {
 import { ErrorBody } from '../error-body.ts';
 import { ERROR_ENTRIES, ERROR_STATUSES, type ErrorName } from '../error-catalog.ts';
 import { INT64_MAX } from '../int64.ts';
+import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
 import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../text.ts';
 import { toClassic } from './to-classic.ts';
 
@@ -19,15 +20,29 @@ export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']
 export const API_VERSION = '1.0.0';
 const BEARER = 'bearerAuth';
 
+/** A response header the document declares. */
+interface ResponseHeader {
+  /** The error statuses that carry it. */
+  readonly statuses: readonly number[];
+  /** Also on the success response of every operation that requires a credential. */
+  readonly onAuthenticatedSuccess?: boolean;
+  /** Always sent with those statuses (default); false when only some answers carry it. */
+  readonly required?: boolean;
+  readonly description: string;
+  readonly schema: { type: 'string' | 'integer'; minimum?: number };
+}
+
+/** The statuses an authenticated request can be answered with after its credential check. */
+const AFTER_CREDENTIAL_CHECK = [400, 409, 413, 415, 429, 503] as const;
+const RATE_LIMIT_NOTE =
+  'Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits").';
+
 /**
- * The response headers the document declares, each with the error statuses that carry it. The
- * server sets them where the error is raised (`ApiError` headers); declaring another header is
- * one entry here.
+ * The response headers the document declares, each with the statuses that carry it. The
+ * server sets them where the error is raised (`ApiError` headers) or, for the rate-limit
+ * headers, after the credential check; declaring another header is one entry here.
  */
-const RESPONSE_HEADERS: Record<
-  string,
-  { statuses: readonly number[]; description: string; schema: { type: 'string' | 'integer' } }
-> = {
+const RESPONSE_HEADERS: Record<string, ResponseHeader> = {
   'WWW-Authenticate': {
     statuses: [401],
     description:
@@ -42,8 +57,29 @@ const RESPONSE_HEADERS: Record<
   'Retry-After': {
     statuses: [429, 503],
     description:
-      'Seconds to wait before retrying: until the rate limit allows another request (429), or until the store is expected back (503).',
+      'Seconds to wait before retrying: until the rate limit allows another request (429; usually 1), or until the store is expected back (503).',
     schema: { type: 'integer' },
+  },
+  [RATE_LIMIT_HEADERS.limit]: {
+    statuses: AFTER_CREDENTIAL_CHECK,
+    onAuthenticatedSuccess: true,
+    required: false,
+    description: `Requests per second this credential may sustain. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  [RATE_LIMIT_HEADERS.remaining]: {
+    statuses: AFTER_CREDENTIAL_CHECK,
+    onAuthenticatedSuccess: true,
+    required: false,
+    description: `Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at \`${RATE_LIMIT_HEADERS.limit}\` per second. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  [RATE_LIMIT_HEADERS.reset]: {
+    statuses: AFTER_CREDENTIAL_CHECK,
+    onAuthenticatedSuccess: true,
+    required: false,
+    description: `Seconds (rounded up) until \`${RATE_LIMIT_HEADERS.remaining}\` is back at the full burst; 0 when it is. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', minimum: 0 },
   },
 };
 
@@ -72,13 +108,21 @@ const STATUS_RESPONSES: Record<number, { name: string; summary: string }> = {
   503: { name: 'ServiceUnavailable', summary: 'The store is unreachable; retry later.' },
 };
 
-/** The headers an error status carries, as OpenAPI Header Objects. */
-function headersOf(status: number) {
+/**
+ * The headers an error status carries (`status`), or the success response of an operation
+ * that requires a credential (`'authenticated success'`), as OpenAPI Header Objects.
+ */
+function headersOf(status: number | 'authenticated success') {
   const headers = Object.entries(RESPONSE_HEADERS)
-    .filter(([, header]) => header.statuses.includes(status))
-    // The server always sets them with the status: `required` lets a generated client rely on it.
+    .filter(([, header]) =>
+      status === 'authenticated success'
+        ? header.onAuthenticatedSuccess === true
+        : header.statuses.includes(status),
+    )
+    // `required` (the server always sets it with the status) lets a generated client rely on it.
     .map(
-      ([name, { description, schema }]) => [name, { description, required: true, schema }] as const,
+      ([name, { description, schema, required = true }]) =>
+        [name, { description, required, schema }] as const,
     );
   return headers.length === 0 ? undefined : Object.fromEntries(headers);
 }
@@ -96,7 +140,7 @@ const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
   conflict: 'A plant with id 10 already exists with a different name or tag',
   payloadTooLarge: 'Request body is larger than 65536 bytes',
   unsupportedMediaType: 'Request body must be application/json, not text/plain',
-  rateLimited: 'Too many requests for this credential; retry after 12 seconds',
+  rateLimited: 'Too many requests for this credential; retry after 1 second',
   internal: 'Internal server error',
   storeUnavailable: 'The store is unavailable; retry later',
 };
@@ -179,8 +223,15 @@ is malformed JSON (400).
 - Request line and headers: at most 16 KiB (\`error\` 40004, and the connection is closed).
 ${
   RATE_LIMIT
-    ? `- Rate limits: requests over the operator's rate limits answer 429 (\`error\` ${RATE_LIMIT.code})
-  with a \`Retry-After\` header; wait that many seconds before the next request.`
+    ? `- Rate limits: each credential may send a burst of requests at once, then a steady number per
+  second (the operator's settings). Every answer to a request whose credential was accepted
+  says where it stands: \`${RATE_LIMIT_HEADERS.limit}\` (requests per second),
+  \`${RATE_LIMIT_HEADERS.remaining}\` (requests that may be sent now) and
+  \`${RATE_LIMIT_HEADERS.reset}\` (seconds until the full burst is back). A client that keeps
+  \`${RATE_LIMIT_HEADERS.remaining}\` above 0, or else sends at most
+  \`${RATE_LIMIT_HEADERS.limit}\` per second, is never refused. A request over the limit
+  answers 429 (\`error\` ${RATE_LIMIT.code}) with a \`Retry-After\` header: the real wait
+  until the next request fits, in whole seconds (usually 1).`
     : '- Rate limits: none in this version. A later version may answer 429 with a `Retry-After` header.'
 }
 
@@ -281,6 +332,7 @@ function registerRoute(
     responses: {
       [route.response.status]: {
         description: route.response.description,
+        ...(route.auth === 'bearer' ? { headers: headersOf('authenticated success') ?? {} } : {}),
         content: {
           [mediaType]: {
             schema: toClassic(route.response.schema),

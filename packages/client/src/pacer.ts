@@ -1,0 +1,153 @@
+import { RATE_LIMIT_HEADERS } from '@plant-store/schema';
+
+/** What an answer's `X-RateLimit-*` headers said (see `RATE_LIMIT_HEADERS`). */
+export interface RateLimitReading {
+  /** Requests per second the credential may sustain. */
+  readonly limit: number;
+  /** Requests it could send right away when the answer was made. */
+  readonly remaining: number;
+  /** Seconds until `remaining` was back at the full burst. */
+  readonly reset: number;
+}
+
+/**
+ * Reads the rate-limit headers of an answer; `undefined` when they are missing or not
+ * whole numbers (the server's limit is off, or another server).
+ *
+ * @example
+ * readRateLimit(new Headers({ 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '7', 'x-ratelimit-reset': '2' }));
+ * // { limit: 100, remaining: 7, reset: 2 }
+ */
+export function readRateLimit(headers: Headers): RateLimitReading | undefined {
+  const number = (name: string) => {
+    const value = headers.get(name);
+    return value !== null && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
+  };
+  const limit = number(RATE_LIMIT_HEADERS.limit);
+  const remaining = number(RATE_LIMIT_HEADERS.remaining);
+  const reset = number(RATE_LIMIT_HEADERS.reset);
+  if (limit === undefined || limit < 1 || remaining === undefined) return undefined;
+  return { limit, remaining, reset: reset ?? 0 };
+}
+
+/**
+ * Requests kept in hand: below this many left, the pacer sends at the sustained rate, so the
+ * jitter of a network path (two requests arriving closer than they were sent) is absorbed.
+ */
+export const PACING_RESERVE = 2;
+
+/**
+ * Paces the requests of one client on the server's rate-limit headers, so that a client
+ * sending as fast as it can (many calls at once, or a loop) is not refused:
+ * - while the last answer left more than `PACING_RESERVE` requests (minus those sent since and
+ *   still in flight), requests go at once: the burst is used;
+ * - below that, requests are spaced `1 / X-RateLimit-Limit` seconds apart, which is the rate at
+ *   which the server's bucket refills; the estimate of what is left grows back with time;
+ * - a 429 empties the estimate (its `Retry-After` is waited by the retry of that request);
+ * - the very first request goes alone, and the others wait for its answer.
+ * A server that sends no such headers is never paced.
+ *
+ * @example
+ * const pacer = new Pacer(wait);
+ * const outcome = await pacer.send(() => sendOnce(fetcher, request), (o) => o.rateLimit);
+ */
+export class Pacer {
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #now: () => number;
+  /** Requests per second, from the last answer that said; undefined = not paced. */
+  #perSecond: number | undefined;
+  /** Requests believed to be left right now (fractional: refills with time). */
+  #remaining = 0;
+  /** The most `#remaining` can grow back to (the burst, as the headers imply). */
+  #burst = 0;
+  /** When `#remaining` was last brought up to date. */
+  #updatedAt = 0;
+  /** When the next paced request may start. */
+  #nextSlot = 0;
+  #inFlight = 0;
+  /** Whether an attempt came back yet: until then, one request goes alone to learn the limit. */
+  #learnt = false;
+  #probe: Promise<void> | undefined;
+
+  constructor(sleep: (ms: number) => Promise<void>, now: () => number = Date.now) {
+    this.#sleep = sleep;
+    this.#now = now;
+  }
+
+  /**
+   * Waits for this request's turn, sends it with `attempt`, and learns from the answer the
+   * rate-limit reading `readingOf` finds (undefined for no answer or no headers).
+   */
+  async send<T>(
+    attempt: () => Promise<T>,
+    readingOf: (outcome: T) => { reading: RateLimitReading | undefined; refused: boolean },
+  ): Promise<T> {
+    // The first request goes alone: many calls at once would otherwise all go before any
+    // answer told the limit, and a burst smaller than them would refuse the rest.
+    while (!this.#learnt && this.#probe !== undefined) await this.#probe;
+    let probed: (() => void) | undefined;
+    if (!this.#learnt) {
+      this.#probe = new Promise((resolve) => {
+        probed = resolve;
+      });
+    }
+    const wait = this.#turn();
+    if (wait > 0) await this.#sleep(wait);
+    this.#inFlight += 1;
+    let outcome: T;
+    try {
+      outcome = await attempt();
+    } finally {
+      this.#inFlight -= 1;
+      if (probed !== undefined) {
+        this.#learnt = true;
+        this.#probe = undefined;
+        probed();
+      }
+    }
+    const { reading, refused } = readingOf(outcome);
+    this.#learn(reading, refused);
+    return outcome;
+  }
+
+  /** Milliseconds this request waits; reserves its place. */
+  #turn(): number {
+    const perSecond = this.#perSecond;
+    if (perSecond === undefined) return 0;
+    const now = this.#now();
+    this.#refill(now, perSecond);
+    if (this.#remaining - 1 >= PACING_RESERVE) {
+      this.#remaining -= 1;
+      return 0;
+    }
+    const slot = Math.max(now, this.#nextSlot);
+    this.#nextSlot = slot + 1000 / perSecond;
+    // Paced requests are what refills: they take the tokens as they come back.
+    this.#remaining = Math.max(0, this.#remaining - 1);
+    this.#updatedAt = Math.max(this.#updatedAt, slot);
+    return slot - now;
+  }
+
+  #refill(now: number, perSecond: number): void {
+    if (now <= this.#updatedAt) return;
+    this.#remaining = Math.min(
+      this.#burst,
+      this.#remaining + ((now - this.#updatedAt) / 1000) * perSecond,
+    );
+    this.#updatedAt = now;
+  }
+
+  #learn(reading: RateLimitReading | undefined, refused: boolean): void {
+    if (reading === undefined) {
+      if (refused && this.#perSecond !== undefined) this.#remaining = 0;
+      return;
+    }
+    const now = this.#now();
+    this.#perSecond = reading.limit;
+    this.#burst = Math.max(reading.remaining, reading.remaining + reading.reset * reading.limit);
+    // Requests still in flight were sent after this answer's count, or will be counted: take
+    // them off, so that many callers at once do not all spend the same requests.
+    this.#remaining = refused ? 0 : Math.max(0, reading.remaining - this.#inFlight);
+    this.#updatedAt = Math.max(now, this.#updatedAt);
+  }
+}
