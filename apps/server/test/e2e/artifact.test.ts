@@ -35,7 +35,11 @@ afterAll(() => {
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(npm_|pnpm_|PNPM_|INIT_CWD|TURBO_|VITEST)/.test(key)) env[key] = value;
+    // npm_config_nodedir stays: it names the headers native addons build against (the Node 24
+    // run points it at Node 24's; without it node-gyp would take ~/.npmrc's, another Node's).
+    if (key === 'npm_config_nodedir' || !/^(npm_|pnpm_|PNPM_|INIT_CWD|TURBO_|VITEST)/.test(key)) {
+      env[key] = value;
+    }
   }
   return { ...env, ...extra };
 }
@@ -120,7 +124,7 @@ function portTaken(port: number): Promise<boolean> {
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(command, args, { cwd, env, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env, timeout: 280_000 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : (error as { code?: unknown }).code;
       resolve({ status: typeof code === 'number' ? code : -1, stdout, stderr });
     });
