@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { APP_ROOT, BENCH_ENV } from './cases.ts';
+import { runLoad } from './load.ts';
+import { cpuMicros } from './proc-stats.ts';
+import { startServerProcess } from './server-process.ts';
+import { median } from './stats.ts';
+
+// Allocation and GC per request, which load on a shared machine distorts far less than time:
+// each case runs with `--trace-gc-nvp` at a fixed rate; over the measured window the V8 GC
+// lines give the bytes allocated and promoted to old space and the scavenge pauses, divided by
+// the requests answered. Server CPU µs per request is printed alongside (that one IS
+// distorted by other load). Cases are interleaved, repetitions rotate.
+//
+//   node --import tsx bench/gc-alloc.ts --rate 1500 --seconds 8 --reps 3 \
+//     real=dist/main.js before=node_modules/.bench-before/main.js bare koa
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    rate: { type: 'string', default: '1500' },
+    seconds: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '3' },
+    reps: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    node: { type: 'string', multiple: true, default: [] },
+    env: { type: 'string', multiple: true, default: [] },
+  },
+});
+
+interface GcCase {
+  readonly name: string;
+  readonly args: readonly string[];
+}
+
+const PEERS = new Set(['bare', 'fastify', 'koa']);
+const cases: GcCase[] = positionals.map((spec) => {
+  if (PEERS.has(spec))
+    return { name: spec, args: ['--import', 'tsx', 'bench/peers/main.ts', spec] };
+  if (spec === 'modules-floor')
+    return { name: spec, args: ['--import', 'tsx', 'bench/floor-main.ts'] };
+  const at = spec.indexOf('=');
+  if (at < 1)
+    throw new Error(`A case is bare, fastify, koa, modules-floor or NAME=BUNDLE, not ${spec}`);
+  return { name: spec.slice(0, at), args: [spec.slice(at + 1)] };
+});
+const extraEnv = Object.fromEntries(
+  (args.env ?? []).map((pair) => [
+    pair.slice(0, pair.indexOf('=')),
+    pair.slice(pair.indexOf('=') + 1),
+  ]),
+);
+const rate = Number(args.rate);
+const seconds = Number(args.seconds);
+const reps = Number(args.reps);
+const token = `bench-${randomBytes(24).toString('base64url')}`;
+
+interface Sample {
+  readonly allocatedKb: number;
+  readonly promotedKb: number;
+  readonly scavengeMsPerS: number;
+  readonly markCompacts: number;
+  readonly cpuMicros: number;
+  readonly reached: number;
+}
+
+/** Sums the GC trace lines (`--trace-gc-nvp`) in `text`. */
+function gcTotals(text: string) {
+  let allocated = 0;
+  let promoted = 0;
+  let scavengePause = 0;
+  let markCompacts = 0;
+  for (const line of text.split('\n')) {
+    const kind = / gc=(\w+) /.exec(line)?.[1];
+    if (kind === undefined) continue;
+    allocated += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
+    promoted += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
+    const pause = Number(/ pause=([\d.]+)/.exec(line)?.[1] ?? 0);
+    if (kind === 's') scavengePause += pause;
+    else markCompacts += 1;
+  }
+  return { allocated, promoted, scavengePause, markCompacts };
+}
+
+async function runOne(gcCase: GcCase): Promise<Sample> {
+  const folder = mkdtempSync(join(tmpdir(), `plant-store-gc-${gcCase.name}-`));
+  try {
+    const logFile = join(folder, 'server.log');
+    const server = await startServerProcess(
+      [...(args.node ?? []), '--trace-gc-nvp', ...gcCase.args],
+      {
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATABASE_URL: join(folder, 'plants.db'),
+        PLANT_STORE_TOKENS: token,
+        LOG_LEVEL: 'info',
+        DURABILITY: 'full',
+        ...BENCH_ENV,
+        ...extraEnv,
+      },
+      logFile,
+      APP_ROOT,
+    );
+    const counter = { next: 0 };
+    const load = { url: server.url, token, connections: Number(args.connections), counter };
+    try {
+      await runLoad({ ...load, overallRate: rate, durationSeconds: Number(args.warmup) });
+      const from = statSync(logFile).size;
+      const cpuBefore = cpuMicros(server.pid);
+      const result = await runLoad({ ...load, overallRate: rate, durationSeconds: seconds });
+      const cpu = cpuMicros(server.pid) - cpuBefore;
+      const text = readFileSync(logFile).subarray(from).toString('utf8');
+      const totals = gcTotals(text);
+      const answered = result.ok + result.non2xx;
+      if (result.non2xx > 0) throw new Error(`${gcCase.name}: ${result.non2xx} non-2xx answers`);
+      return {
+        allocatedKb: totals.allocated / answered / 1024,
+        promotedKb: totals.promoted / answered / 1024,
+        scavengeMsPerS: totals.scavengePause / result.durationSeconds,
+        markCompacts: totals.markCompacts,
+        cpuMicros: cpu / answered,
+        reached: result.requestsPerSecond,
+      };
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+const samples = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
+for (let rep = 0; rep < reps; rep++) {
+  const order = cases.map((_, i) => cases[(i + rep) % cases.length] as GcCase);
+  for (const gcCase of order) {
+    const sample = await runOne(gcCase);
+    samples.get(gcCase.name)?.push(sample);
+    process.stderr.write(
+      `rep ${rep + 1} ${gcCase.name}: ${sample.allocatedKb.toFixed(1)} KB alloc/req, ` +
+        `${sample.promotedKb.toFixed(2)} KB promoted/req, scavenge ${sample.scavengeMsPerS.toFixed(1)} ms/s, ` +
+        `${sample.markCompacts} mark-compacts, ${sample.cpuMicros.toFixed(1)} µs CPU/req at ${sample.reached.toFixed(0)} req/s\n`,
+    );
+  }
+}
+process.stdout.write(
+  `\n| case | KB allocated/req | KB promoted/req | scavenge ms/s | CPU µs/req (under load) |\n|---|---|---|---|---|\n`,
+);
+for (const [name, list] of samples) {
+  const m = (pick: (s: Sample) => number) => median(list.map(pick));
+  process.stdout.write(
+    `| ${name} | ${m((s) => s.allocatedKb).toFixed(1)} | ${m((s) => s.promotedKb).toFixed(2)} | ` +
+      `${m((s) => s.scavengeMsPerS).toFixed(1)} | ${m((s) => s.cpuMicros).toFixed(1)} |\n`,
+  );
+}
