@@ -49,7 +49,8 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): RequestStep
     encoding: null as unknown as string,
   }) as unknown as (ctx: AppContext, next: () => Promise<void>) => Promise<void>;
 
-  return async function readJsonBody(ctx) {
+  // Not async: every check before the read throws at once; the read is the one promise.
+  return function readJsonBody(ctx) {
     const headers = ctx.req.headers;
     // No body at all (no Transfer-Encoding, Content-Length absent or 0) is a missing body,
     // whatever the content type says (`ctx.request.length` semantics: '' and 0 are no body).
@@ -73,8 +74,9 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): RequestStep
       if (lower === 'br') throw unsupportedCoding();
       if (lower !== coding) headers['content-encoding'] = lower;
     }
-    await readBytes(ctx, NOTHING_NEXT);
-    ctx.state.body = validate(schema, ctx.request.body);
+    return readBytes(ctx, NOTHING_NEXT).then(() => {
+      ctx.state.body = validate(schema, ctx.request.body);
+    });
   };
 }
 
@@ -90,10 +92,17 @@ function validate(schema: z.ZodMiniType, bytes: unknown): unknown {
   } catch {
     throw new ApiError('malformedJson', 'Request body is not valid UTF-8');
   }
+  const value = parseLosslessly(text);
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
+  return result.data;
+}
+
+/** The lossless parser, its failures as the API's 400s. */
+function parseLosslessly(text: string): unknown {
   if (text.trim() === '') throw missingBody();
-  let value: unknown;
   try {
-    value = parseJson(text);
+    return parseJson(text);
   } catch (error) {
     if (error instanceof MalformedJsonError) {
       throw new ApiError('malformedJson', `Request body ${error.message}`);
@@ -103,9 +112,6 @@ function validate(schema: z.ZodMiniType, bytes: unknown): unknown {
     }
     throw error;
   }
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
-  return result.data;
 }
 
 /** The 415 for a content coding other than gzip and deflate (the same as `toApiError`'s). */
