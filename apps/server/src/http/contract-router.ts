@@ -67,7 +67,7 @@ export function contractRouter(
         ctx.res.setHeader('Content-Type', contentType);
       }
       if (responseType === 'html') ctx.set(PAGE_SECURITY_HEADERS);
-      ctx.body = responseType === 'json' ? stringifyJson(result) : String(result);
+      ctx.body = responseType === 'json' ? toJsonText(result) : String(result);
     };
     // The steps from `from` on, then the handler: a step that returns a promise is waited
     // for, one that returns nothing is not (a promise and a microtask saved per step).
@@ -110,4 +110,23 @@ export function unmatchedRoute(router: Router<AppState>): AppMiddleware {
       { Allow: allow },
     );
   };
+}
+
+/**
+ * A result as JSON text: an object of strings only (a Plant) by `JSON.stringify`, which
+ * writes it exactly as the lossless serializer does (that one uses `JSON.stringify` for every
+ * key and string) without its generic walk; anything else (a bigint, nesting) losslessly.
+ */
+function toJsonText(result: unknown): string {
+  if (typeof result === 'object' && result !== null && !Array.isArray(result)) {
+    let flat = true;
+    for (const key in result) {
+      if (typeof (result as Record<string, unknown>)[key] !== 'string') {
+        flat = false;
+        break;
+      }
+    }
+    if (flat && Object.getPrototypeOf(result) === Object.prototype) return JSON.stringify(result);
+  }
+  return stringifyJson(result);
 }
