@@ -44,7 +44,7 @@ export function requestLogWriter(logger: Logger): RequestLogWriter {
   const end = internals[pino.symbols.endSym] as string;
   const stream = internals[pino.symbols.streamSym] as { write(line: string): unknown };
   const tail = `,"msg":"${REQUEST_MESSAGE}"${end}`;
-  return (entry) => {
+  return function writeRequestLine(entry) {
     if (!logger.isLevelEnabled('info')) return;
     // The bindings are read per line: a child logger's `setBindings` changes them.
     const chindings = internals[pino.symbols.chindingsSym] as string;
