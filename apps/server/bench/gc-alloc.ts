@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,8 @@ import { median } from './stats.ts';
 // distorted by other load). Cases are interleaved, repetitions rotate.
 //
 //   node --import tsx bench/gc-alloc.ts --rate 1500 --seconds 8 --reps 3 \
-//     real=dist/main.js before=node_modules/.bench-before/main.js bare koa
+//     real=dist/main.js before=node_modules/.bench-before/main.js bare koa \
+//     semi64=dist/main.js,--max-semi-space-size=64
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
   options: {
@@ -27,6 +29,13 @@ const { values: args, positionals } = parseArgs({
     connections: { type: 'string', default: '50' },
     node: { type: 'string', multiple: true, default: [] },
     env: { type: 'string', multiple: true, default: [] },
+    // Also write a sampling heap profile of every run (young garbage included) into this
+    // folder; read it with bench/heap-summary.ts FILE REQUESTS.
+    'heap-sample': { type: 'string' },
+    // Also record the measured window with `perf record -e cpu-clock -g` (all threads, on-CPU
+    // only; the server runs with --perf-basic-prof) into this folder and print the per-part
+    // accounting of bench/perf-account.ts.
+    perf: { type: 'string' },
   },
 });
 
@@ -44,7 +53,9 @@ const cases: GcCase[] = positionals.map((spec) => {
   const at = spec.indexOf('=');
   if (at < 1)
     throw new Error(`A case is bare, fastify, koa, modules-floor or NAME=BUNDLE, not ${spec}`);
-  return { name: spec.slice(0, at), args: [spec.slice(at + 1)] };
+  // NAME=BUNDLE,--v8-flag,…: node options for this case alone (e.g. --max-semi-space-size=64).
+  const [bundle = '', ...flags] = spec.slice(at + 1).split(',');
+  return { name: spec.slice(0, at), args: [...flags, bundle] };
 });
 const extraEnv = Object.fromEntries(
   (args.env ?? []).map((pair) => [
@@ -55,6 +66,9 @@ const extraEnv = Object.fromEntries(
 const rate = Number(args.rate);
 const seconds = Number(args.seconds);
 const reps = Number(args.reps);
+const heapSampleDir = args['heap-sample'];
+const perfDir = args.perf;
+let runNumber = 0;
 const token = `bench-${randomBytes(24).toString('base64url')}`;
 
 interface Sample {
@@ -64,6 +78,8 @@ interface Sample {
   readonly markCompacts: number;
   readonly cpuMicros: number;
   readonly reached: number;
+  /** Requests answered in warm-up and window (for a heap profile of the whole run). */
+  readonly requests: number;
 }
 
 /** Sums the GC trace lines (`--trace-gc-nvp`) in `text`. */
@@ -89,7 +105,15 @@ async function runOne(gcCase: GcCase): Promise<Sample> {
   try {
     const logFile = join(folder, 'server.log');
     const server = await startServerProcess(
-      [...(args.node ?? []), '--trace-gc-nvp', ...gcCase.args],
+      [
+        ...(args.node ?? []),
+        ...(heapSampleDir === undefined
+          ? []
+          : ['--import', 'tsx', '--import', './bench/heap-sampling.ts']),
+        ...(perfDir === undefined ? [] : ['--perf-basic-prof']),
+        '--trace-gc-nvp',
+        ...gcCase.args,
+      ],
       {
         NODE_ENV: 'production',
         HOST: '127.0.0.1',
@@ -100,6 +124,7 @@ async function runOne(gcCase: GcCase): Promise<Sample> {
         DURABILITY: 'full',
         ...BENCH_ENV,
         ...extraEnv,
+        ...(heapSampleDir === undefined ? {} : { HEAP_SAMPLING_DIR: heapSampleDir }),
       },
       logFile,
       APP_ROOT,
@@ -107,11 +132,59 @@ async function runOne(gcCase: GcCase): Promise<Sample> {
     const counter = { next: 0 };
     const load = { url: server.url, token, connections: Number(args.connections), counter };
     try {
-      await runLoad({ ...load, overallRate: rate, durationSeconds: Number(args.warmup) });
+      const warmup = await runLoad({
+        ...load,
+        overallRate: rate,
+        durationSeconds: Number(args.warmup),
+      });
       const from = statSync(logFile).size;
       const cpuBefore = cpuMicros(server.pid);
+      const perfData =
+        perfDir === undefined ? undefined : join(perfDir, `${gcCase.name}-${++runNumber}.data`);
+      const perf =
+        perfData === undefined
+          ? undefined
+          : spawn(
+              'perf',
+              [
+                'record',
+                '-q',
+                '-e',
+                'cpu-clock',
+                '-F',
+                '997',
+                '-g',
+                '-p',
+                String(server.pid),
+                '-o',
+                perfData,
+              ],
+              { stdio: 'ignore' },
+            );
       const result = await runLoad({ ...load, overallRate: rate, durationSeconds: seconds });
       const cpu = cpuMicros(server.pid) - cpuBefore;
+      if (perf !== undefined && perfData !== undefined) {
+        const stopped = new Promise((resolve) => perf.on('exit', resolve));
+        perf.kill('SIGINT');
+        await stopped;
+        const script = `${perfData}.txt`;
+        execFileSync('sh', ['-c', `perf script -i '${perfData}' > '${script}' 2>/dev/null`]);
+        const answeredInWindow = result.ok + result.non2xx;
+        process.stderr.write(
+          execFileSync(
+            process.execPath,
+            [
+              '--import',
+              'tsx',
+              'bench/perf-account.ts',
+              script,
+              String(server.pid),
+              String(answeredInWindow),
+            ],
+            { cwd: APP_ROOT, encoding: 'utf8' },
+          ),
+        );
+      }
       const text = readFileSync(logFile).subarray(from).toString('utf8');
       const totals = gcTotals(text);
       const answered = result.ok + result.non2xx;
@@ -123,6 +196,7 @@ async function runOne(gcCase: GcCase): Promise<Sample> {
         markCompacts: totals.markCompacts,
         cpuMicros: cpu / answered,
         reached: result.requestsPerSecond,
+        requests: answered + warmup.ok + warmup.non2xx,
       };
     } finally {
       await server.stop();
@@ -141,7 +215,8 @@ for (let rep = 0; rep < reps; rep++) {
     process.stderr.write(
       `rep ${rep + 1} ${gcCase.name}: ${sample.allocatedKb.toFixed(1)} KB alloc/req, ` +
         `${sample.promotedKb.toFixed(2)} KB promoted/req, scavenge ${sample.scavengeMsPerS.toFixed(1)} ms/s, ` +
-        `${sample.markCompacts} mark-compacts, ${sample.cpuMicros.toFixed(1)} µs CPU/req at ${sample.reached.toFixed(0)} req/s\n`,
+        `${sample.markCompacts} mark-compacts, ${sample.cpuMicros.toFixed(1)} µs CPU/req at ${sample.reached.toFixed(0)} req/s, ` +
+        `${sample.requests} requests in all\n`,
     );
   }
 }
