@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/token-registry.ts';
 import { contractHandlers } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
-import { contractRouter, unmatchedRoute } from './http/contract-router.ts';
+import { contractRouter, routeDispatcher, unmatchedRoute } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { errorResponder } from './http/error-responder.ts';
 import { requestContext } from './http/request-context.ts';
@@ -64,7 +64,7 @@ export function createApp(options: AppOptions): Koa<AppState> {
     app.use(cors(options.corsOrigins, router));
     app.use(errorResponder(options.logger));
   }
-  app.use(router.routes());
+  app.use(routeDispatcher(router));
   app.use(unmatchedRoute(router));
   // Errors are answered by errorResponder; anything reaching Koa's own handler (a failure
   // while writing a response) is logged, not printed.

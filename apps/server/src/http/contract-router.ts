@@ -91,6 +91,34 @@ export function contractRouter(
 }
 
 /**
+ * Koa middleware that serves the router's routes: the request's layer is found with
+ * `router.match` (so routing, methods and HEAD-for-GET are @koa/router's) and its one
+ * middleware called directly. `router.routes()` would also build a middleware chain, a
+ * composed function, a params object and a closure on every request; a contract route has
+ * exactly one middleware, which ends the request, so the first matching layer is the one
+ * @koa/router would run. Path parameters, when a route has any, land in `ctx.params` as there.
+ */
+export function routeDispatcher(router: Router<AppState>): AppMiddleware {
+  return function dispatchRoute(ctx, next) {
+    const path = ctx.path;
+    const matched = router.match(path, ctx.method);
+    const layer = matched.route
+      ? matched.pathAndMethod.find((candidate) => candidate.methods.length > 0)
+      : undefined;
+    const serve = layer?.stack[0];
+    if (layer === undefined || serve === undefined) return next();
+    if (layer.paramNames.length > 0) {
+      (ctx as AppContext & { params: Record<string, string> }).params = layer.params(
+        path,
+        layer.captures(path),
+        {},
+      ) as Record<string, string>;
+    }
+    return serve(ctx as never, next);
+  };
+}
+
+/**
  * Koa middleware placed after the router: a request no route answered is a 404 for an unknown
  * path, or a 405 with an `Allow` header when the path exists with other methods.
  */
