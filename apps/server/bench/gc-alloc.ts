@@ -42,6 +42,7 @@ const { values: args, positionals } = parseArgs({
 interface GcCase {
   readonly name: string;
   readonly args: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const PEERS = new Set(['bare', 'fastify', 'koa']);
@@ -54,8 +55,15 @@ const cases: GcCase[] = positionals.map((spec) => {
   if (at < 1)
     throw new Error(`A case is bare, fastify, koa, modules-floor or NAME=BUNDLE, not ${spec}`);
   // NAME=BUNDLE,--v8-flag,…: node options for this case alone (e.g. --max-semi-space-size=64).
-  const [bundle = '', ...flags] = spec.slice(at + 1).split(',');
-  return { name: spec.slice(0, at), args: [...flags, bundle] };
+  // NAME=BUNDLE,KEY=VALUE,…: environment for this case alone (e.g. LOG_LEVEL=warn).
+  const [bundle = '', ...extras] = spec.slice(at + 1).split(',');
+  const flags = extras.filter((extra) => extra.startsWith('--'));
+  const env = Object.fromEntries(
+    extras
+      .filter((extra) => !extra.startsWith('--'))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+  return { name: spec.slice(0, at), args: [...flags, bundle], env };
 });
 const extraEnv = Object.fromEntries(
   (args.env ?? []).map((pair) => [
@@ -124,6 +132,7 @@ async function runOne(gcCase: GcCase): Promise<Sample> {
         DURABILITY: 'full',
         ...BENCH_ENV,
         ...extraEnv,
+        ...gcCase.env,
         ...(heapSampleDir === undefined ? {} : { HEAP_SAMPLING_DIR: heapSampleDir }),
       },
       logFile,
