@@ -4,7 +4,6 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
 import { createApp } from '../src/app.ts';
 import { TokenRegistry } from '../src/auth/token-registry.ts';
 import { RateLimits } from '../src/limits/rate-limits.ts';
@@ -17,11 +16,11 @@ import { median } from './stats.ts';
 
 // The app's own CPU per request with no sockets and no load generator in the way: the real
 // app (createApp as server.ts builds it: managed-token-capable registry, rate limit on,
-// metrics on, request log at info to /dev/null, SQLite FULL with group commit and the
+// metrics on, request log at info to stdout as deployed, SQLite FULL with group commit and the
 // background checkpointer) driven in this process by light-my-request, `--concurrency`
 // requests at a time. Prints process CPU (all threads) per request for each round. To compare
 // two versions of src/, run it on each (e.g. after `git stash`), alternating.
-//   node --import tsx bench/inject-cpu.ts --requests 20000 --rounds 5
+//   node --import tsx bench/inject-cpu.ts --requests 20000 --rounds 5 >/dev/null
 const { values: args } = parseArgs({
   options: {
     requests: { type: 'string', default: '20000' },
@@ -57,9 +56,9 @@ const store = measureStore(
   }),
   metrics,
 );
-const logger = createLogger('info', {
-  destination: pino.destination({ dest: '/dev/null', sync: false }),
-});
+// As deployed: JSON lines gathered in 16 KiB chunks and written to stdout (run with
+// `>/dev/null`); the results go to stderr.
+const logger = createLogger('info');
 const rateLimits = await RateLimits.create({
   perTokenPerMinute: 1_000_000_000,
   authFailuresPerMinute: 30,
@@ -105,7 +104,7 @@ for (let round = 0; round < Number(args.rounds); round++) {
   perRequest.push((used.user + used.system) / requests);
   process.stderr.write(`round ${round + 1}: ${perRequest.at(-1)?.toFixed(1)} µs CPU/req\n`);
 }
-process.stdout.write(`median ${median(perRequest).toFixed(1)} µs CPU/req (process, all threads)\n`);
+process.stderr.write(`median ${median(perRequest).toFixed(1)} µs CPU/req (process, all threads)\n`);
 await store.close();
 await rateLimits.close();
 rmSync(folder, { recursive: true, force: true });
