@@ -31,7 +31,7 @@ export function floorHandler(options: FloorOptions): RequestListener {
     if (!req.headers['content-type']?.startsWith('application/json')) {
       return answer(res, 415, 'unsupported media type');
     }
-    tokens.authenticate(token).then(
+    Promise.resolve(tokens.authenticate(token)).then(
       async (credential) => {
         if (credential === undefined) return answer(res, 401, 'unauthorized');
         const text = await readBody(req, bodyLimitBytes);

@@ -5,11 +5,10 @@ import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/token-registry.ts';
 import { contractHandlers } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
-import { contractRouter, unmatchedRoute } from './http/contract-router.ts';
+import { contractRouter, routeDispatcher, unmatchedRoute } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { errorResponder } from './http/error-responder.ts';
 import { requestContext } from './http/request-context.ts';
-import { requestMetrics } from './http/request-metrics.ts';
 import { rateLimited } from './limits/guard.ts';
 import type { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
@@ -31,8 +30,8 @@ export interface AppOptions {
 }
 
 /**
- * The Koa application: request context and logging, request metrics, CORS, the one error
- * responder, the routes derived from the contract (rate-limited around the bearer check), and
+ * The Koa application: one bookkeeping layer (request id, headers, metrics, log, errors
+ * answered in the Error shape), CORS when configured, the routes derived from the contract (rate-limited around the bearer check), and
  * 404/405 for everything else. Metrics, limits and CORS are each off unless given.
  *
  * @example
@@ -51,11 +50,21 @@ export function createApp(options: AppOptions): Koa<AppState> {
     bodyLimitBytes: options.bodyLimitBytes,
     ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
   });
-  app.use(requestContext(options.logger));
-  if (options.metrics) app.use(requestMetrics(options.metrics));
-  if (options.corsOrigins?.length) app.use(cors(options.corsOrigins, router));
-  app.use(errorResponder(options.logger));
-  app.use(router.routes());
+  const withCors = (options.corsOrigins?.length ?? 0) > 0;
+  // One outermost layer does the per-request bookkeeping (id, headers, metrics, log) and,
+  // without CORS, answers errors too; with CORS the error responder sits after it, so an
+  // error answer keeps the CORS headers.
+  app.use(
+    requestContext(options.logger, {
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      answerErrors: !withCors,
+    }),
+  );
+  if (withCors && options.corsOrigins) {
+    app.use(cors(options.corsOrigins, router));
+    app.use(errorResponder(options.logger));
+  }
+  app.use(routeDispatcher(router));
   app.use(unmatchedRoute(router));
   // Errors are answered by errorResponder; anything reaching Koa's own handler (a failure
   // while writing a response) is logged, not printed.

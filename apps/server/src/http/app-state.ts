@@ -18,9 +18,10 @@ export type AppMiddleware = Middleware<AppState>;
 export type AppContext = ParameterizedContext<AppState>;
 
 /**
- * One step of serving a route (the credential check, reading the body): it returns when the
- * request may go on and throws an ApiError when it may not. A route runs its steps in one
- * middleware instead of one middleware each: every Koa middleware layer costs a promise and a
- * dispatch on every request.
+ * One step of serving a route (the credential check, reading the body): it returns (or its
+ * promise settles) when the request may go on and throws (rejects) with an ApiError when it
+ * may not. A step that has nothing to wait for returns at once, without a promise: the route
+ * awaits only what is a promise. A route runs its steps in one middleware instead of one
+ * middleware each: every Koa middleware layer costs a promise and a dispatch on every request.
  */
-export type RequestStep = (ctx: AppContext) => Promise<void>;
+export type RequestStep = (ctx: AppContext) => void | Promise<void>;

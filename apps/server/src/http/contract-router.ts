@@ -9,7 +9,7 @@ import {
 } from '@plant-store/schema';
 import type { TokenRegistry } from '../auth/token-registry.ts';
 import { ApiError } from './api-error.ts';
-import type { AppMiddleware, AppState, RequestStep } from './app-state.ts';
+import type { AppContext, AppMiddleware, AppState, RequestStep } from './app-state.ts';
 import { jsonBody } from './json-body.ts';
 import { PAGE_SECURITY_HEADERS } from './page-security-headers.ts';
 import { requireBearer } from './require-bearer.ts';
@@ -58,10 +58,7 @@ export function contractRouter(
     // The Content-Type header Koa derives from mediaType (`ctx.type`: a MIME lookup and header
     // normalisation on every response), worked out on the route's first response and reused.
     let contentType: string | undefined;
-    const serveRoute: AppMiddleware = async (ctx) => {
-      ctx.state.route = route.path;
-      for (const step of steps) await step(ctx);
-      const result = await handler(ctx.state.body);
+    const send = (ctx: AppContext, result: unknown): void => {
       ctx.status = route.response.status;
       if (contentType === undefined) {
         ctx.type = mediaType;
@@ -70,13 +67,55 @@ export function contractRouter(
         ctx.res.setHeader('Content-Type', contentType);
       }
       if (responseType === 'html') ctx.set(PAGE_SECURITY_HEADERS);
-      ctx.body = responseType === 'json' ? stringifyJson(result) : String(result);
+      ctx.body = responseType === 'json' ? toJsonText(result) : String(result);
+    };
+    // The steps from `from` on, then the handler: a step that returns a promise is waited
+    // for, one that returns nothing is not (a promise and a microtask saved per step).
+    const runFrom = (ctx: AppContext, from: number): Promise<void> => {
+      for (let index = from; index < steps.length; index++) {
+        const pending = (steps[index] as RequestStep)(ctx);
+        if (pending !== undefined) return pending.then(() => runFrom(ctx, index + 1));
+      }
+      return handler(ctx.state.body).then((result) => send(ctx, result));
+    };
+    // Not async: Koa takes the returned promise, and a throw is a rejection to it.
+    const serveRoute: AppMiddleware = (ctx) => {
+      ctx.state.route = route.path;
+      return runFrom(ctx, 0);
     };
     router.register(toRouterPath(route.path), [route.method], [serveRoute], {
       name: route.operationId,
     });
   }
   return router;
+}
+
+/**
+ * Koa middleware that serves the router's routes: the request's layer is found with
+ * `router.match` (so routing, methods and HEAD-for-GET are @koa/router's) and its one
+ * middleware called directly. `router.routes()` would also build a middleware chain, a
+ * composed function, a params object and a closure on every request; a contract route has
+ * exactly one middleware, which ends the request, so the first matching layer is the one
+ * @koa/router would run. Path parameters, when a route has any, land in `ctx.params` as there.
+ */
+export function routeDispatcher(router: Router<AppState>): AppMiddleware {
+  return function dispatchRoute(ctx, next) {
+    const path = ctx.path;
+    const matched = router.match(path, ctx.method);
+    const layer = matched.route
+      ? matched.pathAndMethod.find((candidate) => candidate.methods.length > 0)
+      : undefined;
+    const serve = layer?.stack[0];
+    if (layer === undefined || serve === undefined) return next();
+    if (layer.paramNames.length > 0) {
+      (ctx as AppContext & { params: Record<string, string> }).params = layer.params(
+        path,
+        layer.captures(path),
+        {},
+      ) as Record<string, string>;
+    }
+    return serve(ctx as never, next);
+  };
 }
 
 /**
@@ -99,4 +138,23 @@ export function unmatchedRoute(router: Router<AppState>): AppMiddleware {
       { Allow: allow },
     );
   };
+}
+
+/**
+ * A result as JSON text: an object of strings only (a Plant) by `JSON.stringify`, which
+ * writes it exactly as the lossless serializer does (that one uses `JSON.stringify` for every
+ * key and string) without its generic walk; anything else (a bigint, nesting) losslessly.
+ */
+function toJsonText(result: unknown): string {
+  if (typeof result === 'object' && result !== null && !Array.isArray(result)) {
+    let flat = true;
+    for (const key in result) {
+      if (typeof (result as Record<string, unknown>)[key] !== 'string') {
+        flat = false;
+        break;
+      }
+    }
+    if (flat && Object.getPrototypeOf(result) === Object.prototype) return JSON.stringify(result);
+  }
+  return stringifyJson(result);
 }

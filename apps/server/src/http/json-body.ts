@@ -49,7 +49,8 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): RequestStep
     encoding: null as unknown as string,
   }) as unknown as (ctx: AppContext, next: () => Promise<void>) => Promise<void>;
 
-  return async function readJsonBody(ctx) {
+  // Not async: every check before the read throws at once; the read is the one promise.
+  return function readJsonBody(ctx) {
     const headers = ctx.req.headers;
     // No body at all (no Transfer-Encoding, Content-Length absent or 0) is a missing body,
     // whatever the content type says (`ctx.request.length` semantics: '' and 0 are no body).
@@ -73,8 +74,9 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): RequestStep
       if (lower === 'br') throw unsupportedCoding();
       if (lower !== coding) headers['content-encoding'] = lower;
     }
-    await readBytes(ctx, NOTHING_NEXT);
-    ctx.state.body = validate(schema, ctx.request.body);
+    return readBytes(ctx, NOTHING_NEXT).then(() => {
+      ctx.state.body = validate(schema, ctx.request.body);
+    });
   };
 }
 
@@ -90,10 +92,55 @@ function validate(schema: z.ZodMiniType, bytes: unknown): unknown {
   } catch {
     throw new ApiError('malformedJson', 'Request body is not valid UTF-8');
   }
+  let value = parseCanonicalNewPlant(text);
+  if (value === undefined) value = parseLosslessly(text);
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
+  return result.data;
+}
+
+/**
+ * `{"id":<integer>,"name":"<text>"}` or `{"id":<integer>,"name":"<text>","tag":"<text>"}`,
+ * written compactly in this order, strings without escapes or control characters: what
+ * clients send. Nothing else matches (whitespace, another order, escapes, other keys, a
+ * fraction or exponent, more than 19 digits), and that text takes the lossless parser. The
+ * string characters are those JSON allows unescaped: U+0020 and up, except `"` and `\`.
+ */
+const CANONICAL_NEW_PLANT =
+  /^\{"id":(-?(?:0|[1-9][0-9]{0,18})),"name":"([\x20\x21\x23-\x5b\x5d-\uffff]*)"(?:,"tag":"([\x20\x21\x23-\x5b\x5d-\uffff]*)")?\}$/;
+
+/** Digits that a double holds exactly (below 2^53 ≈ 9.007e15). */
+const EXACT_DIGITS = 15;
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The value `parseJson` gives for a canonical NewPlant text (see CANONICAL_NEW_PLANT), built
+ * without the general parser: a safe integer id as a number, a larger one as a bigint, the
+ * strings as written (no escapes to decode). `undefined` for any other text. The schema then
+ * validates it exactly as it would the general parser's value.
+ */
+export function parseCanonicalNewPlant(text: string): unknown {
+  const match = CANONICAL_NEW_PLANT.exec(text);
+  if (match === null) return undefined;
+  const [, idText = '', name, tag] = match;
+  const digits = idText.charCodeAt(0) === 0x2d ? idText.length - 1 : idText.length;
+  let id: number | bigint;
+  if (digits <= EXACT_DIGITS) {
+    id = Number(idText);
+    if (id === 0) id = 0; // -0 is 0, as the lossless parser reads it
+  } else {
+    const big = BigInt(idText);
+    id = big >= MIN_SAFE && big <= MAX_SAFE ? Number(big) : big;
+  }
+  return tag === undefined ? { id, name } : { id, name, tag };
+}
+
+/** The lossless parser, its failures as the API's 400s. */
+function parseLosslessly(text: string): unknown {
   if (text.trim() === '') throw missingBody();
-  let value: unknown;
   try {
-    value = parseJson(text);
+    return parseJson(text);
   } catch (error) {
     if (error instanceof MalformedJsonError) {
       throw new ApiError('malformedJson', `Request body ${error.message}`);
@@ -103,9 +150,6 @@ function validate(schema: z.ZodMiniType, bytes: unknown): unknown {
     }
     throw error;
   }
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
-  return result.data;
 }
 
 /** The 415 for a content coding other than gzip and deflate (the same as `toApiError`'s). */

@@ -1,6 +1,6 @@
-import type { TokenRegistry } from '../auth/token-registry.ts';
+import type { Credential, TokenRegistry } from '../auth/token-registry.ts';
 import { ApiError } from './api-error.ts';
-import type { RequestStep } from './app-state.ts';
+import type { AppContext, RequestStep } from './app-state.ts';
 
 const REALM = 'Bearer realm="plant-store"';
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is token68 syntax.
@@ -11,14 +11,15 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  * token (configured, or managed and neither revoked nor expired), setting
  * `ctx.state.consumer` to the credential's name; otherwise 401 with an RFC 6750
  * `WWW-Authenticate` challenge. It runs before the body is read, so an unauthenticated caller
- * cannot make the server read or parse anything.
+ * cannot make the server read or parse anything. A configured token is checked without a
+ * promise; only a managed one returns its lookup's promise.
  *
  * @example
  * const authenticate = requireBearer(tokens);
  * await authenticate(ctx); // throws ApiError('unauthorized') without a valid token
  */
 export function requireBearer(tokens: TokenRegistry): RequestStep {
-  return async function checkBearer(ctx) {
+  return function checkBearer(ctx) {
     const header = ctx.req.headers.authorization ?? '';
     if (!/^bearer(?: |$)/i.test(header)) {
       throw new ApiError('unauthorized', 'A bearer credential is required', {
@@ -26,12 +27,21 @@ export function requireBearer(tokens: TokenRegistry): RequestStep {
       });
     }
     const token = BEARER.exec(header)?.[1];
-    const credential = token === undefined ? undefined : await tokens.authenticate(token);
-    if (!credential) {
-      throw new ApiError('unauthorized', 'The bearer credential is not valid', {
-        'WWW-Authenticate': `${REALM}, error="invalid_token"`,
-      });
-    }
-    ctx.state.consumer = credential.name;
+    if (token === undefined) return admit(ctx, undefined);
+    // A configured token is known at once; only a managed one is looked up (a promise).
+    const credential = tokens.authenticate(token);
+    return credential instanceof Promise
+      ? credential.then((found) => admit(ctx, found))
+      : admit(ctx, credential);
   };
+}
+
+/** Names the request's consumer, or refuses it when no credential was found. */
+function admit(ctx: AppContext, credential: Credential | undefined): void {
+  if (!credential) {
+    throw new ApiError('unauthorized', 'The bearer credential is not valid', {
+      'WWW-Authenticate': `${REALM}, error="invalid_token"`,
+    });
+  }
+  ctx.state.consumer = credential.name;
 }

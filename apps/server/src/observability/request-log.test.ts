@@ -1,7 +1,9 @@
 import { PassThrough } from 'node:stream';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
 import { createLogger, wantsPrettyLogs } from './logger.ts';
+import { type RequestLogEntry, requestLogWriter } from './request-log.ts';
 
 // The request log and X-Request-Id, over real HTTP: log lines are captured through a pino
 // destination stream on the real server.
@@ -174,5 +176,80 @@ describe('pretty logs', () => {
     expect(text).toMatch(/INFO.*request/);
     expect(text).toContain('route: "/plants"');
     expect(() => JSON.parse(text.split('\n')[0] ?? '')).toThrow();
+  });
+});
+
+describe('the request line written directly', () => {
+  // The same logger settings as createLogger, with a fixed time so lines compare byte for byte.
+  const fixedTime = () => ',"time":1700000000000';
+  function loggers(extra: pino.LoggerOptions = {}) {
+    const direct = captureStream();
+    const viaPino = captureStream();
+    const settings = {
+      level: 'info',
+      base: { service: 'plant-store' },
+      redact: ['req.headers.authorization', 'headers.authorization', 'authorization', 'token'],
+      timestamp: fixedTime,
+      ...extra,
+    };
+    return {
+      direct,
+      viaPino,
+      directLogger: pino(settings, direct.stream),
+      pinoLogger: pino(settings, viaPino.stream),
+    };
+  }
+  const entries: RequestLogEntry[] = [
+    {
+      requestId: 'a1',
+      method: 'POST',
+      route: '/plants',
+      status: 200,
+      durationMs: 1.2345,
+      consumer: 'env#1',
+    },
+    { requestId: 'b2', method: 'GET', route: null, status: 404, durationMs: 0, consumer: null },
+    {
+      requestId: 'c3',
+      method: 'POST',
+      route: '/plants',
+      status: 401,
+      durationMs: Number.NaN,
+      consumer: 'quote " back \\ tab \t é 🌱 \ud800',
+    },
+  ];
+
+  it('is byte-identical to what pino writes for logger.info(entry, "request")', async () => {
+    const { direct, viaPino, directLogger, pinoLogger } = loggers();
+    const write = requestLogWriter(directLogger);
+    for (const entry of entries) {
+      write(entry);
+      pinoLogger.info({ ...entry }, 'request');
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(direct.text()).not.toBe('');
+    expect(direct.text()).toBe(viaPino.text());
+  });
+
+  it('carries a child logger’s bindings, and writes nothing below the level', async () => {
+    const { direct, viaPino, directLogger, pinoLogger } = loggers();
+    const write = requestLogWriter(directLogger.child({ worker: 2 }));
+    write(entries[0] as RequestLogEntry);
+    pinoLogger.child({ worker: 2 }).info({ ...entries[0] }, 'request');
+    const quiet = requestLogWriter(directLogger.child({}, { level: 'warn' }));
+    quiet(entries[1] as RequestLogEntry);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(direct.text()).toContain('"worker":2');
+    expect(direct.text()).toBe(viaPino.text());
+  });
+
+  it('goes through pino for a logger it cannot reproduce (a log formatter)', async () => {
+    const formatters = { log: (object: Record<string, unknown>) => ({ ...object, extra: true }) };
+    const { direct, viaPino, directLogger, pinoLogger } = loggers({ formatters });
+    requestLogWriter(directLogger)(entries[0] as RequestLogEntry);
+    pinoLogger.info({ ...entries[0] }, 'request');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(direct.text()).toContain('"extra":true');
+    expect(direct.text()).toBe(viaPino.text());
   });
 });
