@@ -60,7 +60,8 @@ const store = measureStore(
 // `>/dev/null`); the results go to stderr.
 const logger = createLogger('info');
 const rateLimits = await RateLimits.create({
-  perTokenPerMinute: 1_000_000_000,
+  perSecond: 1_000_000_000,
+  burst: 1_000_000_000,
   authFailuresPerMinute: 30,
 });
 const app = createApp({
