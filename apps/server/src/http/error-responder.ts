@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { AppMiddleware } from './app-state.ts';
+import { checkProtocol } from './protocol-checks.ts';
 import { toApiError } from './to-api-error.ts';
 
 /**
@@ -7,10 +8,12 @@ import { toApiError } from './to-api-error.ts';
  * answered with the Error shape as `application/json`. Unexpected failures are logged with
  * their stack; the caller only sees `internal`. A request refused before its body was read
  * gets `Connection: close`, so an unauthenticated caller cannot make the server keep reading.
+ * Requests that break HTTP/1.1 rules Node leaves to the app are refused first (`checkProtocol`).
  */
 export function errorResponder(logger: Logger): AppMiddleware {
   return async function respondWithError(ctx, next) {
     try {
+      checkProtocol(ctx.req);
       await next();
     } catch (thrown) {
       const error = toApiError(thrown);
