@@ -10,8 +10,9 @@ import { TokenRegistry } from './auth/token-registry.ts';
 import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
 import { answerClientErrors } from './http/client-error.ts';
 import { trackConnections } from './http/graceful-shutdown.ts';
+import { lingerOnClose } from './http/lingering-close.ts';
 import { MAX_HEADER_FIELDS } from './http/protocol-checks.ts';
-import { type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
 import { rateLimitBackendFor } from './limits/backend-for.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
@@ -223,6 +224,7 @@ async function listen(
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   const connections = trackConnections(server);
   answerClientErrors(server, connections);
+  lingerOnClose(server, connections, config.timeouts?.lingerMs ?? DEFAULT_HTTP_TIMEOUTS.lingerMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject); // nothing listens (the port is taken, say)
     server.listen(config.port, config.host, () => {
