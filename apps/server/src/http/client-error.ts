@@ -44,12 +44,16 @@ export function answerClientErrors(
     }
     answered.add(socket);
     const body = JSON.stringify(parserError(error).toBody());
-    const refuse = () =>
+    // Unless the answer before ended the connection (a refusal sent before its body arrived,
+    // whose connection is lingering: see `lingering-close.ts`).
+    const refuse = () => {
+      if (!socket.writable) return;
       socket.end(
         'HTTP/1.1 400 Bad Request\r\n' +
           `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
           `Connection: close\r\n\r\n${body}`,
       );
+    };
     if (pending === undefined || pending.writableFinished) {
       refuse();
       return;
