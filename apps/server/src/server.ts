@@ -10,7 +10,9 @@ import { TokenRegistry } from './auth/token-registry.ts';
 import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
 import { answerClientErrors } from './http/client-error.ts';
 import { trackConnections } from './http/graceful-shutdown.ts';
-import { type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
+import { lingerOnClose } from './http/lingering-close.ts';
+import { MAX_HEADER_FIELDS } from './http/protocol-checks.ts';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
 import { rateLimitBackendFor } from './limits/backend-for.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
@@ -211,9 +213,18 @@ async function listen(
   config: ServerConfig,
   opened: CleanUp,
 ): Promise<{ server: Server; url: string }> {
-  const server = createServer(serverOptions(config), app.callback());
+  // Node's own answers to a request without Host (400), with an Expect other than 100-continue
+  // (417) and with too many header fields (it drops the extra ones) have no Error body, or do
+  // not happen at all: the app answers them (see `http/protocol-checks.ts`).
+  const server = createServer(
+    { ...serverOptions(config), requireHostHeader: false },
+    app.callback(),
+  );
+  server.maxHeadersCount = MAX_HEADER_FIELDS + 1;
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   const connections = trackConnections(server);
   answerClientErrors(server, connections);
+  lingerOnClose(server, connections, config.timeouts?.lingerMs ?? DEFAULT_HTTP_TIMEOUTS.lingerMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject); // nothing listens (the port is taken, say)
     server.listen(config.port, config.host, () => {

@@ -23,7 +23,7 @@ export const ERROR_CATALOG = {
     code: 40004,
     status: 400,
     meaning:
-      'The HTTP request itself is malformed (request line, headers, or headers over 16 KiB); the connection is closed.',
+      'The HTTP request itself is malformed (request line, headers, chunked framing of the body, headers over 16 KiB, more than 2000 header fields, or no Host header in HTTP/1.1); the connection is closed.',
   },
   jsonTooDeep: {
     code: 40005,
@@ -46,6 +46,12 @@ export const ERROR_CATALOG = {
     status: 405,
     meaning: 'The path exists but not with this method; the Allow header lists the methods.',
   },
+  requestTimeout: {
+    code: 40801,
+    status: 408,
+    meaning:
+      'The request body did not arrive completely within the request timeout (30 s after the request started); the connection is closed.',
+  },
   conflict: {
     code: 40901,
     status: 409,
@@ -61,6 +67,12 @@ export const ERROR_CATALOG = {
     code: 41501,
     status: 415,
     meaning: 'The body is not sent as application/json.',
+  },
+  expectationFailed: {
+    code: 41701,
+    status: 417,
+    meaning:
+      'The request carries an Expect header other than 100-continue, the only one supported.',
   },
   rateLimited: {
     code: 42901,

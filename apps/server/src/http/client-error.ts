@@ -1,13 +1,20 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ApiError } from './api-error.ts';
 import type { ConnectionTracker } from './graceful-shutdown.ts';
 
 /**
- * Answers the requests that Node's HTTP parser rejects (they never reach Koa) with a 400 in
- * the Error shape, then closes the connection. Only parser errors (HPE_*) get an answer; a
- * reset or timed-out socket is just closed. Bytes that are not HTTP pipelined behind a request
- * still being answered wait for that answer (the request may already be stored): the client
- * gets both, in order.
+ * Answers the requests that Node's HTTP parser rejects (they never reach Koa, or fail while
+ * Koa reads their body) with an answer in the Error shape, then closes the connection:
+ * - a request whose body breaks the HTTP framing (a bad chunk line, an unknown
+ *   `Transfer-Encoding`) while its handler waits for that body: 400 40004 at once, on the
+ *   request's own response (its handler would otherwise wait for a body that never comes);
+ * - a request whose body has not arrived within the request timeout: 408 40801, the same way;
+ * - any other parser error (HPE_*): 400 40004. Bytes that are not HTTP pipelined behind a
+ *   request still being answered wait for that answer (the request may already be stored):
+ *   the client gets both, in order.
+ * A reset socket, or one whose headers never completed within the headers timeout (slowloris),
+ * is just closed.
  *
  * @example
  * answerClientErrors(server, trackConnections(server));
@@ -16,23 +23,37 @@ export function answerClientErrors(
   server: Server,
   connections: Pick<ConnectionTracker, 'answering'>,
 ): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || !error.code?.startsWith('HPE_')) {
+  // A parser that failed fails again on every later chunk: one answer per connection.
+  const answered = new WeakSet<Duplex>();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (answered.has(socket)) return;
+    const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    if (!socket.writable || !(timedOut || error.code?.startsWith('HPE_'))) {
       socket.destroy();
       return;
     }
-    const message =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? 'Request headers are too large'
-        : 'Malformed HTTP request';
-    const body = JSON.stringify(new ApiError('malformedRequest', message).toBody());
-    const refuse = () =>
+    const pending = connections.answering(socket);
+    if (pending !== undefined && !pending.req.complete && !pending.headersSent) {
+      answered.add(socket);
+      answerWaitingRequest(pending, socket, timedOut ? timeoutError(server) : parserError(error));
+      return;
+    }
+    if (timedOut) {
+      socket.destroy();
+      return;
+    }
+    answered.add(socket);
+    const body = JSON.stringify(parserError(error).toBody());
+    // Unless the answer before ended the connection (a refusal sent before its body arrived,
+    // whose connection is lingering: see `lingering-close.ts`).
+    const refuse = () => {
+      if (!socket.writable) return;
       socket.end(
         'HTTP/1.1 400 Bad Request\r\n' +
           `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
           `Connection: close\r\n\r\n${body}`,
       );
-    const pending = connections.answering(socket);
+    };
     if (pending === undefined || pending.writableFinished) {
       refuse();
       return;
@@ -42,4 +63,35 @@ export function answerClientErrors(
       if (!pending.writableFinished) socket.destroy();
     });
   });
+}
+
+/**
+ * Answers, on its own response (which carries its request id), a request whose body will
+ * never be complete, and closes the connection after it (lingering: the client may still be
+ * sending). Its handler, still reading the body, is released when the connection is gone.
+ */
+function answerWaitingRequest(response: ServerResponse, socket: Duplex, error: ApiError): void {
+  const body = JSON.stringify(error.toBody());
+  response.statusCode = error.status;
+  response.setHeader('Content-Type', 'application/json; charset=utf-8');
+  response.setHeader('Content-Length', Buffer.byteLength(body));
+  response.setHeader('Connection', 'close');
+  response.end(body);
+  socket.once('close', () => response.req.destroy());
+}
+
+function parserError(error: NodeJS.ErrnoException): ApiError {
+  return new ApiError(
+    'malformedRequest',
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'Request headers are too large'
+      : 'Malformed HTTP request',
+  );
+}
+
+function timeoutError(server: Server): ApiError {
+  return new ApiError(
+    'requestTimeout',
+    `Request body did not arrive within ${server.requestTimeout / 1000} s`,
+  );
 }

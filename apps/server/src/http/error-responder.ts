@@ -1,15 +1,19 @@
 import type { Logger } from 'pino';
 import type { AppContext, AppMiddleware } from './app-state.ts';
+import { checkProtocol } from './protocol-checks.ts';
 import { toApiError } from './to-api-error.ts';
 
 /**
  * Koa middleware that owns every error response: whatever a later middleware throws is
  * answered by `answerError`. The app runs it inside its one bookkeeping middleware
- * (`requestContext`); this layer is for an app that needs it further in (after CORS).
+ * (`requestContext`); this layer is for an app that needs it further in (after CORS). Requests
+ * that break HTTP/1.1 rules Node leaves to the app are refused first (`checkProtocol`; in
+ * `requestContext` when that answers the errors).
  */
 export function errorResponder(logger: Logger): AppMiddleware {
   return async function respondWithError(ctx, next) {
     try {
+      checkProtocol(ctx.req);
       await next();
     } catch (thrown) {
       answerError(ctx, thrown, logger);

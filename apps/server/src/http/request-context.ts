@@ -4,6 +4,7 @@ import type { ServiceMetrics } from '../observability/metrics.ts';
 import { requestLogWriter } from '../observability/request-log.ts';
 import type { AppContext, AppMiddleware } from './app-state.ts';
 import { answerError } from './error-responder.ts';
+import { checkProtocol } from './protocol-checks.ts';
 import { requestObserver } from './request-metrics.ts';
 
 // A caller's X-Request-Id is kept only when it is short and made of safe characters.
@@ -63,7 +64,16 @@ export function requestContext(logger: Logger, options: RequestContextOptions = 
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
-    return next().then(
+    let served: Promise<void>;
+    try {
+      // Requests that break HTTP/1.1 rules Node leaves to the app are refused first (when this
+      // layer answers the errors; otherwise `errorResponder` checks them).
+      if (answerErrors) checkProtocol(ctx.req);
+      served = next();
+    } catch (thrown) {
+      served = Promise.reject(thrown);
+    }
+    return served.then(
       () => finish(ctx, requestId, started),
       (thrown: unknown) => {
         try {

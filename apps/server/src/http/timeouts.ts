@@ -14,6 +14,12 @@ export interface HttpTimeouts {
   readonly keepAliveTimeoutMs: number;
   /** How often the server looks for connections over `headersTimeoutMs`/`requestTimeoutMs`. */
   readonly connectionsCheckingIntervalMs: number;
+  /**
+   * After an answer sent before the request's body was read (and that closes the connection),
+   * how long the rest of the body is read and discarded at most, so the client reads the
+   * answer rather than a reset (see `lingering-close.ts`). 0 closes at once.
+   */
+  readonly lingerMs: number;
 }
 
 /**
@@ -27,10 +33,12 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 65_000,
   connectionsCheckingIntervalMs: 1_000,
+  lingerMs: 5_000,
 };
 
 /**
- * The `http.createServer` options for `timeouts` (defaults for any not given).
+ * The `http.createServer` options for `timeouts` (defaults for any not given; `lingerMs` is
+ * not Node's: see `lingerOnClose`).
  *
  * @example
  * const server = http.createServer(httpServerOptions({ keepAliveTimeoutMs: 120_000 }), handler);

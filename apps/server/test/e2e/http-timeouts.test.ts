@@ -60,7 +60,7 @@ describe('configured timeouts', () => {
     await quick.dispose();
   });
 
-  it('cut a request whose body trickles in past the request timeout', async () => {
+  it('answer 408 in the Error shape to a request whose body trickles in past the request timeout, and close', async () => {
     // One body byte every 200 ms of the 1000 announced: complete only after 200 s.
     const socket = await openSocket(quick.url);
     const answer = receivedUntilClose(socket);
@@ -75,9 +75,14 @@ describe('configured timeouts', () => {
       socket.write('a');
     }, 200);
     try {
-      await answer;
+      const text = await answer;
       expect(sent).toBeGreaterThan(3); // not cut at once: it trickled past the headers timeout
       expect(sent).toBeLessThan(980); // cut long before the body was complete
+      expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      expect(text).toMatch(/\r\nConnection: close\r\n/i);
+      expect(text).toMatch(
+        /\r\n\r\n\{"error":40801,"message":"Request body did not arrive within 2 s"\}$/,
+      );
     } finally {
       clearInterval(trickle);
       socket.destroy();

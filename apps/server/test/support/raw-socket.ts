@@ -10,10 +10,14 @@ import { connect, type Socket } from 'node:net';
  * const socket = await openSocket(server.url);
  * socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
  */
-export function openSocket(baseUrl: string): Promise<Socket> {
+export function openSocket(
+  baseUrl: string,
+  /** `allowHalfOpen: true`: keep sending after the server has ended its side (as HTTP clients do). */
+  options: { readonly allowHalfOpen?: boolean } = {},
+): Promise<Socket> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port) }, () => {
+    const socket = connect({ host: hostname, port: Number(port), ...options }, () => {
       socket.off('error', reject);
       resolve(socket);
     });

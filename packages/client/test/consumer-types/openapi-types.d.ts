@@ -194,6 +194,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request body did not arrive within the request timeout. */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The id is taken by a plant with another name or tag. */
         Conflict: {
             headers: {
@@ -233,6 +242,15 @@ export interface components {
                 "X-RateLimit-Remaining"?: number;
                 /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request expects something other than `100-continue`. */
+        ExpectationFailed: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -323,9 +341,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -97,9 +97,17 @@ const STATUS_RESPONSES: Record<number, { name: string; summary: string }> = {
     summary:
       'The path exists, but not with the method sent (e.g. `GET /plants`); `Allow` lists the methods it supports.',
   },
+  408: {
+    name: 'RequestTimeout',
+    summary: 'The request body did not arrive within the request timeout.',
+  },
   409: { name: 'Conflict', summary: 'The id is taken by a plant with another name or tag.' },
   413: { name: 'PayloadTooLarge', summary: 'The request body is over the size limit.' },
   415: { name: 'UnsupportedMediaType', summary: 'The request body is not application/json.' },
+  417: {
+    name: 'ExpectationFailed',
+    summary: 'The request expects something other than `100-continue`.',
+  },
   429: {
     name: 'TooManyRequests',
     summary: 'Over a rate limit (per credential, or per client address for refused credentials).',
@@ -137,9 +145,11 @@ const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
   unauthorized: 'A valid bearer credential is required',
   notFound: 'No operation at GET /plant',
   methodNotAllowed: 'GET is not allowed on /plants; allowed: POST',
+  requestTimeout: 'Request body did not arrive within 30 s',
   conflict: 'A plant with id 10 already exists with a different name or tag',
   payloadTooLarge: 'Request body is larger than 65536 bytes',
   unsupportedMediaType: 'Request body must be application/json, not text/plain',
+  expectationFailed: 'The only expectation this server meets is Expect: 100-continue',
   rateLimited: 'Too many requests for this credential; retry after 1 second',
   internal: 'Internal server error',
   storeUnavailable: 'The store is unavailable; retry later',

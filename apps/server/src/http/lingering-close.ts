@@ -1,0 +1,67 @@
+import type { IncomingMessage, Server } from 'node:http';
+import { Socket } from 'node:net';
+import type { ConnectionTracker } from './graceful-shutdown.ts';
+
+/** A body announced (`Content-Length`) as larger than this is not drained: closed at once. */
+export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * nginx's lingering close for Node's HTTP server. A response that closes its connection
+ * (`Connection: close`) while the request's body is still arriving (a 401, 413, 415 or 429
+ * sent before the body was read; a 400 or 408 for a body that broke or stalled) would otherwise
+ * be followed by Node destroying the socket with unread bytes in it: the kernel then answers
+ * with a reset, and a client still sending its body (Node's fetch, curl) loses the answer it
+ * was sent (EPIPE, or a truncated body).
+ *
+ * Instead the answer is followed by the end of the server's side (FIN), and the rest of the
+ * body is read and thrown away until it is complete or the client closes its side, or
+ * `lingerMs` have passed; then the socket is closed. Memory stays bounded (nothing is kept), a
+ * slow sender is cut after `lingerMs`, and a body announced as larger than `LINGER_MAX_BYTES`
+ * is not drained at all (its connection closes at once, as before).
+ * Connections whose request was read completely close as Node closes them.
+ *
+ * @example
+ * lingerOnClose(server, trackConnections(server), 5_000);
+ */
+export function lingerOnClose(
+  server: Server,
+  connections: Pick<ConnectionTracker, 'answering'>,
+  lingerMs: number,
+): void {
+  server.on('connection', (socket: Socket) => {
+    // Node's HTTP server ends a `Connection: close` response's socket with `destroySoon()`,
+    // while the response being finished is still the socket's (its `close` comes a tick later).
+    socket.destroySoon = () => {
+      const request = connections.answering(socket)?.req;
+      if (
+        request === undefined ||
+        request.complete ||
+        !socket.readable ||
+        lingerMs <= 0 ||
+        announcedTooLarge(request)
+      ) {
+        Socket.prototype.destroySoon.call(socket);
+        return;
+      }
+      linger(socket, request, lingerMs);
+    };
+  });
+}
+
+function linger(socket: Socket, request: IncomingMessage, lingerMs: number): void {
+  socket.end();
+  const close = () => socket.destroy();
+  const timer = setTimeout(close, lingerMs);
+  socket.once('close', () => clearTimeout(timer));
+  // The client closed its side, or its body is complete: nothing is left to read.
+  socket.once('end', close);
+  request.once('end', close);
+  // Its reader may have paused it when it refused the body (Node discards what then arrives).
+  request.resume();
+}
+
+/** A body announced as larger than `LINGER_MAX_BYTES`: not worth reading to the end. */
+function announcedTooLarge(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return length !== undefined && Number(length) > LINGER_MAX_BYTES;
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendRawBytes } from '../../test/support/raw-socket.ts';
+import { readPlantRows } from '../../test/support/read-plant-rows.ts';
+import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { MAX_HEADER_FIELDS } from './protocol-checks.ts';
+
+// Requests Node would answer itself without an Error body (no Host, an unknown Expect) or
+// misread (header fields past its count limit dropped), over raw sockets.
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.dispose();
+});
+
+/** The status line and the body of a raw answer. */
+function parts(answer: string): { status: string; body: string } {
+  return {
+    status: answer.split('\r\n')[0] ?? '',
+    body: answer.slice(answer.indexOf('\r\n\r\n') + 4),
+  };
+}
+
+const CLOSE = 'Connection: close\r\n';
+
+describe('HTTP rules answered in the Error shape', () => {
+  it('an HTTP/1.1 request without Host → 400 40004', async () => {
+    const answer = await sendRawBytes(server.url, 'GET /healthz HTTP/1.1\r\n\r\n');
+    expect(parts(answer)).toEqual({
+      status: 'HTTP/1.1 400 Bad Request',
+      body: '{"error":40004,"message":"HTTP/1.1 requests must have a Host header"}',
+    });
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+  });
+
+  it('an HTTP/1.0 request without Host is served', async () => {
+    const answer = await sendRawBytes(server.url, 'GET /healthz HTTP/1.0\r\n\r\n');
+    expect(parts(answer)).toEqual({ status: 'HTTP/1.1 200 OK', body: '{"status":"ok"}' });
+  });
+
+  it('Expect: foo → 417 41701', async () => {
+    const answer = await sendRawBytes(
+      server.url,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n${CLOSE}\r\n`,
+    );
+    expect(parts(answer)).toEqual({
+      status: 'HTTP/1.1 417 Expectation Failed',
+      body: '{"error":41701,"message":"The only expectation this server meets is Expect: 100-continue"}',
+    });
+  });
+
+  it('Expect: 100-continue is met', async () => {
+    const body = '{"id": 31, "name": "Continued"}';
+    const answer = await sendRawBytes(
+      server.url,
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n` +
+        `Content-Type: application/json\r\nExpect: 100-continue\r\n${CLOSE}` +
+        `Content-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+    expect(parts(answer.slice(answer.indexOf('HTTP/1.1 200'))).body).toBe('{"name":"Continued"}');
+  });
+
+  it(`more than ${MAX_HEADER_FIELDS} header fields → 400 40004 saying so, nothing stored`, async () => {
+    // Tiny fields (well under the 16 KiB header size limit) before the Content-Length.
+    const fields = Array.from({ length: 2100 }, (_, i) => `a${i}:\r\n`).join('');
+    const body = '{"id": 32, "name": "Buried"}';
+    const answer = await sendRawBytes(
+      server.url,
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n` +
+        `Content-Type: application/json\r\n${fields}Content-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    expect(parts(answer)).toEqual({
+      status: 'HTTP/1.1 400 Bad Request',
+      body: `{"error":40004,"message":"Request has more than ${MAX_HEADER_FIELDS} header fields"}`,
+    });
+    expect(readPlantRows(server.databaseFile).map((row) => row.id)).not.toContain(32n);
+  });
+
+  it(`exactly ${MAX_HEADER_FIELDS} header fields are served`, async () => {
+    const fields = Array.from({ length: MAX_HEADER_FIELDS - 2 }, (_, i) => `a${i}:\r\n`).join('');
+    const answer = await sendRawBytes(
+      server.url,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\n${fields}${CLOSE}\r\n`,
+    );
+    expect(parts(answer)).toEqual({ status: 'HTTP/1.1 200 OK', body: '{"status":"ok"}' });
+  });
+});

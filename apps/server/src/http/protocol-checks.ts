@@ -1,0 +1,43 @@
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from './api-error.ts';
+
+/**
+ * The most header fields a request may have. Node's own limit (`maxHeadersCount`, 2000) drops
+ * the fields past it without a word, so a request whose `Content-Length` came after them was
+ * answered as if it had no body: the server lets one more through and refuses the request.
+ */
+export const MAX_HEADER_FIELDS = 2000;
+
+/** Node's test for an expectation it answers with `100 Continue` (`_http_server.js`). */
+const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
+
+/**
+ * Throws the ApiError for a request that breaks HTTP/1.1 rules Node leaves (or is told to leave,
+ * see `server.ts`) to the application, so they are answered in the Error shape like every other
+ * refusal: an HTTP/1.1 request without `Host` (RFC 9112 §3.2) → 400 40004, more than
+ * {@link MAX_HEADER_FIELDS} header fields → 400 40004, an `Expect` other than `100-continue`
+ * (RFC 9110 §10.1.1) → 417 41701. The 40004s close the connection, as a parser error does.
+ *
+ * @example
+ * checkProtocol(ctx.req); // throws, or returns when the request may be served
+ */
+export function checkProtocol(request: IncomingMessage): void {
+  const headers = request.headers;
+  if (headers.host === undefined && request.httpVersion === '1.1') {
+    throw malformed('HTTP/1.1 requests must have a Host header');
+  }
+  if (request.rawHeaders.length > 2 * MAX_HEADER_FIELDS) {
+    throw malformed(`Request has more than ${MAX_HEADER_FIELDS} header fields`);
+  }
+  const expect = headers.expect;
+  if (expect !== undefined && !CONTINUE_EXPECTATION.test(expect)) {
+    throw new ApiError(
+      'expectationFailed',
+      'The only expectation this server meets is Expect: 100-continue',
+    );
+  }
+}
+
+function malformed(message: string): ApiError {
+  return new ApiError('malformedRequest', message, { Connection: 'close' });
+}
