@@ -12,6 +12,7 @@ import { answerClientErrors } from './http/client-error.ts';
 import { trackConnections } from './http/graceful-shutdown.ts';
 import { type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
 import { rateLimitBackendFor } from './limits/backend-for.ts';
+import type { IpcChannel } from './limits/cluster-backend.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
 import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './store/open-store.ts';
@@ -38,7 +39,20 @@ type ServerConfig = Pick<
     /** Overrides of the HTTP timeouts (`keepAliveTimeoutMs` comes from the config). */
     readonly timeouts?: Partial<HttpTimeouts>;
     readonly keepAliveTimeoutMs?: number;
+    /** Set in a worker of a cluster (WEB_CONCURRENCY > 1, see cluster.ts). */
+    readonly cluster?: ClusterWorkerRole;
   };
+
+/** What a cluster worker does differently from a server alone in its process. */
+export interface ClusterWorkerRole {
+  /** The channel to the primary, which counts the rate limits of every worker (SQLite). */
+  readonly primary: IpcChannel;
+  /**
+   * Whether this worker runs the SQLite WAL checkpoints in the background (exactly one
+   * worker does; the others leave them to it).
+   */
+  readonly checkpoints: boolean;
+}
 
 /**
  * How the service opens its stores (the benchmark's floor opens its store the same way):
@@ -50,7 +64,9 @@ type ServerConfig = Pick<
  * const store = await openStore(config.databaseUrl, serviceStoreOptions(config, logger));
  */
 export function serviceStoreOptions(
-  config: Pick<Config, 'durability'> & Partial<Pick<Config, 'postgres'>>,
+  config: Pick<Config, 'durability'> &
+    Partial<Pick<Config, 'postgres'>> &
+    Pick<ServerConfig, 'cluster'>,
   logger: Logger,
 ): OpenStoreOptions & { readonly postgres: OpenPostgresOptions } {
   // Logged once per transition, with the cause and what to do about it.
@@ -64,7 +80,9 @@ export function serviceStoreOptions(
   return {
     durability: config.durability,
     sqlite: {
-      checkpoints: 'background',
+      // Several processes on one file: one checkpointer is enough, and two would each pause
+      // only their own commits to let the WAL start over.
+      checkpoints: config.cluster && !config.cluster.checkpoints ? 'elsewhere' : 'background',
       onCheckpointFailure: (error) =>
         logger.error({ err: error }, 'WAL checkpoint worker failed; checkpoints run inline'),
       onCheckpointError: (error) =>
@@ -172,7 +190,7 @@ async function openResources(
   const rateLimits = config.rateLimit
     ? await RateLimits.create(
         config.rateLimit,
-        await rateLimitBackendFor(config.databaseUrl, postgres),
+        await rateLimitBackendFor(config.databaseUrl, postgres, config.cluster?.primary),
         service ? { onLimited: (limit) => service.rateLimited.inc({ limit }) } : {},
       )
     : undefined;
