@@ -1,7 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
+import type { ServerOptions } from 'node:http';
 import type { Logger } from 'pino';
 import { type IpcChannel, serveClusterLimits } from './limits/cluster-backend.ts';
 import { memoryBackend } from './limits/rate-limits.ts';
+import { clusterMetrics } from './observability/cluster-metrics.ts';
+import { startMetricsServer } from './observability/metrics-listener.ts';
 import type { ClusterWorkerRole } from './server.ts';
 
 // WEB_CONCURRENCY > 1: a primary process forks that many HTTP workers (node:cluster), which
@@ -89,6 +92,13 @@ export interface PrimaryOptions {
   readonly logger: Logger;
   /** Called once, when every worker of the first start listens (the startup message). */
   readonly onListening: (url: string) => void;
+  /**
+   * Where `GET /metrics` is served (METRICS_PORT): by the primary, every worker's metrics
+   * added up (the workers open no metrics listener).
+   */
+  readonly metrics?: { readonly port: number; readonly host: string };
+  /** The HTTP server options of that listener (the API's timeouts). */
+  readonly serverOptions?: ServerOptions;
 }
 
 /**
@@ -103,8 +113,17 @@ export interface PrimaryOptions {
  * @example
  * process.exit(await runPrimary({ workers: 4, logger, onListening: (url) => console.log(url) }));
  */
-export function runPrimary(options: PrimaryOptions): Promise<number> {
+export async function runPrimary(options: PrimaryOptions): Promise<number> {
   const { logger } = options;
+  const metrics = options.metrics
+    ? await startMetricsServer(
+        clusterMetrics(),
+        options.metrics,
+        logger,
+        options.serverOptions ?? {},
+      )
+    : undefined;
+  if (metrics) logger.info({ metrics: `${metrics.url}/metrics` }, 'metrics of all workers');
   const limits = serveClusterLimits(memoryBackend);
   const slots = Array.from({ length: options.workers }, () => ({
     worker: undefined as Worker | undefined,
@@ -172,7 +191,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
   let killTimer: NodeJS.Timeout | undefined;
   const finish = () => {
     clearTimeout(killTimer);
-    limits.close().then(
+    Promise.all([limits.close(), metrics?.close()]).then(
       () => {
         logger.info({ failed }, 'all workers stopped');
         resolveDone(failed ? 1 : 0);
@@ -206,5 +225,5 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   for (let slot = 0; slot < options.workers; slot += 1) fork(slot);
-  return done;
+  return await done;
 }

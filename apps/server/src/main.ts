@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { developmentTokenPath, loadDevelopmentToken } from './auth/development-token.ts';
 import { joinCluster, runPrimary } from './cluster.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { httpServerOptions } from './http/timeouts.ts';
 import { createLogger, wantsPrettyLogs } from './observability/logger.ts';
 import { startServer } from './server.ts';
 import { maskDatabaseUrl } from './store/open-store.ts';
@@ -34,6 +35,12 @@ async function main(): Promise<void> {
         workers: config.webConcurrency,
         logger: baseLogger,
         onListening: (url) => printWelcome(url, development),
+        ...(config.metrics
+          ? {
+              metrics: config.metrics,
+              serverOptions: httpServerOptions({ keepAliveTimeoutMs: config.keepAliveTimeoutMs }),
+            }
+          : {}),
       }),
     );
   }

@@ -126,8 +126,12 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const resources = await openResources(config, logger, opened);
     const app = buildApp(config, logger, resources);
     const listening = await listen(app, config, opened);
+    // A cluster worker hands its metrics to the primary, which serves them all added up.
+    if (resources.metrics && config.cluster) {
+      resources.metrics.modules.shareWorkerMetrics(resources.metrics.service);
+    }
     const metricsServer =
-      resources.metrics && config.metrics
+      resources.metrics && config.metrics && !config.cluster
         ? await resources.metrics.modules.startMetricsServer(
             resources.metrics.service,
             config.metrics,
@@ -248,10 +252,12 @@ async function listen(
 type MetricsModules = Awaited<ReturnType<typeof loadMetricsModules>>;
 
 async function loadMetricsModules() {
-  const [{ ServiceMetrics }, { measureStore }, { startMetricsServer }] = await Promise.all([
-    import('./observability/metrics.ts'),
-    import('./observability/store-timing.ts'),
-    import('./observability/metrics-listener.ts'),
-  ]);
-  return { ServiceMetrics, measureStore, startMetricsServer };
+  const [{ ServiceMetrics }, { measureStore }, { startMetricsServer }, { shareWorkerMetrics }] =
+    await Promise.all([
+      import('./observability/metrics.ts'),
+      import('./observability/store-timing.ts'),
+      import('./observability/metrics-listener.ts'),
+      import('./observability/cluster-metrics.ts'),
+    ]);
+  return { ServiceMetrics, measureStore, startMetricsServer, shareWorkerMetrics };
 }

@@ -143,6 +143,27 @@ describe('clusterBackend', () => {
     expect(await (limiter.nothing as () => Promise<unknown>)()).toBeUndefined();
   });
 
+  it('sends the calls of one event-loop turn in one message, and their answers in one', async () => {
+    const server = serveClusterLimits(memoryBackend);
+    const pair = channelPair();
+    const sent = { worker: 0, primary: 0 };
+    const counted = (channel: IpcChannel, side: keyof typeof sent): IpcChannel => ({
+      ...channel,
+      send: (message) => {
+        sent[side] += 1;
+        channel.send(message);
+      },
+    });
+    server.attach(counted(pair.primary, 'primary'));
+    const limiter = await clusterBackend(counted(pair.worker, 'worker')).limiter(spec);
+    expect(sent).toEqual({ worker: 1, primary: 1 });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => outcome(limiter.consume('k'))),
+    );
+    expect(results.filter((r) => r === 'ok')).toHaveLength(5);
+    expect(sent).toEqual({ worker: 2, primary: 2 });
+  });
+
   it('makes one limiter per spec on the primary, however many workers ask', async () => {
     let made = 0;
     const counting: RateLimitBackend = {

@@ -19,9 +19,8 @@ const TAG = 'plant-store:rate-limits';
 
 /** Worker → primary. */
 type Request =
-  | { readonly tag: typeof TAG; readonly id: number; readonly op: 'limiter'; spec: LimiterSpec }
+  | { readonly id: number; readonly op: 'limiter'; spec: LimiterSpec }
   | {
-      readonly tag: typeof TAG;
       readonly id: number;
       readonly op: 'call';
       readonly limiter: number;
@@ -31,8 +30,45 @@ type Request =
 
 /** Primary → worker: the outcome of request `id`. */
 type Reply =
-  | { readonly tag: typeof TAG; readonly id: number; readonly ok: true; readonly value?: unknown }
-  | { readonly tag: typeof TAG; readonly id: number; readonly ok: false; readonly error: unknown };
+  | { readonly id: number; readonly ok: true; readonly value?: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: unknown };
+
+/**
+ * What goes over the channel: every request (or reply) of one event-loop turn in one message,
+ * so a busy worker pays one send and one receive per turn, not per call.
+ */
+interface Envelope<T> {
+  readonly tag: typeof TAG;
+  readonly items: readonly T[];
+}
+
+/** Queues items and sends them in one envelope at the end of this event-loop turn. */
+function batchSender<T>(channel: IpcChannel, onSendError: (items: T[], error: unknown) => void) {
+  let queue: T[] = [];
+  const flush = () => {
+    const items = queue;
+    queue = [];
+    try {
+      channel.send({ tag: TAG, items } satisfies Envelope<T>);
+    } catch (error) {
+      onSendError(items, error);
+    }
+  };
+  return (item: T) => {
+    if (queue.length === 0) setImmediate(flush);
+    queue.push(item);
+  };
+}
+
+/** Calls `listener` with each item of every envelope of this module on `channel`. */
+function onItems<T>(channel: IpcChannel, listener: (item: T) => void): () => void {
+  return channel.onMessage((message) => {
+    if (typeof message !== 'object' || message === null) return;
+    const envelope = message as Partial<Envelope<T>>;
+    if (envelope.tag !== TAG || !Array.isArray(envelope.items)) return;
+    for (const item of envelope.items) listener(item);
+  });
+}
 
 /** What the primary tells a worker about a limiter it made: its handle and its shape. */
 interface LimiterShape {
@@ -85,13 +121,12 @@ export function clusterBackend(
   >();
   let nextId = 1;
   let closed: Error | undefined;
-  const stop = channel.onMessage((message) => {
-    if (!isReply(message)) return;
-    const waiting = pending.get(message.id);
+  const stop = onItems<Reply>(channel, (reply) => {
+    const waiting = pending.get(reply.id);
     if (waiting === undefined) return;
-    pending.delete(message.id);
-    if (message.ok) waiting.resolve(decode(message.value, classes));
-    else waiting.reject(decode(message.error, classes));
+    pending.delete(reply.id);
+    if (reply.ok) waiting.resolve(decode(reply.value, classes));
+    else waiting.reject(decode(reply.error, classes));
   });
   const fail = (error: Error) => {
     closed = error;
@@ -101,12 +136,18 @@ export function clusterBackend(
   channel.onClose?.(() =>
     fail(new Error('The rate limits are unreachable: the primary process is gone')),
   );
-  const ask = (request: DistributiveOmit<Request, 'tag' | 'id'>): Promise<unknown> => {
+  const post = batchSender<Request>(channel, (requests, error) => {
+    for (const request of requests) {
+      pending.get(request.id)?.reject(error);
+      pending.delete(request.id);
+    }
+  });
+  const ask = (request: DistributiveOmit<Request, 'id'>): Promise<unknown> => {
     if (closed) return Promise.reject(closed);
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
-      channel.send({ ...request, tag: TAG, id });
+      post({ ...request, id } as Request);
     });
   };
   return {
@@ -177,26 +218,18 @@ export function serveClusterLimits(backend: RateLimitBackend): ClusterLimitsServ
     );
   };
   return {
-    attach: (channel) =>
-      channel.onMessage((message) => {
-        if (!isRequest(message)) return;
-        run(message).then(
-          (value) => send(channel, { tag: TAG, id: message.id, ok: true, value }),
-          (error: unknown) =>
-            send(channel, { tag: TAG, id: message.id, ok: false, error: encode(error) }),
+    attach: (channel) => {
+      // A reply to a worker that went away meanwhile is dropped: nobody waits for it.
+      const post = batchSender<Reply>(channel, () => undefined);
+      return onItems<Request>(channel, (request) => {
+        run(request).then(
+          (value) => post({ id: request.id, ok: true, value }),
+          (error: unknown) => post({ id: request.id, ok: false, error: encode(error) }),
         );
-      }),
+      });
+    },
     close: () => backend.close(),
   };
-}
-
-/** A reply to a worker that went away meanwhile is dropped. */
-function send(channel: IpcChannel, reply: Reply): void {
-  try {
-    channel.send(reply);
-  } catch {
-    // The worker is gone; nobody waits for this answer.
-  }
 }
 
 /** The handle, methods and plain properties of `limiter`, its prototype chain included. */
@@ -276,22 +309,4 @@ export function decode(
     return type ? Object.assign(Object.create(type.prototype) as object, state) : state;
   }
   return plain(record);
-}
-
-function isReply(message: unknown): message is Reply {
-  return (
-    typeof message === 'object' &&
-    message !== null &&
-    (message as { tag?: unknown }).tag === TAG &&
-    'ok' in message
-  );
-}
-
-function isRequest(message: unknown): message is Request {
-  return (
-    typeof message === 'object' &&
-    message !== null &&
-    (message as { tag?: unknown }).tag === TAG &&
-    'op' in message
-  );
 }

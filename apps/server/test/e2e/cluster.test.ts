@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
+import { freePort } from '../support/free-port.ts';
 import { integrityCheck } from '../support/integrity-check.ts';
 import { adminQuery, createTestSchema } from '../support/postgres.ts';
 import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
@@ -145,7 +146,12 @@ function storedIds(file: string): number[] {
 describe('WEB_CONCURRENCY=2 on SQLite', () => {
   it('serves from both workers, holds one per-credential limit across them, stops on SIGTERM', async () => {
     const file = join(folder, 'limit.db');
-    const server = start({ DATABASE_URL: file, RATE_LIMIT_PER_MINUTE: '10' });
+    const metricsPort = await freePort();
+    const server = start({
+      DATABASE_URL: file,
+      RATE_LIMIT_PER_MINUTE: '10',
+      METRICS_PORT: String(metricsPort),
+    });
     const url = await ready(server);
     // The startup message is printed once, by the primary, not by each worker.
     expect(server.output().match(/Plant Store is listening on/g)).toHaveLength(1);
@@ -154,8 +160,13 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     const statuses = await createMany(url, 1, 16, 4);
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
     expect(statuses.filter((status) => status === 429)).toHaveLength(6);
+    // The primary serves the metrics of both workers added up.
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^plant_store_plants_created_total 10$/m);
+    expect(metrics).toMatch(/^plant_store_rate_limited_total\{limit="token"\} 6$/m);
 
     await stopCleanly(server, url);
+    expect(await portIsFree(metricsPort)).toBe(true);
     // Both workers served (the request log names each line's worker by its pid) …
     const served = logLines(server).filter((line) => line.route === '/plants');
     expect(served).toHaveLength(16);
