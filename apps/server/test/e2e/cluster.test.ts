@@ -209,6 +209,33 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     expect(storedIds(file)).toHaveLength(12);
   });
 
+  it('prints the development token once, made by the primary, and every worker accepts it', async () => {
+    const data = join(folder, 'dev');
+    const server = start({ DATABASE_URL: join(data, 'dev.db'), PLANT_STORE_TOKENS: '' });
+    const url = await ready(server);
+    await expect.poll(() => server.output()).toMatch(/curl -sS -X POST/);
+    expect(server.output().match(/curl -sS -X POST/g)).toHaveLength(1);
+    expect(server.output()).toContain(`made now and kept in ${join(data, 'dev-token')}`);
+    const devToken = /Bearer ([A-Za-z0-9_-]{43})'/.exec(server.output())?.[1] ?? '';
+    const statuses = await Promise.all(
+      [1, 2, 3, 4].map(async (id) => {
+        const response = await fetch(`${url}/plants`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${devToken}`,
+            'content-type': 'application/json',
+            connection: 'close',
+          },
+          body: JSON.stringify({ id, name: 'Fern' }),
+        });
+        await response.arrayBuffer();
+        return response.status;
+      }),
+    );
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    await stopCleanly(server, url);
+  });
+
   it('fails the start (exit 1) when the workers cannot listen, leaving no process behind', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
