@@ -18,12 +18,7 @@ const TAG = 'plant-store:cluster';
 type ToPrimary =
   | { readonly tag: typeof TAG; readonly type: 'hello' }
   | { readonly tag: typeof TAG; readonly type: 'listening'; readonly url: string };
-type ToWorker = {
-  readonly tag: typeof TAG;
-  readonly type: 'role';
-  readonly slot: number;
-  readonly checkpoints: boolean;
-};
+type ToWorker = { readonly tag: typeof TAG; readonly type: 'role'; readonly slot: number };
 
 /** First wait before a dead worker is replaced; it doubles with each death in a row. */
 const RESTART_DELAY_MS = 250;
@@ -64,7 +59,7 @@ function primaryChannel(worker: Worker): IpcChannel {
   };
 }
 
-/** A worker joining its cluster: asks the primary for its role (its slot, its duties). */
+/** A worker joining its cluster: asks the primary for its slot (named in its log lines). */
 export function joinCluster(): Promise<
   ClusterWorkerRole & { readonly slot: number; listening(url: string): void }
 > {
@@ -77,7 +72,6 @@ export function joinCluster(): Promise<
       resolve({
         primary: channel,
         slot: role.slot ?? 0,
-        checkpoints: role.checkpoints === true,
         listening: (url) => channel.send({ tag: TAG, type: 'listening', url } satisfies ToPrimary),
       });
     });
@@ -102,8 +96,7 @@ export interface PrimaryOptions {
 }
 
 /**
- * The primary process: forks `workers` workers and keeps that many running. Slot 0's worker
- * runs the SQLite WAL checkpoints (its replacement takes them over). A worker that dies
+ * The primary process: forks `workers` workers and keeps that many running. A worker that dies
  * before all of the first start listen fails the start (exit code 1: a port in use, a bad
  * database URL — a replacement would only fail again); later, a dead worker is replaced after
  * a backoff (250 ms, doubling per death in a row of its slot, at most 30 s). SIGTERM or SIGINT
@@ -150,7 +143,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
     worker.on('message', (message: Partial<ToPrimary> & { url?: unknown }) => {
       if (message.tag !== TAG) return;
       if (message.type === 'hello') {
-        worker.send({ tag: TAG, type: 'role', slot, checkpoints: slot === 0 } satisfies ToWorker);
+        worker.send({ tag: TAG, type: 'role', slot } satisfies ToWorker);
       } else if (message.type === 'listening') {
         state.listeningSince = Date.now();
         if (!started && slots.every((s) => s.listeningSince !== undefined)) {

@@ -47,11 +47,6 @@ type ServerConfig = Pick<
 export interface ClusterWorkerRole {
   /** The channel to the primary, which counts the rate limits of every worker (SQLite). */
   readonly primary: IpcChannel;
-  /**
-   * Whether this worker runs the SQLite WAL checkpoints in the background (exactly one
-   * worker does; the others leave them to it).
-   */
-  readonly checkpoints: boolean;
 }
 
 /**
@@ -64,9 +59,7 @@ export interface ClusterWorkerRole {
  * const store = await openStore(config.databaseUrl, serviceStoreOptions(config, logger));
  */
 export function serviceStoreOptions(
-  config: Pick<Config, 'durability'> &
-    Partial<Pick<Config, 'postgres'>> &
-    Pick<ServerConfig, 'cluster'>,
+  config: Pick<Config, 'durability'> & Partial<Pick<Config, 'postgres'>>,
   logger: Logger,
 ): OpenStoreOptions & { readonly postgres: OpenPostgresOptions } {
   // Logged once per transition, with the cause and what to do about it.
@@ -80,9 +73,11 @@ export function serviceStoreOptions(
   return {
     durability: config.durability,
     sqlite: {
-      // Several processes on one file: one checkpointer is enough, and two would each pause
-      // only their own commits to let the WAL start over.
-      checkpoints: config.cluster && !config.cluster.checkpoints ? 'elsewhere' : 'background',
+      // Also in every worker of a cluster: each checkpointer pauses only its own process's
+      // commits, and since all of them watch the one WAL they pause together when it is long,
+      // so it starts over; a single checkpointer could not stop the other workers' commits
+      // (test/e2e/sqlite-multi-process-wal.test.ts).
+      checkpoints: 'background',
       onCheckpointFailure: (error) =>
         logger.error({ err: error }, 'WAL checkpoint worker failed; checkpoints run inline'),
       onCheckpointError: (error) =>

@@ -127,14 +127,6 @@ describe('connection settings', () => {
     expect(second.settings()).toMatchObject({ journalMode: 'wal', synchronous: 2 });
   });
 
-  it('leaves checkpoints to another process when asked, keeping those of SQLite as a ceiling', async () => {
-    const store = openStore({ checkpoints: 'elsewhere', walRestartFrames: 500 });
-    expect(store.settings()).toMatchObject({ checkpoints: 'elsewhere', walAutocheckpoint: 2000 });
-    expect(store.checkpointStats()).toBeUndefined(); // no worker thread in this process
-    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
-    expect(rawRows()).toHaveLength(1);
-  });
-
   it('uses synchronous=NORMAL when asked for normal durability', () => {
     expect(openStore({ durability: 'normal' }).settings().synchronous).toBe(1);
   });

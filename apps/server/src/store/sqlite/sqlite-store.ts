@@ -39,11 +39,9 @@ export interface SqliteStoreOptions {
   /**
    * Who copies the WAL into the database file: `inline` (default), SQLite itself inside the
    * commit that fills the WAL to 1000 pages; `background`, a worker thread with its own
-   * connection (`WalCheckpointer`), so commits on the event loop do no checkpoint I/O;
-   * `elsewhere`, another process on the same file runs them in the background (one worker of
-   * a cluster): no worker thread here, SQLite's own stay as a ceiling, as with `background`.
+   * connection (`WalCheckpointer`), so commits on the event loop do no checkpoint I/O.
    */
-  readonly checkpoints?: 'inline' | 'background' | 'elsewhere';
+  readonly checkpoints?: 'inline' | 'background';
   /** `background` only: how often new WAL frames are copied; default 100 ms. */
   readonly checkpointIntervalMs?: number;
   /** `background` only: WAL frames at which commits pause briefly so the WAL starts over; default 16 000 (64 MiB of 4 KiB pages). */
@@ -69,8 +67,8 @@ export interface SqliteSettings {
   readonly schemaVersion: number;
   /** WAL pages after which a commit checkpoints inline (a ceiling only, when in the background). */
   readonly walAutocheckpoint: number;
-  /** Who checkpoints now: `background` while the worker runs, `elsewhere` when another process does, else `inline`. */
-  readonly checkpoints: 'inline' | 'background' | 'elsewhere';
+  /** Who checkpoints now: `background` while the worker runs, else `inline`. */
+  readonly checkpoints: 'inline' | 'background';
 }
 
 /** Counters of the group-commit path: `commits` write transactions, `creates` settled creates. */
@@ -136,7 +134,6 @@ export class SqliteStore implements PlantStore {
   readonly #commitBatch: Database.Transaction<(plants: readonly NewPlant[]) => RowResult[]>;
   readonly #queue: GroupCommitQueue<NewPlant, CreateOutcome>;
   readonly #checkpointer: WalCheckpointer | undefined;
-  #checkpointsElsewhere = false;
   readonly #probeWrite: Database.Statement<[], unknown>;
   readonly #files: readonly WatchedFile[];
   readonly #readiness: WriteReadiness;
@@ -175,7 +172,6 @@ export class SqliteStore implements PlantStore {
       );
       this.#checkpointer =
         options.checkpoints === 'background' ? this.#startCheckpointer(options) : undefined;
-      if (options.checkpoints === 'elsewhere') this.#setCheckpointCeiling(options);
     } catch (error) {
       this.#db.close();
       throw error;
@@ -245,11 +241,7 @@ export class SqliteStore implements PlantStore {
       busyTimeoutMs: Number(this.#db.pragma('busy_timeout', { simple: true })),
       schemaVersion: schemaVersion(this.#db),
       walAutocheckpoint: Number(this.#db.pragma('wal_autocheckpoint', { simple: true })),
-      checkpoints: this.#checkpointer?.stats().running
-        ? 'background'
-        : this.#checkpointsElsewhere
-          ? 'elsewhere'
-          : 'inline',
+      checkpoints: this.#checkpointer?.stats().running ? 'background' : 'inline',
     };
   }
 
@@ -264,11 +256,10 @@ export class SqliteStore implements PlantStore {
   }
 
   /**
-   * Leaves checkpoints to a background checkpointer (here or in another process): a commit
-   * checkpoints inline only once the WAL is `CEILING_FACTOR` times the restart length.
-   * Returns the restart length (frames).
+   * Hands checkpoints to a worker thread; SQLite's own stay as a ceiling, and come back at
+   * their default if the worker fails.
    */
-  #setCheckpointCeiling(options: SqliteStoreOptions): number {
+  #startCheckpointer(options: SqliteStoreOptions): WalCheckpointer {
     const restartFrames = positiveInteger(
       'walRestartFrames',
       options.walRestartFrames ?? DEFAULT_WAL_RESTART_FRAMES,
@@ -279,16 +270,6 @@ export class SqliteStore implements PlantStore {
       restartFrames * CEILING_FACTOR,
       restartFrames * CEILING_FACTOR,
     );
-    this.#checkpointsElsewhere = options.checkpoints === 'elsewhere';
-    return restartFrames;
-  }
-
-  /**
-   * Hands checkpoints to a worker thread; SQLite's own stay as a ceiling, and come back at
-   * their default if the worker fails.
-   */
-  #startCheckpointer(options: SqliteStoreOptions): WalCheckpointer {
-    const restartFrames = this.#setCheckpointCeiling(options);
     return new WalCheckpointer({
       driverPath: SQLITE_DRIVER_PATH,
       filename: this.filename,
