@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type LoadResult, runLoad } from './load.ts';
 import type { BenchPostgres } from './postgres.ts';
-import { cpuMicros } from './proc-stats.ts';
+import { treeCpuMicros } from './proc-stats.ts';
 import { countSqliteRows } from './seed.ts';
 import { startServerProcess } from './server-process.ts';
 
@@ -55,6 +55,8 @@ export interface BenchCase {
   readonly seedRows: number;
   /** The server bundle to run (real and postgres kinds); default `dist/main.js`. */
   readonly entry?: string;
+  /** Environment of this case's server on top of the others (e.g. WEB_CONCURRENCY). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface BenchSettings {
@@ -160,6 +162,7 @@ export async function runCase(
         DURABILITY: 'full',
         ...BENCH_ENV,
         ...settings.extraEnv,
+        ...benchCase.env,
       },
       logFile,
       APP_ROOT,
@@ -184,7 +187,7 @@ export async function runCase(
         }),
       );
       const measure = async (overallRate?: number): Promise<Measured> => {
-        const cpuBefore = cpuMicros(server.pid);
+        const cpuBefore = treeCpuMicros(server.pid);
         const clientBefore = process.cpuUsage();
         const result = await runLoad({
           ...load,
@@ -196,7 +199,7 @@ export async function runCase(
         loads.push(result);
         return {
           result,
-          cpu: cpuMicros(server.pid) - cpuBefore,
+          cpu: treeCpuMicros(server.pid) - cpuBefore,
           clientCpu: clientUsed.user + clientUsed.system,
         };
       };

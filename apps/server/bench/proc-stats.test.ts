@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuMicros, rssBytes } from './proc-stats.ts';
+import { cpuMicros, rssBytes, treeCpuMicros } from './proc-stats.ts';
 
 describe('process statistics from /proc', () => {
   it('counts CPU time that grows with work', () => {
@@ -25,5 +25,11 @@ describe('process statistics from /proc', () => {
 
   it('fails for a process that does not exist', () => {
     expect(() => cpuMicros(2 ** 30)).toThrow();
+  });
+
+  it('adds the descendants of a process to its own time, and 0 for a process that is gone', () => {
+    const own = cpuMicros(process.pid);
+    expect(treeCpuMicros(process.pid)).toBeGreaterThanOrEqual(own);
+    expect(treeCpuMicros(2 ** 30)).toBe(0);
   });
 });

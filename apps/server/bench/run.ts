@@ -29,6 +29,7 @@ import { renderSoakMarkdown, soak, soakChecksPass } from './soak.ts';
 //   --fixed-rate-only  only the fixed-rate window → results/fixed-rate.*
 //   --seeded     real and bare on an empty store and on one holding --seed-rows plants
 //                → results/seeded.*
+//   --web-concurrency N  adds the real server with N cluster workers (real-wN) to the cases
 //   --soak       the real server at a fixed --rate for --minutes, RSS sampled → results/soak.*
 // `pnpm bench -- --seeded` hands the script a literal `--` before the options: skip it.
 const argv = process.argv.slice(2).filter((arg, index) => !(index === 0 && arg === '--'));
@@ -55,6 +56,7 @@ const { values: args } = parseArgs({
     'compare-dist': { type: 'string', multiple: true, default: [] },
     priority: { type: 'string', default: '-10' },
     entry: { type: 'string' },
+    'web-concurrency': { type: 'string', multiple: true, default: [] },
   },
 });
 
@@ -207,6 +209,19 @@ async function runComparison(): Promise<void> {
       if (seedFile !== undefined) {
         cases.push({ name: `${name}-seeded`, kind: 'real', seedFile, seedRows, entry });
       }
+    }
+    // `--web-concurrency N` (repeatable): the deployed server with WEB_CONCURRENCY=N (N HTTP
+    // workers under node:cluster) as one more interleaved case named real-wN; its CPU is that
+    // of the primary and all its workers.
+    for (const text of args['web-concurrency'] ?? []) {
+      const workers = positive('web-concurrency', text);
+      cases.push({
+        name: `real-w${workers}`,
+        kind: 'real',
+        seedRows: 0,
+        entry: ENTRY,
+        env: { WEB_CONCURRENCY: String(workers) },
+      });
     }
     const cpuProfileDir = args['cpu-prof'];
     const fixedRateOnly = args['fixed-rate-only'] ?? false;

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       trustProxyHops: 0,
       corsOrigins: [],
       keepAliveTimeoutMs: 65_000,
+      webConcurrency: 1,
     });
   });
 
@@ -150,6 +151,7 @@ describe('operations settings', () => {
       TRUST_PROXY_HOPS: '2',
       CORS_ORIGINS: ' https://app.example.com ,http://localhost:5173,',
       KEEP_ALIVE_TIMEOUT_SECONDS: '620',
+      WEB_CONCURRENCY: '8',
     });
     expect(config).toMatchObject({
       metrics: { port: 9464, host: '0.0.0.0' },
@@ -157,6 +159,7 @@ describe('operations settings', () => {
       trustProxyHops: 2,
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       keepAliveTimeoutMs: 620_000,
+      webConcurrency: 8,
     });
     expect(load({ METRICS_PORT: '0' }).metrics).toEqual({ port: 0, host: '127.0.0.1' });
   });
@@ -179,6 +182,9 @@ describe('operations settings', () => {
     [{ CORS_ORIGINS: 'https://ok.example.com,app.example.com' }, /CORS_ORIGINS.1: /],
     [{ CORS_ORIGINS: 'ftp://files.example.com' }, /CORS_ORIGINS.0: /],
     [{ KEEP_ALIVE_TIMEOUT_SECONDS: '0' }, /KEEP_ALIVE_TIMEOUT_SECONDS: must be at least 1/],
+    [{ WEB_CONCURRENCY: '0' }, /WEB_CONCURRENCY: must be at least 1/],
+    [{ WEB_CONCURRENCY: '2.5' }, /WEB_CONCURRENCY: must be a whole number/],
+    [{ WEB_CONCURRENCY: '257' }, /WEB_CONCURRENCY: must be 1..256/],
   ])('name the problem in %o', (env, message) => {
     expect(() => load(env)).toThrow(message);
   });

@@ -12,6 +12,9 @@ export const POSTGRES_DEFAULTS = {
   statementTimeoutMs: 5000,
 } as const;
 
+/** Most HTTP worker processes WEB_CONCURRENCY may ask for. */
+const MAX_WEB_CONCURRENCY = 256;
+
 const Env = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce
@@ -81,6 +84,10 @@ const Env = z.object({
       ),
   ),
   KEEP_ALIVE_TIMEOUT_SECONDS: count().min(1, 'must be at least 1 (seconds)').default(65),
+  WEB_CONCURRENCY: count()
+    .min(1, 'must be at least 1')
+    .max(MAX_WEB_CONCURRENCY, `must be 1..${MAX_WEB_CONCURRENCY}`)
+    .default(1),
 });
 
 /** A comma-separated list from an environment string (default none): items trimmed, empty ones dropped, each checked by `item`. */
@@ -142,6 +149,11 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** Idle keep-alive connections are closed after this long (ms). */
   readonly keepAliveTimeoutMs: number;
+  /**
+   * HTTP worker processes (`node:cluster`); 1 = the server runs in this one process, more =
+   * a primary process forks this many workers that share the port (see cluster.ts).
+   */
+  readonly webConcurrency: number;
 }
 
 /** Request limits; 0 turns a limit off. */
@@ -233,6 +245,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxyHops: values.TRUST_PROXY_HOPS,
     corsOrigins: values.CORS_ORIGINS,
     keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    webConcurrency: values.WEB_CONCURRENCY,
   };
 }
 

@@ -1,5 +1,8 @@
+import cluster from 'node:cluster';
 import { developmentTokenPath, loadDevelopmentToken } from './auth/development-token.ts';
+import { joinCluster, runPrimary } from './cluster.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { httpServerOptions } from './http/timeouts.ts';
 import { createLogger, wantsPrettyLogs } from './observability/logger.ts';
 import { startServer } from './server.ts';
 import { maskDatabaseUrl } from './store/open-store.ts';
@@ -16,16 +19,39 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel, {
+  const baseLogger = createLogger(config.logLevel, {
     pretty: wantsPrettyLogs(config.production, process.stdout.isTTY),
   });
   // Outside production with no PLANT_STORE_TOKENS: one token kept in the data directory, so
-  // that it survives restarts (yesterday's curl still works).
+  // that it survives restarts (yesterday's curl still works). In a cluster the primary makes
+  // it before forking, and the workers read it.
   const development = config.developmentToken
     ? await loadDevelopmentToken(developmentTokenPath(config.databaseUrl))
     : undefined;
+  // WEB_CONCURRENCY > 1: this process forks the HTTP workers and serves none itself.
+  if (config.webConcurrency > 1 && cluster.isPrimary) {
+    process.exit(
+      await runPrimary({
+        workers: config.webConcurrency,
+        logger: baseLogger,
+        onListening: (url) => printWelcome(url, development),
+        ...(config.metrics
+          ? {
+              metrics: config.metrics,
+              serverOptions: httpServerOptions({ keepAliveTimeoutMs: config.keepAliveTimeoutMs }),
+            }
+          : {}),
+      }),
+    );
+  }
+  const role = config.webConcurrency > 1 ? await joinCluster() : undefined;
+  // Each worker's lines name it (the pid), since they share one output.
+  const logger = role ? baseLogger.child({ pid: process.pid, worker: role.slot }) : baseLogger;
   const running = await startServer(
-    development ? { ...config, tokens: [development.token] } : config,
+    {
+      ...(development ? { ...config, tokens: [development.token] } : config),
+      ...(role ? { cluster: role } : {}),
+    },
     logger,
   );
   logger.info(
@@ -36,22 +62,8 @@ async function main(): Promise<void> {
     },
     'plant-store listening',
   );
-  console.log(`Plant Store is listening on ${running.url}`);
-  if (development !== undefined) {
-    console.log(
-      [
-        '',
-        `No PLANT_STORE_TOKENS configured: this server accepts the development token ${development.created ? 'made now and kept' : 'kept'} in ${development.file}:`,
-        `  ${development.token}`,
-        'Try it:',
-        `  curl -sS -X POST ${running.url}/plants \\`,
-        `    -H 'Authorization: Bearer ${development.token}' \\`,
-        `    -H 'Content-Type: application/json' \\`,
-        `    -d '{"id": 1, "name": "Monstera", "tag": "indoor"}'`,
-        '',
-      ].join('\n'),
-    );
-  }
+  if (role) role.listening(running.url);
+  else printWelcome(running.url, development);
 
   // A signal that arrives during the shutdown is absorbed, not fatal: Ctrl-C under a script
   // runner reaches the server twice (from the terminal to the process group, and forwarded by
@@ -75,6 +87,28 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** The startup message: where the server listens and, in development, the token to use. */
+function printWelcome(
+  url: string,
+  development: Awaited<ReturnType<typeof loadDevelopmentToken>> | undefined,
+): void {
+  console.log(`Plant Store is listening on ${url}`);
+  if (development === undefined) return;
+  console.log(
+    [
+      '',
+      `No PLANT_STORE_TOKENS configured: this server accepts the development token ${development.created ? 'made now and kept' : 'kept'} in ${development.file}:`,
+      `  ${development.token}`,
+      'Try it:',
+      `  curl -sS -X POST ${url}/plants \\`,
+      `    -H 'Authorization: Bearer ${development.token}' \\`,
+      `    -H 'Content-Type: application/json' \\`,
+      `    -d '{"id": 1, "name": "Monstera", "tag": "indoor"}'`,
+      '',
+    ].join('\n'),
+  );
 }
 
 main().catch((error: unknown) => {

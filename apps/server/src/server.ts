@@ -14,6 +14,7 @@ import { lingerOnClose } from './http/lingering-close.ts';
 import { MAX_HEADER_FIELDS } from './http/protocol-checks.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
 import { rateLimitBackendFor } from './limits/backend-for.ts';
+import type { IpcChannel } from './limits/cluster-backend.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
 import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './store/open-store.ts';
@@ -40,7 +41,15 @@ type ServerConfig = Pick<
     /** Overrides of the HTTP timeouts (`keepAliveTimeoutMs` comes from the config). */
     readonly timeouts?: Partial<HttpTimeouts>;
     readonly keepAliveTimeoutMs?: number;
+    /** Set in a worker of a cluster (WEB_CONCURRENCY > 1, see cluster.ts). */
+    readonly cluster?: ClusterWorkerRole;
   };
+
+/** What a cluster worker does differently from a server alone in its process. */
+export interface ClusterWorkerRole {
+  /** The channel to the primary, which counts the rate limits of every worker (SQLite). */
+  readonly primary: IpcChannel;
+}
 
 /**
  * How the service opens its stores (the benchmark's floor opens its store the same way):
@@ -66,6 +75,10 @@ export function serviceStoreOptions(
   return {
     durability: config.durability,
     sqlite: {
+      // Also in every worker of a cluster: each checkpointer pauses only its own process's
+      // commits, and since all of them watch the one WAL they pause together when it is long,
+      // so it starts over; a single checkpointer could not stop the other workers' commits
+      // (test/e2e/sqlite-multi-process-wal.test.ts).
       checkpoints: 'background',
       onCheckpointFailure: (error) =>
         logger.error({ err: error }, 'WAL checkpoint worker failed; checkpoints run inline'),
@@ -110,8 +123,12 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const resources = await openResources(config, logger, opened);
     const app = buildApp(config, logger, resources);
     const listening = await listen(app, config, opened);
+    // A cluster worker hands its metrics to the primary, which serves them all added up.
+    if (resources.metrics && config.cluster) {
+      resources.metrics.modules.shareWorkerMetrics(resources.metrics.service);
+    }
     const metricsServer =
-      resources.metrics && config.metrics
+      resources.metrics && config.metrics && !config.cluster
         ? await resources.metrics.modules.startMetricsServer(
             resources.metrics.service,
             config.metrics,
@@ -174,7 +191,7 @@ async function openResources(
   const rateLimits = config.rateLimit
     ? await RateLimits.create(
         config.rateLimit,
-        await rateLimitBackendFor(config.databaseUrl, postgres),
+        await rateLimitBackendFor(config.databaseUrl, postgres, config.cluster?.primary),
         service ? { onLimited: (limit) => service.rateLimited.inc({ limit }) } : {},
       )
     : undefined;
@@ -241,10 +258,12 @@ async function listen(
 type MetricsModules = Awaited<ReturnType<typeof loadMetricsModules>>;
 
 async function loadMetricsModules() {
-  const [{ ServiceMetrics }, { measureStore }, { startMetricsServer }] = await Promise.all([
-    import('./observability/metrics.ts'),
-    import('./observability/store-timing.ts'),
-    import('./observability/metrics-listener.ts'),
-  ]);
-  return { ServiceMetrics, measureStore, startMetricsServer };
+  const [{ ServiceMetrics }, { measureStore }, { startMetricsServer }, { shareWorkerMetrics }] =
+    await Promise.all([
+      import('./observability/metrics.ts'),
+      import('./observability/store-timing.ts'),
+      import('./observability/metrics-listener.ts'),
+      import('./observability/cluster-metrics.ts'),
+    ]);
+  return { ServiceMetrics, measureStore, startMetricsServer, shareWorkerMetrics };
 }

@@ -23,7 +23,7 @@ export interface MetricsServer {
  * await fetch(`${listener.url}/metrics`);
  */
 export async function startMetricsServer(
-  metrics: ServiceMetrics,
+  metrics: Pick<ServiceMetrics, 'exposition'>,
   address: { readonly host: string; readonly port: number },
   logger: Logger,
   /** The HTTP server's options (its timeouts): the same as the API's. */

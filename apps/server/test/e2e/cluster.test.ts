@@ -1,0 +1,300 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { openSqlite } from '../../src/store/sqlite/driver.ts';
+import { freePort } from '../support/free-port.ts';
+import { integrityCheck } from '../support/integrity-check.ts';
+import { adminQuery, createTestSchema } from '../support/postgres.ts';
+import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
+
+// WEB_CONCURRENCY=2: the real entry point as a primary with two HTTP workers (node:cluster),
+// on SQLite and on PostgreSQL: both workers serve, the per-credential limit is one limit for
+// the machine, commits from both are stored, a dead worker is replaced, SIGTERM stops all.
+
+const folder = mkdtempSync(join(tmpdir(), 'plant-store-cluster-'));
+const token = 'cluster-test-token-0123456789abcdef';
+const started: SpawnedServer[] = [];
+afterEach(() => {
+  for (const server of started.splice(0)) server.child.kill('SIGKILL');
+});
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+function start(env: Record<string, string>): SpawnedServer {
+  const server = spawnServer({
+    PORT: '0',
+    WEB_CONCURRENCY: '2',
+    LOG_LEVEL: 'info',
+    PLANT_STORE_TOKENS: token,
+    ...env,
+  });
+  started.push(server);
+  return server;
+}
+
+/** POST /plants on a connection of its own (so that the cluster hands it to either worker). */
+function create(url: string, id: number): Promise<number> {
+  const body = JSON.stringify({ id, name: `Plant ${id}` });
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/plants`, {
+      method: 'POST',
+      agent: false,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface LogLine {
+  readonly msg?: string;
+  readonly pid?: number;
+  readonly status?: number;
+  readonly route?: string;
+}
+
+/** The JSON log lines the processes wrote. */
+function logLines(server: SpawnedServer): LogLine[] {
+  return server
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/** Resolves with the URL once the server listens and both workers' log lines are out. */
+async function ready(server: SpawnedServer): Promise<string> {
+  const url = await server.ready;
+  // Log lines reach stdout within a second (observability/logger.ts gathers them).
+  await expect.poll(() => workerPids(server).length, { timeout: 5_000 }).toBe(2);
+  return url;
+}
+
+/** The pids of the workers that said they listen. */
+function workerPids(server: SpawnedServer): number[] {
+  return logLines(server)
+    .filter((line) => line.msg === 'plant-store listening')
+    .map((line) => line.pid ?? 0);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** Stops the server with SIGTERM; expects exit 0, no worker left and the port free. */
+async function stopCleanly(server: SpawnedServer, url: string): Promise<void> {
+  const pids = workerPids(server);
+  server.child.kill('SIGTERM');
+  expect(await server.exited).toBe(0);
+  for (const pid of pids) expect(isAlive(pid)).toBe(false);
+  expect(await portIsFree(Number(new URL(url).port))).toBe(true);
+}
+
+/** Sends `count` creates (ids from `firstId`), `concurrency` at a time; their statuses. */
+async function createMany(
+  url: string,
+  firstId: number,
+  count: number,
+  concurrency: number,
+): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let offset = 0; offset < count; offset += concurrency) {
+    const batch = Array.from(
+      { length: Math.min(concurrency, count - offset) },
+      (_, i) => firstId + offset + i,
+    );
+    statuses.push(...(await Promise.all(batch.map((id) => create(url, id)))));
+  }
+  return statuses;
+}
+
+function storedIds(file: string): number[] {
+  const db = openSqlite(file, { readonly: true });
+  try {
+    return db
+      .prepare<[], { id: number }>('SELECT id FROM plants ORDER BY id')
+      .all()
+      .map((row) => Number(row.id));
+  } finally {
+    db.close();
+  }
+}
+
+describe('WEB_CONCURRENCY=2 on SQLite', () => {
+  it('serves from both workers, holds one per-credential limit across them, stops on SIGTERM', async () => {
+    const file = join(folder, 'limit.db');
+    const metricsPort = await freePort();
+    const server = start({
+      DATABASE_URL: file,
+      // A bucket of 10, refilled by one a second: 16 quick creates → 10 (plus one per second
+      // the run took) pass, the rest are refused, whichever worker serves them.
+      RATE_LIMIT_PER_SECOND: '1',
+      RATE_LIMIT_BURST: '10',
+      METRICS_PORT: String(metricsPort),
+    });
+    const url = await ready(server);
+    // The startup message is printed once, by the primary, not by each worker.
+    expect(server.output().match(/Plant Store is listening on/g)).toHaveLength(1);
+    expect(new Set(workerPids(server)).size).toBe(2);
+
+    const began = performance.now();
+    const statuses = await createMany(url, 1, 16, 4);
+    const refilled = Math.floor((performance.now() - began) / 1000);
+    const passed = statuses.filter((status) => status === 200).length;
+    expect(passed).toBeGreaterThanOrEqual(10);
+    expect(passed).toBeLessThanOrEqual(10 + refilled);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(16 - passed);
+    // The primary serves the metrics of both workers added up.
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`^plant_store_plants_created_total ${passed}$`, 'm'));
+    expect(metrics).toMatch(
+      new RegExp(`^plant_store_rate_limited_total\\{limit="token"\\} ${16 - passed}$`, 'm'),
+    );
+
+    await stopCleanly(server, url);
+    expect(await portIsFree(metricsPort)).toBe(true);
+    // Both workers served (the request log names each line's worker by its pid) …
+    const served = logLines(server).filter((line) => line.route === '/plants');
+    expect(served).toHaveLength(16);
+    expect(new Set(served.map((line) => line.pid))).toEqual(new Set(workerPids(server)));
+    // … and both refused once the machine's limit was used up: the counts are shared.
+    const accepted = served.filter((line) => line.status === 200);
+    expect(accepted).toHaveLength(passed);
+    expect(storedIds(file)).toHaveLength(passed);
+  });
+
+  it('stores every acknowledged create of both workers (one WAL file, several processes)', async () => {
+    const file = join(folder, 'durable.db');
+    const server = start({ DATABASE_URL: file, ...NO_RATE_LIMITS });
+    const url = await ready(server);
+    const statuses = await createMany(url, 1, 400, 16);
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    await stopCleanly(server, url);
+    expect(storedIds(file)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+    expect(integrityCheck(file)).toEqual([{ integrity_check: 'ok' }]);
+  });
+
+  it('replaces a worker that dies, and keeps serving meanwhile', async () => {
+    const file = join(folder, 'restart.db');
+    const server = start({ DATABASE_URL: file, ...NO_RATE_LIMITS });
+    const url = await ready(server);
+    const [victim, survivor] = workerPids(server);
+    if (victim === undefined || survivor === undefined) throw new Error('no workers');
+    process.kill(victim, 'SIGKILL');
+    await expect.poll(() => isAlive(victim)).toBe(false);
+    // Served by the survivor (and by the replacement once it listens).
+    expect(new Set(await createMany(url, 1, 6, 3))).toEqual(new Set([200]));
+    await expect.poll(() => workerPids(server).length, { timeout: 20_000 }).toBe(3);
+    const replacement = workerPids(server)[2] ?? 0;
+    expect([victim, survivor]).not.toContain(replacement);
+    expect(isAlive(replacement)).toBe(true);
+    expect(logLines(server).some((line) => line.msg === 'worker exited unexpectedly')).toBe(true);
+    expect(new Set(await createMany(url, 7, 6, 3))).toEqual(new Set([200]));
+    await stopCleanly(server, url);
+    expect(isAlive(survivor)).toBe(false);
+    expect(storedIds(file)).toHaveLength(12);
+  });
+
+  it('prints the development token once, made by the primary, and every worker accepts it', async () => {
+    const data = join(folder, 'dev');
+    const server = start({ DATABASE_URL: join(data, 'dev.db'), PLANT_STORE_TOKENS: '' });
+    const url = await ready(server);
+    await expect.poll(() => server.output()).toMatch(/curl -sS -X POST/);
+    expect(server.output().match(/curl -sS -X POST/g)).toHaveLength(1);
+    expect(server.output()).toContain(`made now and kept in ${join(data, 'dev-token')}`);
+    const devToken = /Bearer ([A-Za-z0-9_-]{43})'/.exec(server.output())?.[1] ?? '';
+    const statuses = await Promise.all(
+      [1, 2, 3, 4].map(async (id) => {
+        const response = await fetch(`${url}/plants`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${devToken}`,
+            'content-type': 'application/json',
+            connection: 'close',
+          },
+          body: JSON.stringify({ id, name: 'Fern' }),
+        });
+        await response.arrayBuffer();
+        return response.status;
+      }),
+    );
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    await stopCleanly(server, url);
+  });
+
+  it('fails the start (exit 1) when the workers cannot listen, leaving no process behind', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const address = blocker.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      const server = start({ DATABASE_URL: join(folder, 'taken.db'), PORT: String(port) });
+      expect(await server.exited).toBe(1);
+      expect(server.output()).not.toMatch(/Plant Store is listening on/);
+    } finally {
+      blocker.close();
+    }
+  });
+});
+
+describe('WEB_CONCURRENCY=2 on PostgreSQL', () => {
+  it('serves from both workers, shares the per-credential limit, stops on SIGTERM', async () => {
+    const schema = await createTestSchema(inject('postgresAdminUrl'), 'plant_cluster');
+    try {
+      // A bucket of 6 refilled by one a second (the slowest refill there is).
+      const server = start({
+        DATABASE_URL: schema.url,
+        RATE_LIMIT_PER_SECOND: '1',
+        RATE_LIMIT_BURST: '6',
+      });
+      const url = await ready(server);
+      expect(new Set(workerPids(server)).size).toBe(2);
+      // On PostgreSQL the workers count through the database, as separate instances do
+      // (limits/postgres-backend.ts): each decides locally from the shared count it saw at its
+      // last sync, 100 ms after its own latest request. So a worker may let one request too
+      // many through before it hears of the other's; per-process limits would take 2 × 6.
+      // The bucket refills by one a second, so the bound grows by one per second the run took.
+      const statuses: number[] = [];
+      const began = performance.now();
+      for (let id = 1; id <= 16; id += 1) {
+        statuses.push(await create(url, id));
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      const refilled = Math.floor((performance.now() - began) / 1000);
+      const accepted = statuses.filter((status) => status === 200).length;
+      expect(accepted).toBeGreaterThanOrEqual(6);
+      expect(accepted).toBeLessThanOrEqual(7 + refilled);
+      expect(statuses.slice(0, 6)).toEqual([200, 200, 200, 200, 200, 200]);
+      await stopCleanly(server, url);
+      const served = logLines(server).filter((line) => line.route === '/plants');
+      expect(new Set(served.map((line) => line.pid))).toEqual(new Set(workerPids(server)));
+      const rows = await adminQuery(schema.url, 'SELECT count(*)::int AS n FROM plants');
+      expect(rows[0]?.n).toBe(accepted);
+    } finally {
+      await schema.drop();
+    }
+  });
+});
