@@ -64,8 +64,9 @@ describe('HTTP rules answered in the Error shape', () => {
   });
 
   it(`more than ${MAX_HEADER_FIELDS} header fields → 400 40004 saying so, nothing stored`, async () => {
-    // Tiny fields (well under the 16 KiB header size limit) before the Content-Length.
-    const fields = Array.from({ length: 2100 }, (_, i) => `a${i}:\r\n`).join('');
+    // Tiny fields before the Content-Length: 2,100 of at most 6 bytes (base-36 names), well
+    // under the 16 KiB header size limit on every Node (Node 24 counts closer to it than 20).
+    const fields = Array.from({ length: 2100 }, (_, i) => `${i.toString(36)}:\r\n`).join('');
     const body = '{"id": 32, "name": "Buried"}';
     const answer = await sendRawBytes(
       server.url,
@@ -80,7 +81,10 @@ describe('HTTP rules answered in the Error shape', () => {
   });
 
   it(`exactly ${MAX_HEADER_FIELDS} header fields are served`, async () => {
-    const fields = Array.from({ length: MAX_HEADER_FIELDS - 2 }, (_, i) => `a${i}:\r\n`).join('');
+    const fields = Array.from(
+      { length: MAX_HEADER_FIELDS - 2 },
+      (_, i) => `${i.toString(36)}:\r\n`,
+    ).join('');
     const answer = await sendRawBytes(
       server.url,
       `GET /healthz HTTP/1.1\r\nHost: x\r\n${fields}${CLOSE}\r\n`,

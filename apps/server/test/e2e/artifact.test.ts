@@ -124,9 +124,13 @@ function portTaken(port: number): Promise<boolean> {
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(command, args, { cwd, env, timeout: 280_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : (error as { code?: unknown }).code;
-      resolve({ status: typeof code === 'number' ? code : -1, stdout, stderr });
+    const options = { cwd, env, timeout: 280_000, maxBuffer: 256 * 1024 * 1024 };
+    execFile(command, args, options, (error, stdout, stderr) => {
+      const failure = error as (Error & { code?: unknown; signal?: unknown }) | null;
+      const code = failure === null ? 0 : failure.code;
+      // Not an exit code (a timeout, a signal, a spawn error): say which in the output.
+      const why = failure !== null && typeof code !== 'number' ? `\n${failure.message}` : '';
+      resolve({ status: typeof code === 'number' ? code : -1, stdout, stderr: stderr + why });
     });
   });
 }
