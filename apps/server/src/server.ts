@@ -11,7 +11,6 @@ import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
 import { answerClientErrors } from './http/client-error.ts';
 import { trackConnections } from './http/graceful-shutdown.ts';
 import { lingerOnClose } from './http/lingering-close.ts';
-import { MAX_HEADER_FIELDS } from './http/protocol-checks.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
 import { rateLimitBackendFor } from './limits/backend-for.ts';
 import type { IpcChannel } from './limits/cluster-backend.ts';
@@ -237,7 +236,11 @@ async function listen(
     { ...serverOptions(config), requireHostHeader: false },
     app.callback(),
   );
-  server.maxHeadersCount = MAX_HEADER_FIELDS + 1;
+  // No count limit in Node itself (0): Node 20 drops the fields past its limit without a word and
+  // Node 24 refuses them as a header overflow; with none, every Node hands all the fields (at
+  // most the 16 KiB header size allows) to `checkProtocol`, which refuses more than
+  // MAX_HEADER_FIELDS with a message that says so.
+  server.maxHeadersCount = 0;
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   const connections = trackConnections(server);
   answerClientErrors(server, connections);
