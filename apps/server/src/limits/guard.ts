@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
+import { RATE_LIMIT_HEADERS } from '@plant-store/schema';
 import { ApiError } from '../http/api-error.ts';
-import type { RequestStep } from '../http/app-state.ts';
+import type { AppContext, RequestStep } from '../http/app-state.ts';
 import { addressKey } from './key.ts';
-import { type CredentialAllowance, type RateLimits, rateLimitHeaders } from './rate-limits.ts';
+import type { CredentialAllowance, RateLimits } from './rate-limits.ts';
 
 /** Addresses whose limiter key is remembered; past this many the memory starts afresh. */
 const MAX_REMEMBERED_ADDRESSES = 10_000;
@@ -43,26 +44,64 @@ export function rateLimited(limits: RateLimits, authenticate: RequestStep): Requ
     }
     return key;
   };
-  return async function limitedAuthentication(ctx) {
-    const address = keyOf(ctx.ip);
-    await limits.checkAddress(address);
+  // Not async: with the in-memory limits and a configured token every check is decided at
+  // once and the step returns nothing (no promise); a step that must wait returns its promise.
+  const consume = (ctx: AppContext): Promise<void> | undefined => {
+    let allowance: ReturnType<RateLimits['consumeCredentialNow']>;
     try {
-      await authenticate(ctx);
+      allowance = limits.consumeCredentialNow(ctx.state.consumer ?? '');
     } catch (error) {
-      if (error instanceof ApiError && error.kind === 'unauthorized') {
-        await limits.recordAuthFailure(address);
-      }
-      throw error;
+      return refusedForRate(ctx, error);
     }
-    let allowance: CredentialAllowance | undefined;
-    try {
-      allowance = await limits.consumeCredential(ctx.state.consumer ?? '');
-    } catch (error) {
-      if (error instanceof ApiError && error.kind === 'rateLimited') await drainSmallBody(ctx.req);
-      throw error;
+    if (allowance instanceof Promise) {
+      return allowance.then(
+        (given) => setAllowanceHeaders(ctx, given),
+        (error: unknown) => refusedForRate(ctx, error),
+      );
     }
-    if (allowance !== undefined) ctx.set(rateLimitHeaders(allowance));
+    setAllowanceHeaders(ctx, allowance);
+    return undefined;
   };
+  const refusedCredential = (error: unknown, address: string): Promise<never> =>
+    error instanceof ApiError && error.kind === 'unauthorized'
+      ? limits.recordAuthFailure(address).then(() => Promise.reject(error))
+      : Promise.reject(error);
+  const authenticateAndConsume = (ctx: AppContext, address: string): Promise<void> | undefined => {
+    let checked: void | Promise<void>;
+    try {
+      checked = authenticate(ctx);
+    } catch (error) {
+      return refusedCredential(error, address);
+    }
+    if (checked === undefined) return consume(ctx);
+    return checked.then(
+      () => consume(ctx),
+      (error: unknown) => refusedCredential(error, address),
+    );
+  };
+  return function limitedAuthentication(ctx) {
+    const address = keyOf(ctx.ip);
+    const addressChecked = limits.checkAddressNow(address);
+    if (addressChecked === undefined) return authenticateAndConsume(ctx, address);
+    return addressChecked.then(() => authenticateAndConsume(ctx, address));
+  };
+}
+
+/** A 429 for the credential keeps the connection when its body is small; see `rateLimited`. */
+function refusedForRate(ctx: AppContext, error: unknown): Promise<never> {
+  if (error instanceof ApiError && error.kind === 'rateLimited') {
+    return drainSmallBody(ctx.req).then(() => Promise.reject(error));
+  }
+  return Promise.reject(error);
+}
+
+/** The `X-RateLimit-*` headers, straight onto the response (nothing is sent yet). */
+function setAllowanceHeaders(ctx: AppContext, allowance: CredentialAllowance | undefined): void {
+  if (allowance === undefined) return;
+  const res = ctx.res;
+  res.setHeader(RATE_LIMIT_HEADERS.limit, String(allowance.limit));
+  res.setHeader(RATE_LIMIT_HEADERS.remaining, String(allowance.remaining));
+  res.setHeader(RATE_LIMIT_HEADERS.reset, String(allowance.resetSeconds));
 }
 
 /**

@@ -6,8 +6,10 @@ import {
   type TestServer,
   type TestServerOptions,
 } from '../../test/support/start-test-server.ts';
+import { ApiError } from '../http/api-error.ts';
 import { openSqlite } from '../store/sqlite/driver.ts';
 import { MAX_DRAINED_BODY_BYTES } from './guard.ts';
+import { memoryBackend, RateLimits, WINDOW_SECONDS } from './rate-limits.ts';
 
 // The rate limits over real HTTP on 127.0.0.1, with the in-memory backend (SQLite mode).
 
@@ -289,5 +291,54 @@ describe('refused-credential limit per client address', () => {
       429,
     );
     expect((await post(proxied, proxied.token, from('2001:db8:1:3::10'))).status).toBe(200);
+  });
+});
+
+describe('decided without a promise on the in-memory backend', () => {
+  const config = { perSecond: 1, burst: 2, authFailuresPerMinute: 2 };
+
+  it('takes from the bucket at once and throws the 429 at once', async () => {
+    const limits = await RateLimits.create(config);
+    expect(limits.consumeCredentialNow('env#1')).toEqual({
+      limit: 1,
+      remaining: 1,
+      resetSeconds: 1,
+    });
+    expect(limits.consumeCredentialNow('env#1')).toEqual({
+      limit: 1,
+      remaining: 0,
+      resetSeconds: 2,
+    });
+    let refused: unknown;
+    try {
+      limits.consumeCredentialNow('env#1');
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).kind).toBe('rateLimited');
+  });
+
+  it('passes an address at once until a refused credential is counted, and for a window after it', async () => {
+    let now = 1_000_000;
+    const limits = await RateLimits.create(config, memoryBackend, { now: () => now });
+    expect(limits.checkAddressNow('203.0.113.7')).toBeUndefined();
+    await limits.recordAuthFailure('203.0.113.7');
+    await limits.recordAuthFailure('203.0.113.7');
+    // Counted: asked of the limiter, which refuses the address.
+    const checked = limits.checkAddressNow('203.0.113.7');
+    expect(checked).toBeInstanceOf(Promise);
+    await expect(checked).rejects.toMatchObject({ kind: 'rateLimited' });
+    expect(limits.checkAddressNow('198.51.100.1')).toBeUndefined();
+    now += WINDOW_SECONDS * 1000;
+    expect(limits.checkAddressNow('203.0.113.7')).toBeUndefined();
+  });
+
+  it('always asks a backend whose counts other processes share', async () => {
+    const shared = { ...memoryBackend, kind: 'shared', local: false };
+    const limits = await RateLimits.create(config, shared);
+    const checked = limits.checkAddressNow('203.0.113.7');
+    expect(checked).toBeInstanceOf(Promise);
+    await expect(checked).resolves.toBeUndefined();
   });
 });

@@ -39,6 +39,11 @@ export interface Limiter {
   penalty(key: string, points?: number): Promise<RateLimiterRes>;
   /** The state of `key`, or null when it has none in the current window (or a full bucket). */
   get(key: string): Promise<RateLimiterRes | null>;
+  /**
+   * `consume` decided at once, without a promise (limiters whose counts are in this process):
+   * returns the state, throws a RateLimiterRes when that goes over the limit.
+   */
+  consumeNow?(key: string, points?: number): RateLimiterRes;
 }
 
 /**
@@ -48,6 +53,11 @@ export interface Limiter {
  */
 export interface RateLimitBackend {
   readonly kind: string;
+  /**
+   * Every count of this backend is made by this process (the in-memory one): the limits may
+   * then skip asking it about a key they never counted.
+   */
+  readonly local?: boolean;
   /** A limiter for `spec`, ready to use. */
   limiter(spec: LimiterSpec): Promise<Limiter>;
   /** Releases what the backend holds (connections). */
@@ -60,6 +70,7 @@ export interface RateLimitBackend {
  */
 export const memoryBackend: RateLimitBackend = {
   kind: 'memory',
+  local: true,
   limiter: async (spec) =>
     spec.refill === 'smooth'
       ? new MemoryTokenBuckets(spec)
@@ -73,6 +84,9 @@ export const memoryBackend: RateLimitBackend = {
 
 /** The counting window of the refused-credential limit. */
 export const WINDOW_SECONDS = 60;
+
+/** Addresses whose last refused credential is remembered before stale ones are swept. */
+const SWEEP_FAILURES_AT = 10_000;
 
 /** The key prefix (and PostgreSQL table suffix) of the per-credential token buckets. */
 export const CREDENTIAL_BUCKET_PREFIX = 'rl_token_bucket';
@@ -105,6 +119,8 @@ export function rateLimitHeaders(allowance: CredentialAllowance): Record<string,
 export interface RateLimitsOptions {
   /** Told about every 429 (metrics). */
   readonly onLimited?: (limit: RateLimitName) => void;
+  /** The clock of the refused-credential window's shortcut (epoch ms); `Date.now` by default. */
+  readonly now?: () => number;
 }
 
 /**
@@ -124,13 +140,23 @@ export interface RateLimitsOptions {
  * await limits.consumeCredential('env#1'); // throws a 429 ApiError once the bucket is empty
  */
 export class RateLimits {
+  /**
+   * With a local backend: when each address key last had a refused credential counted. An
+   * address without one in the last window has no count, so `checkAddressNow` passes it without
+   * asking the limiter (a promise saved on every authenticated request).
+   */
+  readonly #lastFailureAt: Map<string, number> | undefined;
+
   private constructor(
     private readonly perToken: Limiter | undefined,
     private readonly perSecond: number,
     private readonly authFailures: Limiter | undefined,
     private readonly backend: RateLimitBackend,
     private readonly onLimited: (limit: RateLimitName) => void,
-  ) {}
+    private readonly now: () => number,
+  ) {
+    this.#lastFailureAt = backend.local === true ? new Map() : undefined;
+  }
 
   /** Builds the limits on `backend` (in memory by default). */
   static async create(
@@ -162,6 +188,7 @@ export class RateLimits {
       authFailures,
       backend,
       options.onLimited ?? (() => undefined),
+      options.now ?? Date.now,
     );
   }
 
@@ -176,12 +203,31 @@ export class RateLimits {
   }
 
   /**
+   * `checkAddress`, without a promise when the answer is known at once: on a local backend, an
+   * address with no refused credential counted in the last window passes (undefined). Otherwise
+   * the promise of `checkAddress`.
+   */
+  checkAddressNow(address: string): Promise<void> | undefined {
+    if (this.authFailures === undefined) return undefined;
+    const lastFailureAt = this.#lastFailureAt?.get(boundedKey(address));
+    if (
+      this.#lastFailureAt !== undefined &&
+      (lastFailureAt === undefined || this.now() - lastFailureAt >= WINDOW_SECONDS * 1000)
+    ) {
+      return undefined;
+    }
+    return this.checkAddress(address);
+  }
+
+  /**
    * Counts one refused credential against `address`; throws 429 when that went over the limit
    * (concurrent attempts that all passed `checkAddress` before any was counted).
    */
   async recordAuthFailure(address: string): Promise<void> {
     if (this.authFailures === undefined) return;
-    const state = await this.authFailures.penalty(boundedKey(address), 1);
+    const key = boundedKey(address);
+    this.#noteFailure(key);
+    const state = await this.authFailures.penalty(key, 1);
     if (state.consumedPoints > this.authFailures.points) {
       this.onLimited('address');
       throw tooManyRequests(state, 'Too many requests with a refused credential from this address');
@@ -198,14 +244,50 @@ export class RateLimits {
     try {
       return this.#allowance(limiter, await limiter.consume(boundedKey(name), 1));
     } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      this.onLimited('token');
-      throw tooManyRequests(
-        rejection,
-        'Too many requests for this credential',
-        rateLimitHeaders(this.#allowance(limiter, rejection, true)),
-      );
+      throw this.#refusal(limiter, rejection);
     }
+  }
+
+  /**
+   * `consumeCredential`, decided at once when the limiter can (the in-memory buckets): the
+   * allowance, or the 429 thrown; otherwise the promise of `consumeCredential`.
+   */
+  consumeCredentialNow(
+    name: string,
+  ): CredentialAllowance | undefined | Promise<CredentialAllowance | undefined> {
+    const limiter = this.perToken;
+    if (limiter === undefined) return undefined;
+    if (limiter.consumeNow === undefined) return this.consumeCredential(name);
+    let state: RateLimiterRes;
+    try {
+      state = limiter.consumeNow(boundedKey(name), 1);
+    } catch (rejection) {
+      throw this.#refusal(limiter, rejection);
+    }
+    return this.#allowance(limiter, state);
+  }
+
+  /** A credential's refusal as the 429 (anything else that was thrown, as it was). */
+  #refusal(limiter: Limiter, rejection: unknown): unknown {
+    if (!(rejection instanceof RateLimiterRes)) return rejection;
+    this.onLimited('token');
+    return tooManyRequests(
+      rejection,
+      'Too many requests for this credential',
+      rateLimitHeaders(this.#allowance(limiter, rejection, true)),
+    );
+  }
+
+  #noteFailure(key: string): void {
+    const seen = this.#lastFailureAt;
+    if (seen === undefined) return;
+    const now = this.now();
+    if (seen.size >= SWEEP_FAILURES_AT && !seen.has(key)) {
+      for (const [stale, at] of seen) {
+        if (now - at >= WINDOW_SECONDS * 1000) seen.delete(stale);
+      }
+    }
+    seen.set(key, now);
   }
 
   #allowance(limiter: Limiter, state: RateLimiterRes, refused = false): CredentialAllowance {

@@ -87,6 +87,11 @@ export class MemoryTokenBuckets {
   }
 
   async consume(key: string, points = 1): Promise<RateLimiterRes> {
+    return this.consumeNow(key, points);
+  }
+
+  /** `consume` without a promise: the state, or a RateLimiterRes thrown when it does not fit. */
+  consumeNow(key: string, points = 1): RateLimiterRes {
     const now = this.#now();
     const level = this.#level(key, now);
     if (!bucketFits(this.#shape, level, points)) {
