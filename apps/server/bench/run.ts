@@ -197,17 +197,24 @@ async function runComparison(): Promise<void> {
         else cases.push({ name: `${kind}-seeded`, kind, seedFile, seedRows, entry: ENTRY });
       }
     }
-    // `--compare-dist NAME=BUNDLE` (repeatable): another build of the server (e.g. before a
+    // `--compare-dist NAME=BUNDLE[,KEY=VALUE…]` (repeatable): another build of the server (e.g. before a
     // change) as one more interleaved case named NAME. Keep the bundle inside the package (for
     // example under node_modules/.bench-before/) so its npm imports resolve.
     for (const pair of args['compare-dist'] ?? []) {
       const at = pair.indexOf('=');
       if (at < 1) throw new Error(`--compare-dist takes NAME=BUNDLE, not ${pair}`);
       const name = pair.slice(0, at);
-      const entry = pair.slice(at + 1);
-      cases.push({ name, kind: 'real', seedRows: 0, entry });
+      // NAME=BUNDLE,KEY=VALUE,…: environment for this case alone (e.g. SQLITE_CACHE_MIB=2).
+      const [entry = '', ...settings] = pair.slice(at + 1).split(',');
+      const env = Object.fromEntries(
+        settings.map((setting) => [
+          setting.slice(0, setting.indexOf('=')),
+          setting.slice(setting.indexOf('=') + 1),
+        ]),
+      );
+      cases.push({ name, kind: 'real', seedRows: 0, entry, env });
       if (seedFile !== undefined) {
-        cases.push({ name: `${name}-seeded`, kind: 'real', seedFile, seedRows, entry });
+        cases.push({ name: `${name}-seeded`, kind: 'real', seedFile, seedRows, entry, env });
       }
     }
     // `--web-concurrency N` (repeatable): the deployed server with WEB_CONCURRENCY=N (N HTTP
