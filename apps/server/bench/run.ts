@@ -204,7 +204,7 @@ async function runComparison(): Promise<void> {
       const at = pair.indexOf('=');
       if (at < 1) throw new Error(`--compare-dist takes NAME=BUNDLE, not ${pair}`);
       const name = pair.slice(0, at);
-      // NAME=BUNDLE,KEY=VALUE,…: environment for this case alone (e.g. SQLITE_CACHE_MIB=2).
+      // NAME=BUNDLE,KEY=VALUE,…: environment for this case alone (e.g. LOG_LEVEL=warn).
       const [entry = '', ...settings] = pair.slice(at + 1).split(',');
       const env = Object.fromEntries(
         settings.map((setting) => [
