@@ -55,7 +55,7 @@ const cases: GcCase[] = positionals.map((spec) => {
   if (at < 1)
     throw new Error(`A case is bare, fastify, koa, modules-floor or NAME=BUNDLE, not ${spec}`);
   // NAME=BUNDLE,--v8-flag,…: node options for this case alone (e.g. --max-semi-space-size=64).
-  // NAME=BUNDLE,KEY=VALUE,…: environment for this case alone (e.g. LOG_LEVEL=warn).
+  // NAME=BUNDLE,KEY=VALUE,…: environment for this case alone (e.g. LOG_LEVEL=warn; KEY= unsets).
   const [bundle = '', ...extras] = spec.slice(at + 1).split(',');
   const flags = extras.filter((extra) => extra.startsWith('--'));
   const env = Object.fromEntries(
@@ -108,6 +108,11 @@ function gcTotals(text: string) {
   return { allocated, promoted, scavengePause, markCompacts };
 }
 
+/** The environment without the keys set to '' (`NAME=BUNDLE,METRICS_PORT=` unsets METRICS_PORT). */
+function withoutEmpty(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+}
+
 async function runOne(gcCase: GcCase): Promise<Sample> {
   const folder = mkdtempSync(join(tmpdir(), `plant-store-gc-${gcCase.name}-`));
   try {
@@ -122,7 +127,7 @@ async function runOne(gcCase: GcCase): Promise<Sample> {
         '--trace-gc-nvp',
         ...gcCase.args,
       ],
-      {
+      withoutEmpty({
         NODE_ENV: 'production',
         HOST: '127.0.0.1',
         PORT: '0',
@@ -134,7 +139,7 @@ async function runOne(gcCase: GcCase): Promise<Sample> {
         ...extraEnv,
         ...gcCase.env,
         ...(heapSampleDir === undefined ? {} : { HEAP_SAMPLING_DIR: heapSampleDir }),
-      },
+      }),
       logFile,
       APP_ROOT,
     );
