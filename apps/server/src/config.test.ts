@@ -16,7 +16,6 @@ describe('loadConfig', () => {
       bodyLimitBytes: 65536,
       logLevel: 'info',
       durability: 'full',
-      sqliteCacheMiB: 64,
       postgres: {
         poolMax: 10,
         connectTimeoutMs: 2000,
@@ -41,7 +40,6 @@ describe('loadConfig', () => {
       BODY_LIMIT: '1mb',
       LOG_LEVEL: 'warn',
       DURABILITY: 'normal',
-      SQLITE_CACHE_MIB: '256',
       PG_POOL_MAX: '25',
       PG_CONNECT_TIMEOUT_MS: '1500',
       PG_STATEMENT_TIMEOUT_MS: '8000',
@@ -56,7 +54,6 @@ describe('loadConfig', () => {
       bodyLimitBytes: 1024 * 1024,
       logLevel: 'warn',
       durability: 'normal',
-      sqliteCacheMiB: 256,
       postgres: { poolMax: 25, connectTimeoutMs: 1500, statementTimeoutMs: 8000, startupWaitMs: 0 },
     });
   });
@@ -80,7 +77,6 @@ describe('loadConfig', () => {
     [{ BODY_LIMIT: 'lots' }, /BODY_LIMIT: must be a size/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: /],
     [{ DURABILITY: 'maybe' }, /DURABILITY: /],
-    [{ SQLITE_CACHE_MIB: '0' }, /SQLITE_CACHE_MIB: must be at least 1/],
     [{ PG_POOL_MAX: '0' }, /PG_POOL_MAX: must be at least 1/],
     [{ PG_CONNECT_TIMEOUT_MS: '2s' }, /PG_CONNECT_TIMEOUT_MS: /],
     [{ PG_STATEMENT_TIMEOUT_MS: '0' }, /PG_STATEMENT_TIMEOUT_MS: must be at least 1/],

@@ -44,12 +44,6 @@ const Env = z.object({
     }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DURABILITY: z.enum(['full', 'normal']).default('full'),
-  SQLITE_CACHE_MIB: z.coerce
-    .number()
-    .int('must be a whole number')
-    .min(1, 'must be at least 1 (MiB)')
-    .max(65_536, 'must be at most 65536 (MiB)')
-    .default(64),
   PG_POOL_MAX: z.coerce
     .number()
     .int('must be a whole number')
@@ -144,8 +138,6 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly logLevel: z.output<typeof Env>['LOG_LEVEL'];
   readonly durability: 'full' | 'normal';
-  /** SQLite only: the plant store connection's page cache, MiB (SQLITE_CACHE_MIB). */
-  readonly sqliteCacheMiB: number;
   /** Pool and timeouts of the PostgreSQL store (used when DATABASE_URL is a postgres:// URL). */
   readonly postgres: PostgresConfig;
   /** Where `GET /metrics` is served (its own listener); absent when METRICS_PORT is unset. */
@@ -241,7 +233,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: values.BODY_LIMIT,
     logLevel: values.LOG_LEVEL,
     durability: values.DURABILITY,
-    sqliteCacheMiB: values.SQLITE_CACHE_MIB,
     postgres: postgresConfig(values),
     ...(values.METRICS_PORT === undefined
       ? {}

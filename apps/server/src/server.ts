@@ -35,7 +35,7 @@ type ServerConfig = Pick<
   Config,
   'port' | 'host' | 'databaseUrl' | 'tokens' | 'bodyLimitBytes' | 'durability'
 > &
-  Partial<Pick<Config, 'postgres' | 'sqliteCacheMiB'>> &
+  Partial<Pick<Config, 'postgres'>> &
   Partial<Pick<Config, 'metrics' | 'rateLimit' | 'trustProxyHops' | 'corsOrigins'>> & {
     /** Overrides of the HTTP timeouts (`keepAliveTimeoutMs` comes from the config). */
     readonly timeouts?: Partial<HttpTimeouts>;
@@ -60,7 +60,7 @@ export interface ClusterWorkerRole {
  * const store = await openStore(config.databaseUrl, serviceStoreOptions(config, logger));
  */
 export function serviceStoreOptions(
-  config: Pick<Config, 'durability'> & Partial<Pick<Config, 'postgres' | 'sqliteCacheMiB'>>,
+  config: Pick<Config, 'durability'> & Partial<Pick<Config, 'postgres'>>,
   logger: Logger,
 ): OpenStoreOptions & { readonly postgres: OpenPostgresOptions } {
   // Logged once per transition, with the cause and what to do about it.
@@ -79,7 +79,6 @@ export function serviceStoreOptions(
       // so it starts over; a single checkpointer could not stop the other workers' commits
       // (test/e2e/sqlite-multi-process-wal.test.ts).
       checkpoints: 'background',
-      ...(config.sqliteCacheMiB === undefined ? {} : { cacheMiB: config.sqliteCacheMiB }),
       onCheckpointFailure: (error) =>
         logger.error({ err: error }, 'WAL checkpoint worker failed; checkpoints run inline'),
       onCheckpointError: (error) =>

@@ -110,7 +110,6 @@ describe('connection settings', () => {
       journalMode: 'wal',
       synchronous: 2,
       busyTimeoutMs: 1234,
-      cacheMiB: 64,
       schemaVersion: MIGRATIONS.length,
       walAutocheckpoint: 1000,
       checkpoints: 'inline',
@@ -126,11 +125,6 @@ describe('connection settings', () => {
 
     const second = openStore();
     expect(second.settings()).toMatchObject({ journalMode: 'wal', synchronous: 2 });
-  });
-
-  it('keeps the page cache it is given', () => {
-    expect(openStore({ cacheMiB: 8 }).settings().cacheMiB).toBe(8);
-    expect(() => openStore({ cacheMiB: 0 })).toThrow(/cacheMiB/);
   });
 
   it('uses synchronous=NORMAL when asked for normal durability', () => {

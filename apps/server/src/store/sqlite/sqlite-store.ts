@@ -32,12 +32,6 @@ export interface SqliteStoreOptions {
   readonly durability?: Durability;
   /** How long a statement waits for another connection's lock before failing; default 5000. */
   readonly busyTimeoutMs?: number;
-  /**
-   * The connection's page cache in MiB; default 64 (SQLite's own default is 2). Each create
-   * changes a B-tree leaf chosen by its id; with the table's pages cached, a create into a
-   * large table reads none of them from the file.
-   */
-  readonly cacheMiB?: number;
   /** Most creates committed in one transaction; default 1000. */
   readonly maxBatchSize?: number;
   /** Told about every group commit (for metrics). */
@@ -70,8 +64,6 @@ export interface SqliteSettings {
   /** 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA. */
   readonly synchronous: number;
   readonly busyTimeoutMs: number;
-  /** The page cache, MiB. */
-  readonly cacheMiB: number;
   readonly schemaVersion: number;
   /** WAL pages after which a commit checkpoints inline (a ceiling only, when in the background). */
   readonly walAutocheckpoint: number;
@@ -84,8 +76,6 @@ export type SqliteStoreStats = GroupCommitStats;
 
 const SYNCHRONOUS_LEVEL: Record<Durability, number> = { normal: 1, full: 2 };
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
-/** The page cache of the plant store's connection, MiB (see `SqliteStoreOptions.cacheMiB`). */
-export const DEFAULT_CACHE_MIB = 64;
 const DEFAULT_MAX_BATCH_SIZE = 1000;
 /** SQLite's own default of PRAGMA wal_autocheckpoint. */
 const INLINE_AUTOCHECKPOINT_PAGES = 1000;
@@ -249,7 +239,6 @@ export class SqliteStore implements PlantStore {
       journalMode: String(this.#db.pragma('journal_mode', { simple: true })),
       synchronous: Number(this.#db.pragma('synchronous', { simple: true })),
       busyTimeoutMs: Number(this.#db.pragma('busy_timeout', { simple: true })),
-      cacheMiB: -Number(this.#db.pragma('cache_size', { simple: true })) / 1024,
       schemaVersion: schemaVersion(this.#db),
       walAutocheckpoint: Number(this.#db.pragma('wal_autocheckpoint', { simple: true })),
       checkpoints: this.#checkpointer?.stats().running ? 'background' : 'inline',
@@ -400,17 +389,11 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
     'busyTimeoutMs',
     options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
   );
-  const cacheMiB = options.cacheMiB ?? DEFAULT_CACHE_MIB;
-  if (!(Number.isInteger(cacheMiB) && cacheMiB >= 1)) {
-    throw new Error(`cacheMiB must be a whole number of MiB, at least 1, not ${cacheMiB}`);
-  }
   mkdirSync(dirname(filename), { recursive: true });
   const db = openSqlite(filename, { timeout: busyTimeoutMs });
   try {
     db.defaultSafeIntegers(true);
     setPragma(db, 'busy_timeout', busyTimeoutMs, busyTimeoutMs);
-    // Negative: in KiB rather than pages.
-    setPragma(db, 'cache_size', -cacheMiB * 1024, -cacheMiB * 1024);
     setPragma(db, 'journal_mode', 'WAL', 'wal');
     // After WAL: better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, so a WAL
     // connection silently gets NORMAL unless synchronous is set explicitly.
