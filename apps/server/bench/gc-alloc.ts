@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -76,6 +76,8 @@ const seconds = Number(args.seconds);
 const reps = Number(args.reps);
 const heapSampleDir = args['heap-sample'];
 const perfDir = args.perf;
+if (perfDir !== undefined) mkdirSync(perfDir, { recursive: true });
+if (heapSampleDir !== undefined) mkdirSync(heapSampleDir, { recursive: true });
 let runNumber = 0;
 const token = `bench-${randomBytes(24).toString('base64url')}`;
 
@@ -178,9 +180,15 @@ async function runOne(gcCase: GcCase): Promise<Sample> {
       const result = await runLoad({ ...load, overallRate: rate, durationSeconds: seconds });
       const cpu = cpuMicros(server.pid) - cpuBefore;
       if (perf !== undefined && perfData !== undefined) {
-        const stopped = new Promise((resolve) => perf.on('exit', resolve));
-        perf.kill('SIGINT');
-        await stopped;
+        // perf may have ended already (it could not write its file, say): then do not wait.
+        if (perf.exitCode === null && perf.signalCode === null) {
+          const stopped = new Promise((resolve) => perf.on('exit', resolve));
+          perf.kill('SIGINT');
+          await stopped;
+        }
+        if (perf.exitCode !== 0 && perf.signalCode === null) {
+          throw new Error(`perf record ended with exit code ${perf.exitCode} (see ${perfData})`);
+        }
         const script = `${perfData}.txt`;
         execFileSync('sh', ['-c', `perf script -i '${perfData}' > '${script}' 2>/dev/null`]);
         const answeredInWindow = result.ok + result.non2xx;

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { rawExchange as exchange, type RawRequest } from '../security/exchange.ts';
 import { OpenApiResponseValidator } from '../support/openapi-validator.ts';
-import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
+import {
+  type ServerInTempFolder,
+  type SpawnedServer,
+  spawnFloodableServer,
+} from '../support/spawn-server.ts';
 
 // 10 MB bodies and compression bombs against a real server process (its own memory, measured
 // from /proc, so the test's own buffers do not count): each is a 413 in the Error shape, the
@@ -20,27 +22,16 @@ const CONCURRENT = 16;
 
 const validator = new OpenApiResponseValidator();
 const token = `bombs-${randomBytes(16).toString('base64url')}`;
-let folder: string;
 let databaseFile: string;
+let spawned: ServerInTempFolder | undefined;
 let server: SpawnedServer;
 let url: string;
 
 beforeAll(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'plant-store-bombs-'));
-  databaseFile = join(folder, 'plants.db');
-  server = spawnServer({
-    PORT: '0',
-    DATABASE_URL: databaseFile,
-    PLANT_STORE_TOKENS: token,
-    ...NO_RATE_LIMITS,
-  });
-  url = await server.ready;
+  spawned = await spawnFloodableServer('plant-store-bombs-', token);
+  ({ server, url, databaseFile } = spawned);
 }, 60_000);
-afterAll(async () => {
-  server?.child.kill('SIGTERM');
-  await server?.exited;
-  rmSync(folder, { recursive: true, force: true });
-});
+afterAll(() => spawned?.stop());
 
 /** A line of /proc/<pid>/status in MiB (VmRSS: now; VmHWM: the peak). */
 function memoryMb(field: 'VmRSS' | 'VmHWM'): number {

@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
+import { type ServerInTempFolder, spawnFloodableServer } from '../support/spawn-server.ts';
 
 // Answers sent before the body was read, while the client is still sending it, received by
 // Node's fetch (undici: what the client package and most JS callers use) from a server
@@ -13,25 +10,14 @@ import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spaw
 const MB = 1024 * 1024;
 const TRIES = 20;
 const token = `early-${randomBytes(24).toString('base64url')}`;
-let folder: string;
-let server: SpawnedServer;
+let spawned: ServerInTempFolder | undefined;
 let url: string;
 
 beforeAll(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'plant-store-early-'));
-  server = spawnServer({
-    PORT: '0',
-    DATABASE_URL: join(folder, 'plants.db'),
-    PLANT_STORE_TOKENS: token,
-    ...NO_RATE_LIMITS,
-  });
-  url = await server.ready;
+  spawned = await spawnFloodableServer('plant-store-early-', token);
+  url = spawned.url;
 }, 60_000);
-afterAll(async () => {
-  server?.child.kill('SIGTERM');
-  await server?.exited;
-  rmSync(folder, { recursive: true, force: true });
-});
+afterAll(() => spawned?.stop());
 
 /** POSTs `body` `TRIES` times, one after the other; the answers (or failures) in order. */
 async function postRepeatedly(body: Buffer, headers: Record<string, string>): Promise<string[]> {

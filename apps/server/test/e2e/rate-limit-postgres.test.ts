@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { RateLimitConfig } from '../../src/config.ts';
 import { RateLimiterRes } from '../../src/limits/flexible.ts';
 import { postgresBackend, rateLimitTable } from '../../src/limits/postgres-backend.ts';
 import type { RateLimitBackend } from '../../src/limits/rate-limits.ts';
@@ -143,6 +144,42 @@ describe('PostgreSQL token buckets', () => {
   });
 });
 
+/** Two servers (two instances) on the test schema with `rateLimit`, accepting `token`. */
+async function twoServers(
+  servers: RunningServer[],
+  token: string,
+  rateLimit: RateLimitConfig,
+): Promise<[string, string]> {
+  for (let i = 0; i < 2; i++) {
+    servers.push(
+      await startServer(
+        {
+          port: 0,
+          host: '127.0.0.1',
+          databaseUrl: schema.url,
+          tokens: [token],
+          bodyLimitBytes: 65536,
+          durability: 'full',
+          rateLimit,
+        },
+        createLogger('silent'),
+      ),
+    );
+  }
+  return servers.map((server) => server.url) as [string, string];
+}
+
+/** POSTs a NewPlant with `id` under `bearer`; the response with its body read. */
+async function postPlant(url: string, bearer: string, id: number): Promise<Response> {
+  const response = await fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id, name: 'Fern' }),
+  });
+  await response.arrayBuffer();
+  return response;
+}
+
 describe('two servers on one PostgreSQL', () => {
   const servers: RunningServer[] = [];
   afterAll(async () => {
@@ -151,32 +188,13 @@ describe('two servers on one PostgreSQL', () => {
 
   it('throttle a guesser whose attempts are spread over both', async () => {
     const token = 'shared-limit-token-0123456789';
-    for (let i = 0; i < 2; i++) {
-      servers.push(
-        await startServer(
-          {
-            port: 0,
-            host: '127.0.0.1',
-            databaseUrl: schema.url,
-            tokens: [token],
-            bodyLimitBytes: 65536,
-            durability: 'full',
-            rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 3 },
-          },
-          createLogger('silent'),
-        ),
-      );
-    }
-    const [a, b] = servers.map((server) => server.url) as [string, string];
-    const post = async (url: string, bearer: string, id: number) => {
-      const response = await fetch(`${url}/plants`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ id, name: 'Fern' }),
-      });
-      await response.arrayBuffer();
-      return response.status;
-    };
+    const [a, b] = await twoServers(servers, token, {
+      perSecond: 1000,
+      burst: 1000,
+      authFailuresPerMinute: 3,
+    });
+    const post = async (url: string, bearer: string, id: number) =>
+      (await postPlant(url, bearer, id)).status;
     expect(await post(a, token, 1)).toBe(200);
     const guesses = [];
     for (let i = 0; i < 3; i++) guesses.push(await post(a, `guess-${i}-0123456789abcdef`, 2));
@@ -207,33 +225,13 @@ describe('two servers sharing a credential’s token bucket', () => {
 
   it('refuse a credential that used its burst on the other, with Retry-After of the real wait', async () => {
     const token = 'bucket-shared-token-0123456789';
-    for (let i = 0; i < 2; i++) {
-      servers.push(
-        await startServer(
-          {
-            port: 0,
-            host: '127.0.0.1',
-            databaseUrl: schema.url,
-            tokens: [token],
-            bodyLimitBytes: 65536,
-            durability: 'full',
-            rateLimit: { perSecond: 1, burst: 4, authFailuresPerMinute: 0 },
-          },
-          createLogger('silent'),
-        ),
-      );
-    }
-    const [a, b] = servers.map((server) => server.url) as [string, string];
+    const [a, b] = await twoServers(servers, token, {
+      perSecond: 1,
+      burst: 4,
+      authFailuresPerMinute: 0,
+    });
     let id = 10_000;
-    const post = async (url: string) => {
-      const response = await fetch(`${url}/plants`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ id: id++, name: 'Fern' }),
-      });
-      await response.arrayBuffer();
-      return response;
-    };
+    const post = (url: string) => postPlant(url, token, id++);
     for (let i = 0; i < 4; i++) expect((await post(a)).status).toBe(200);
     // b learns the shared bucket with its first sync (its first request teaches it).
     let refused: Response | undefined;

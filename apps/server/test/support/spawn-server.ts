@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
@@ -58,4 +61,48 @@ export function spawnServer(
   // A test that expects the process to fail never awaits `ready`: keep that rejection handled.
   ready.catch(() => undefined);
   return { child, output: () => stdout + stderr, ready, exited };
+}
+
+/** A spawned server on its own SQLite file in a temporary folder (see `spawnFloodableServer`). */
+export interface ServerInTempFolder {
+  readonly server: SpawnedServer;
+  readonly url: string;
+  readonly databaseFile: string;
+  /** Sends SIGTERM, waits for the exit and removes the folder. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `spawnServer` on a new SQLite file in a new temporary folder named from `prefix`, accepting
+ * `token`, with the rate limits off (for a test that floods it on purpose); resolves once it
+ * listens.
+ *
+ * @example
+ * const spawned = await spawnFloodableServer('plant-store-bombs-', token);
+ * await fetch(`${spawned.url}/plants`, …);
+ * await spawned.stop();
+ */
+export async function spawnFloodableServer(
+  prefix: string,
+  token: string,
+): Promise<ServerInTempFolder> {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  const databaseFile = join(folder, 'plants.db');
+  const server = spawnServer({
+    PORT: '0',
+    DATABASE_URL: databaseFile,
+    PLANT_STORE_TOKENS: token,
+    ...NO_RATE_LIMITS,
+  });
+  const stop = async () => {
+    server.child.kill('SIGTERM');
+    await server.exited;
+    rmSync(folder, { recursive: true, force: true });
+  };
+  try {
+    return { server, url: await server.ready, databaseFile, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
