@@ -98,6 +98,11 @@ describe('clusterBackend', () => {
     const refused = await two.consumeCredential('env#1').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).status).toBe(429);
+    // The primary's buckets decide at once, but across the channel every call is a promise:
+    // the worker's limits wait for it (a RateLimiterRes taken from a promise would be wrong).
+    const forwarded = one.consumeCredentialNow('env#1');
+    expect(forwarded).toBeInstanceOf(Promise);
+    await expect(forwarded).rejects.toMatchObject({ status: 429 });
     await two.consumeCredential('env#2'); // another credential has its own count
     await one.recordAuthFailure('203.0.113.7');
     await two.recordAuthFailure('203.0.113.7');

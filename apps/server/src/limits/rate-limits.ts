@@ -146,6 +146,12 @@ export class RateLimits {
    * asking the limiter (a promise saved on every authenticated request).
    */
   readonly #lastFailureAt: Map<string, number> | undefined;
+  /**
+   * Whether the backend is local (see `RateLimitBackend.local`): only then are the limiters'
+   * synchronous methods used. A remote backend's limiter may list them too (the cluster's
+   * forwards every method of the primary's limiter), but there every call is a promise.
+   */
+  readonly #local: boolean;
 
   private constructor(
     private readonly perToken: Limiter | undefined,
@@ -155,7 +161,8 @@ export class RateLimits {
     private readonly onLimited: (limit: RateLimitName) => void,
     private readonly now: () => number,
   ) {
-    this.#lastFailureAt = backend.local === true ? new Map() : undefined;
+    this.#local = backend.local === true;
+    this.#lastFailureAt = this.#local ? new Map() : undefined;
   }
 
   /** Builds the limits on `backend` (in memory by default). */
@@ -249,15 +256,16 @@ export class RateLimits {
   }
 
   /**
-   * `consumeCredential`, decided at once when the limiter can (the in-memory buckets): the
-   * allowance, or the 429 thrown; otherwise the promise of `consumeCredential`.
+   * `consumeCredential`, decided at once when the limiter can on a local backend (the
+   * in-memory buckets): the allowance, or the 429 thrown; otherwise the promise of
+   * `consumeCredential`.
    */
   consumeCredentialNow(
     name: string,
   ): CredentialAllowance | undefined | Promise<CredentialAllowance | undefined> {
     const limiter = this.perToken;
     if (limiter === undefined) return undefined;
-    if (limiter.consumeNow === undefined) return this.consumeCredential(name);
+    if (!this.#local || limiter.consumeNow === undefined) return this.consumeCredential(name);
     let state: RateLimiterRes;
     try {
       state = limiter.consumeNow(boundedKey(name), 1);
