@@ -143,9 +143,9 @@ export class RateLimits {
   /**
    * With a local backend: when each address key last had a refused credential counted. An
    * address without one in the last window has no count, so `checkAddressNow` passes it without
-   * asking the limiter (a promise saved on every authenticated request).
+   * asking the limiter (a promise saved on every authenticated request). Empty otherwise.
    */
-  readonly #lastFailureAt: Map<string, number> | undefined;
+  readonly #lastFailureAt = new Map<string, number>();
   /**
    * Whether the backend is local (see `RateLimitBackend.local`): only then are the limiters'
    * synchronous methods used. A remote backend's limiter may list them too (the cluster's
@@ -162,7 +162,6 @@ export class RateLimits {
     private readonly now: () => number,
   ) {
     this.#local = backend.local === true;
-    this.#lastFailureAt = this.#local ? new Map() : undefined;
   }
 
   /** Builds the limits on `backend` (in memory by default). */
@@ -216,12 +215,11 @@ export class RateLimits {
    */
   checkAddressNow(address: string): Promise<void> | undefined {
     if (this.authFailures === undefined) return undefined;
-    const lastFailureAt = this.#lastFailureAt?.get(boundedKey(address));
-    if (
-      this.#lastFailureAt !== undefined &&
-      (lastFailureAt === undefined || this.now() - lastFailureAt >= WINDOW_SECONDS * 1000)
-    ) {
-      return undefined;
+    if (this.#local) {
+      const lastFailureAt = this.#lastFailureAt.get(boundedKey(address));
+      if (lastFailureAt === undefined || this.now() - lastFailureAt >= WINDOW_SECONDS * 1000) {
+        return undefined;
+      }
     }
     return this.checkAddress(address);
   }
@@ -287,8 +285,8 @@ export class RateLimits {
   }
 
   #noteFailure(key: string): void {
+    if (!this.#local) return;
     const seen = this.#lastFailureAt;
-    if (seen === undefined) return;
     const now = this.now();
     if (seen.size >= SWEEP_FAILURES_AT && !seen.has(key)) {
       for (const [stale, at] of seen) {
