@@ -34,6 +34,23 @@ const PEER_KINDS: readonly CaseKind[] = ['bare', 'fastify', 'koa'];
 const SERVER_KINDS: readonly CaseKind[] = ['real', 'postgres'];
 
 /**
+ * `KEY=VALUE` settings (from `--env`, or after a case's bundle) as an environment; the value is
+ * everything after the first `=`.
+ *
+ * @example
+ * parseSettings(['LOG_LEVEL=warn', 'METRICS_PORT=']); // { LOG_LEVEL: 'warn', METRICS_PORT: '' }
+ */
+export function parseSettings(pairs: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`A setting is KEY=VALUE, not ${pair}`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}
+
+/**
  * Settings every benchmarked server gets on top of its deployed defaults: the per-credential
  * rate limit is RAISED far above what one benchmark client sends (the default, 100 a second
  * after a burst of 200, would answer 429 to a load test; the limiter still runs on every

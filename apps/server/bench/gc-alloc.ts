@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { APP_ROOT, BENCH_ENV } from './cases.ts';
+import { APP_ROOT, BENCH_ENV, parseSettings } from './cases.ts';
 import { runLoad } from './load.ts';
 import { cpuMicros } from './proc-stats.ts';
 import { startServerProcess } from './server-process.ts';
@@ -58,19 +58,10 @@ const cases: GcCase[] = positionals.map((spec) => {
   // NAME=BUNDLE,KEY=VALUE,…: environment for this case alone (e.g. LOG_LEVEL=warn; KEY= unsets).
   const [bundle = '', ...extras] = spec.slice(at + 1).split(',');
   const flags = extras.filter((extra) => extra.startsWith('--'));
-  const env = Object.fromEntries(
-    extras
-      .filter((extra) => !extra.startsWith('--'))
-      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  );
+  const env = parseSettings(extras.filter((extra) => !extra.startsWith('--')));
   return { name: spec.slice(0, at), args: [...flags, bundle], env };
 });
-const extraEnv = Object.fromEntries(
-  (args.env ?? []).map((pair) => [
-    pair.slice(0, pair.indexOf('=')),
-    pair.slice(pair.indexOf('=') + 1),
-  ]),
-);
+const extraEnv = parseSettings(args.env ?? []);
 const rate = Number(args.rate);
 const seconds = Number(args.seconds);
 const reps = Number(args.reps);

@@ -11,6 +11,7 @@ import {
   CASE_KINDS,
   type CaseKind,
   type CaseRun,
+  parseSettings,
   runCase,
 } from './cases.ts';
 import { type BenchPostgres, startBenchPostgres } from './postgres.ts';
@@ -61,13 +62,7 @@ const { values: args } = parseArgs({
 });
 
 /** `--env KEY=VALUE` (repeatable): extra environment for every server process, for experiments. */
-const extraEnv = Object.fromEntries(
-  (args.env ?? []).map((pair) => {
-    const at = pair.indexOf('=');
-    if (at < 1) throw new Error(`--env takes KEY=VALUE, not ${pair}`);
-    return [pair.slice(0, at), pair.slice(at + 1)];
-  }),
-);
+const extraEnv = parseSettings(args.env ?? []);
 
 function positive(name: string, text: string | undefined): number {
   const value = Number(text);
@@ -206,12 +201,7 @@ async function runComparison(): Promise<void> {
       const name = pair.slice(0, at);
       // NAME=BUNDLE,KEY=VALUE,…: environment for this case alone (e.g. LOG_LEVEL=warn).
       const [entry = '', ...settings] = pair.slice(at + 1).split(',');
-      const env = Object.fromEntries(
-        settings.map((setting) => [
-          setting.slice(0, setting.indexOf('=')),
-          setting.slice(setting.indexOf('=') + 1),
-        ]),
-      );
+      const env = parseSettings(settings);
       cases.push({ name, kind: 'real', seedRows: 0, entry, env });
       if (seedFile !== undefined) {
         cases.push({ name: `${name}-seeded`, kind: 'real', seedFile, seedRows, entry, env });
