@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +36,8 @@ const { values: args, positionals } = parseArgs({
     // only; the server runs with --perf-basic-prof) into this folder and print the per-part
     // accounting of bench/perf-account.ts.
     perf: { type: 'string' },
+    // Start every case from a copy of this SQLite file (e.g. one made by bench/seed.ts).
+    seed: { type: 'string' },
   },
 });
 
@@ -83,6 +85,12 @@ interface Sample {
   readonly requests: number;
 }
 
+/** A size V8 printed as an unsigned 64-bit number: values from 2^63 on are negative. */
+function signed(digits: string): number {
+  const value = BigInt(digits);
+  return Number(value >= 2n ** 63n ? value - 2n ** 64n : value);
+}
+
 /** Sums the GC trace lines (`--trace-gc-nvp`) in `text`. */
 function gcTotals(text: string) {
   let allocated = 0;
@@ -92,7 +100,7 @@ function gcTotals(text: string) {
   for (const line of text.split('\n')) {
     const kind = / gc=(\w+) /.exec(line)?.[1];
     if (kind === undefined) continue;
-    allocated += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
+    allocated += signed(/ allocated=(\d+)/.exec(line)?.[1] ?? '0');
     promoted += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
     const pause = Number(/ pause=([\d.]+)/.exec(line)?.[1] ?? 0);
     if (kind === 's') scavengePause += pause;
@@ -109,6 +117,7 @@ function withoutEmpty(env: Record<string, string>): Record<string, string> {
 async function runOne(gcCase: GcCase): Promise<Sample> {
   const folder = mkdtempSync(join(tmpdir(), `plant-store-gc-${gcCase.name}-`));
   try {
+    if (args.seed !== undefined) copyFileSync(args.seed, join(folder, 'plants.db'));
     const logFile = join(folder, 'server.log');
     const server = await startServerProcess(
       [

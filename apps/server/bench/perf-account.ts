@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SourceFrames } from './source-frames.ts';
 
 // Where a server's on-CPU time goes, per request, by part: reads `perf script` output of
 // `perf record -e cpu-clock -g` on a server started with `node --perf-basic-prof` (all its
@@ -6,51 +8,107 @@ import { readFileSync } from 'node:fs';
 // Each main-thread sample goes to the innermost frame that belongs to a known part (so
 // node's stream code called by raw-body counts as HTTP, raw-body's own code as body
 // reading); GC anywhere on the stack counts as GC. Other threads go by what they run.
+// A frame of the bundle is also known by its source module (`source-frames.ts` reads
+// dist/*.js.map), so the bundle's anonymous callbacks count for their module.
 //
 //   node --import tsx bench/perf-account.ts perf.txt MAIN_TID REQUESTS [SAMPLE_US]
 //
 // See bench/README.md ("Where the time goes") for the whole recipe.
 
+/** A source module of this repository (a bundled frame named by `SourceFrames`). */
+const source = (pattern: string): string => ` @(?:apps/server/src|packages/[a-z]+/src)/${pattern}`;
+/** Names in frames, or source modules (`source(…)`), joined into one pattern. */
+const part = (...patterns: string[]): RegExp => new RegExp(patterns.join('|'));
+
 /** Parts of the main thread's work, tried from the innermost frame outwards. */
 const PARTS: readonly (readonly [string, RegExp])[] = [
-  ['store: SQLite commit', /better_sqlite3|sqlite3|commitPlants|createRow|createInTransaction/],
+  [
+    'store: SQLite commit',
+    part(
+      'better_sqlite3|sqlite3|commitPlants|createRow|createInTransaction',
+      source('store/sqlite/'),
+    ),
+  ],
   [
     'store: queue, timing',
-    /GroupCommitQueue|startBatch|#settle|settle |submit |observeCommit|measureStore|checkFiles|noteWrite|createPlant/,
+    part(
+      'GroupCommitQueue|startBatch|#settle|settle |submit |observeCommit|measureStore|checkFiles|noteWrite|createPlant',
+      source('(store/|observability/store-timing)'),
+    ),
   ],
-  ['log', /pino|sonic-boom|LineChunker|handOver|requestLogWriter|writeRequestLine|line-chunker/],
-  ['metrics', /prom-client|requestObserver|labelsOf|observe /],
+  [
+    'log',
+    part(
+      'pino|sonic-boom|LineChunker|handOver|requestLogWriter|writeRequestLine|line-chunker',
+      source('observability/(request-log|logger|line-chunker)'),
+    ),
+  ],
+  [
+    'metrics',
+    part(
+      'prom-client|requestObserver|labelsOf|observe ',
+      source('(observability/metrics|http/request-metrics)'),
+    ),
+  ],
   [
     'rate limit',
-    /rate-limiter-flexible|limitedAuthentication|RateLimits|consumeCredential|checkAddress|boundedKey|keyOf/,
+    part(
+      'rate-limiter-flexible|limitedAuthentication|RateLimits|consumeCredential|checkAddress|boundedKey|keyOf',
+      source('limits/'),
+    ),
   ],
   [
     'auth',
-    /checkBearer|admit |digestToken|TokenRegistry|authenticate|verify |node:crypto|crypto\/hash/,
+    part(
+      'checkBearer|admit |digestToken|TokenRegistry|authenticate|verify |node:crypto|crypto\\/hash',
+      source('(auth/|http/require-bearer)'),
+    ),
   ],
   [
     'validation (JSON parse + zod)',
-    /zod|lossless-json|parseCanonicalNewPlant|parseLosslessly|parseJson|validate |TextDecoder|encoding:/,
+    part(
+      'zod|lossless-json|parseCanonicalNewPlant|parseLosslessly|parseJson|validate |TextDecoder|encoding:',
+      // The schema package: the contract's schemas and the exact int64 decoding.
+      ' @packages/schema/src/',
+    ),
   ],
   [
     'body reading (koa-bodyparser)',
-    /koa-bodyparser|co-body|raw-body|inflation|type-is|media-typer|readJsonBody|bytes\/index/,
+    part(
+      'koa-bodyparser|co-body|raw-body|inflation|type-is|media-typer|readJsonBody|bytes\\/index',
+      source('http/json-body'),
+    ),
   ],
   [
     'router (@koa/router)',
-    /@koa\/router|path-to-regexp|serveRoute|runFrom|send |toJsonText|koa__router/,
+    part(
+      '@koa\\/router|path-to-regexp|serveRoute|runFrom|send |toJsonText|koa__router',
+      source('(http/contract-router|handlers)'),
+    ),
   ],
   [
     'request bookkeeping (id, headers, errors)',
-    /withRequestContext|requestContext|randomUUID|answerError|finish /,
+    part(
+      'withRequestContext|requestContext|randomUUID|answerError|finish ',
+      source('http/(request-context|error-responder|to-api-error|api-error|client-error|cors)'),
+    ),
+  ],
+  [
+    'server hooks (shutdown, lingering close, timeouts)',
+    part(source('(http/(graceful-shutdown|lingering-close|timeouts|protocol-checks)|server)\\.ts')),
   ],
   [
     'framework (Koa)',
     /\/koa\/|koa-compose|on-finished|ee-first|statuses|delegates|only\/|vary|accepts|content-type|encodeurl|escape-html|http-errors|parseurl|fresh|koa\/lib|handleRequest|respond /,
   ],
   [
+    // V8 running promise reactions and node's nextTick queue, with nothing more specific inside.
+    'promise hand-offs (microtasks, nextTick)',
+    /Builtins_RunMicrotasks|MicrotaskQueue|RunMicrotasks|processTicksAndRejections|runNextTicks/,
+  ],
+  [
     'HTTP + event loop (node, llhttp, libuv, sockets)',
-    /node:|llhttp|uv_|_http_|internal\/|tcp_|sock|epoll|Builtins_RunMicrotasks|MicrotaskQueue/,
+    /node:|llhttp|uv_|_http_|internal\/|tcp_|sock|epoll/,
   ],
 ];
 
@@ -65,6 +123,8 @@ if (file === undefined || mainTidText === undefined || requestsText === undefine
 const mainTid = Number(mainTidText);
 const requests = Number(requestsText);
 const text = readFileSync(file, 'utf8');
+// Frames of the bundle are named by their source module (dist/*.js.map), paths from the repo root.
+const sourceFrames = new SourceFrames(join(import.meta.dirname, '..', '..', '..'));
 const totals = new Map<string, number>();
 let samples = 0;
 let sampleUs = Number(sampleUsText ?? 0);
@@ -76,7 +136,7 @@ for (const block of text.split('\n\n')) {
   if (head === null) continue;
   const tid = Number(head[2] ?? head[1]);
   if (sampleUs === 0) sampleUs = Number(head[3]) / 1000;
-  const frames = lines.slice(1).map((line) => line.trim());
+  const frames = lines.slice(1).map((line) => sourceFrames.resolve(line.trim()));
   let part: string | undefined;
   if (frames.some((frame) => GC.test(frame))) {
     part = tid === mainTid ? 'GC (main thread)' : 'GC (helper threads)';
