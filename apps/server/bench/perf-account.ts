@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { SourceFrames } from './source-frames.ts';
 
 // Where a server's on-CPU time goes, per request, by part: reads `perf script` output of
@@ -30,9 +31,11 @@ const PARTS: readonly (readonly [string, RegExp])[] = [
     ),
   ],
   [
-    'store: queue, timing',
+    'store: queue, timing, file checks',
     part(
       'GroupCommitQueue|startBatch|#settle|settle |submit |observeCommit|measureStore|checkFiles|noteWrite|createPlant',
+      // The stat() of the database files after each commit (checkFiles), in node and libuv.
+      'getStatsFromBinding|uv__fs_statx|statSync',
       source('(store/|observability/store-timing)'),
     ),
   ],
@@ -60,7 +63,7 @@ const PARTS: readonly (readonly [string, RegExp])[] = [
   [
     'auth',
     part(
-      'checkBearer|admit |digestToken|TokenRegistry|authenticate|verify |node:crypto|crypto\\/hash',
+      'checkBearer|admit |digestToken|TokenRegistry|authenticate|verify |node:crypto|crypto\\/hash|node::crypto::Hash',
       source('(auth/|http/require-bearer)'),
     ),
   ],
@@ -89,7 +92,7 @@ const PARTS: readonly (readonly [string, RegExp])[] = [
   [
     'request bookkeeping (id, headers, errors)',
     part(
-      'withRequestContext|requestContext|randomUUID|answerError|finish ',
+      'withRequestContext|requestContext|randomUUID|getBufferedUUID|answerError|finish ',
       source('http/(request-context|error-responder|to-api-error|api-error|client-error|cors)'),
     ),
   ],
@@ -116,9 +119,17 @@ const GC =
   /Scaveng|MarkCompact|Heap::|Sweeper|Evacuat|ConcurrentMarking|MinorMC|GCTracer|MemoryAllocator|Marking/;
 const JIT = /compiler::|Compile|Maglev|Turbofan|Pipeline|Sparkplug|Baseline|OptimizingCompile/;
 
-const [file, mainTidText, requestsText, sampleUsText] = process.argv.slice(2);
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  // --detail PREFIX: also list the frames that decided the samples of the parts whose name
+  // starts with PREFIX (e.g. --detail HTTP), with the innermost frame of each.
+  options: { detail: { type: 'string' } },
+});
+const [file, mainTidText, requestsText, sampleUsText] = positionals;
 if (file === undefined || mainTidText === undefined || requestsText === undefined) {
-  throw new Error('usage: perf-account.ts PERF_SCRIPT_TXT MAIN_TID REQUESTS [SAMPLE_US]');
+  throw new Error(
+    'usage: perf-account.ts PERF_SCRIPT_TXT MAIN_TID REQUESTS [SAMPLE_US] [--detail PART]',
+  );
 }
 const mainTid = Number(mainTidText);
 const requests = Number(requestsText);
@@ -126,6 +137,17 @@ const text = readFileSync(file, 'utf8');
 // Frames of the bundle are named by their source module (dist/*.js.map), paths from the repo root.
 const sourceFrames = new SourceFrames(join(import.meta.dirname, '..', '..', '..'));
 const totals = new Map<string, number>();
+/** For --detail: "deciding frame ← innermost frame" → samples. */
+const details = new Map<string, number>();
+/** A frame without its address, its source position, and V8's optimization mark. */
+const shortFrame = (frame: string): string =>
+  frame
+    .replace(/^[0-9a-f]+\s+/, '')
+    .replace(/\+0x[0-9a-f]+/, '')
+    .replace(/ \(\S+\)$/, '')
+    .replace(/^JS:[*~^+]?/, '')
+    .replace(/file:\/\/\/\S*?(node_modules\/\.pnpm\/|apps\/|packages\/)/, '')
+    .slice(0, 110);
 let samples = 0;
 let sampleUs = Number(sampleUsText ?? 0);
 for (const block of text.split('\n\n')) {
@@ -147,7 +169,12 @@ for (const block of text.split('\n\n')) {
   } else {
     for (const frame of frames) {
       part = PARTS.find(([, pattern]) => pattern.test(frame))?.[0];
-      if (part !== undefined) break;
+      if (part === undefined) continue;
+      if (options.detail !== undefined && part.startsWith(options.detail)) {
+        const key = `${shortFrame(frame)}  ←  ${shortFrame(frames[0] ?? '')}`;
+        details.set(key, (details.get(key) ?? 0) + 1);
+      }
+      break;
     }
     if (part === undefined) {
       part = frames.some((frame) => JIT.test(frame))
@@ -166,4 +193,10 @@ for (const [part, count] of rows) {
   process.stdout.write(
     `| ${part} | ${((count * sampleUs) / requests).toFixed(1)} | ${((100 * count) / samples).toFixed(1)} % |\n`,
   );
+}
+if (details.size > 0) {
+  process.stdout.write(`\n${options.detail}: deciding frame ← innermost frame, µs/req\n`);
+  for (const [key, count] of [...details].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
+    process.stdout.write(`${((count * sampleUs) / requests).toFixed(2).padStart(7)}  ${key}\n`);
+  }
 }
