@@ -42,7 +42,7 @@ export interface SqliteStoreOptions {
    * connection (`WalCheckpointer`), so commits on the event loop do no checkpoint I/O.
    */
   readonly checkpoints?: 'inline' | 'background';
-  /** `background` only: how often new WAL frames are copied; default 100 ms. */
+  /** `background` only: how often new WAL frames are copied; default 1000 ms. */
   readonly checkpointIntervalMs?: number;
   /** `background` only: WAL frames at which commits pause briefly so the WAL starts over; default 16 000 (64 MiB of 4 KiB pages). */
   readonly walRestartFrames?: number;

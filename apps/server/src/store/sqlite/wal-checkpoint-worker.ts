@@ -39,7 +39,7 @@ export type ToCheckpointWorker = { readonly type: 'paused' } | { readonly type: 
  * writer), so the writer's event loop does no checkpoint I/O. SQLite starts the WAL over only
  * when a write begins with every frame copied, which a checkpointer racing a steady stream of
  * commits may never see; so once the WAL holds `restartFrames` frames, the worker copies
- * again what commits added meanwhile (up to four more rounds, until that is under 1/32 of
+ * again what commits added meanwhile (up to four more rounds, until that is under 1/256 of
  * `restartFrames`), then asks the store to pause its commits ('pause'), copies the few frames
  * left while nothing writes ('paused' → PASSIVE), and lets it go on ('resume'): the next
  * commit starts the WAL over.
@@ -121,7 +121,7 @@ export function runCheckpointWorker(require: NodeJS.Require, data: CheckpointWor
       if (next === undefined) return;
       const added = next.log - result.log;
       result = next;
-      if (added <= data.restartFrames / 32) break;
+      if (added <= data.restartFrames / 256) break;
     }
     waitingForPause = true;
     port.postMessage({ type: 'pause', result } satisfies FromCheckpointWorker);
