@@ -144,7 +144,7 @@ const shortFrame = (frame: string): string =>
   frame
     .replace(/^[0-9a-f]+\s+/, '')
     .replace(/\+0x[0-9a-f]+/, '')
-    .replace(/ \(\S+\)$/, '')
+    .replace(/ \(\/tmp\/perf-\d+\.map\)| \(\S+\)$/, '')
     .replace(/^JS:[*~^+]?/, '')
     .replace(/file:\/\/\/\S*?(node_modules\/\.pnpm\/|apps\/|packages\/)/, '')
     .slice(0, 110);
