@@ -12,7 +12,7 @@ import { SourceFrames } from './source-frames.ts';
 // A frame of the bundle is also known by its source module (`source-frames.ts` reads
 // dist/*.js.map), so the bundle's anonymous callbacks count for their module.
 //
-//   node --import tsx bench/perf-account.ts perf.txt MAIN_TID REQUESTS [SAMPLE_US]
+//   node --import tsx bench/perf-account.ts perf.txt MAIN_TID REQUESTS [SAMPLE_US] [--detail PART]
 //
 // See bench/README.md ("Where the time goes") for the whole recipe.
 
