@@ -45,7 +45,7 @@ export interface WalCheckpointerStats {
 
 // A checkpoint copies the latest version of every page written since the last one and fsyncs
 // the database file: once a second, a page that commits keep rewriting is copied once, not
-// ten times (the worker thread's CPU fell from 5.6–7.6 to 1.1–1.2 µs per request at 3000 req/s
+// ten times (the worker thread's CPU fell from 5.4–6.3 to 1.2–1.3 µs per request at 3000 req/s
 // against every 100 ms; bench/README.md). The cost: the length is checked once a second, so
 // under full load the WAL passes `restartFrames` by up to a second of commits before it starts
 // over (22–26k frames against ~17k with 1M plants stored); SQLite's ceiling stays at 4×.
