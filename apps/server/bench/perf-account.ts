@@ -12,7 +12,7 @@ import { SourceFrames } from './source-frames.ts';
 // A frame of the bundle is also known by its source module (`source-frames.ts` reads
 // dist/*.js.map), so the bundle's anonymous callbacks count for their module.
 //
-//   node --import tsx bench/perf-account.ts perf.txt MAIN_TID REQUESTS [SAMPLE_US] [--detail PART]
+//   node --import tsx bench/perf-account.ts perf.txt MAIN_TID REQUESTS [SAMPLE_US] [--detail PART [--top N]]
 //
 // See bench/README.md ("Where the time goes") for the whole recipe.
 
@@ -122,16 +122,20 @@ const JIT = /compiler::|Compile|Maglev|Turbofan|Pipeline|Sparkplug|Baseline|Opti
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
   // --detail PREFIX: also list the frames that decided the samples of the parts whose name
-  // starts with PREFIX (e.g. --detail HTTP), with the innermost frame of each.
-  options: { detail: { type: 'string' } },
+  // starts with PREFIX (e.g. --detail HTTP), with the innermost frame of each; --top N: how
+  // many of them (default 40; all of them to compare two runs frame by frame).
+  options: { detail: { type: 'string' }, top: { type: 'string', default: '40' } },
 });
 const [file, mainTidText, requestsText, sampleUsText] = positionals;
 if (file === undefined || mainTidText === undefined || requestsText === undefined) {
   throw new Error(
-    'usage: perf-account.ts PERF_SCRIPT_TXT MAIN_TID REQUESTS [SAMPLE_US] [--detail PART]',
+    'usage: perf-account.ts PERF_SCRIPT_TXT MAIN_TID REQUESTS [SAMPLE_US] [--detail PART [--top N]]',
   );
 }
 const mainTid = Number(mainTidText);
+const top = Number(options.top);
+if (!Number.isInteger(top) || top < 1)
+  throw new Error(`--top must be a whole number > 0, not ${options.top}`);
 const requests = Number(requestsText);
 const text = readFileSync(file, 'utf8');
 // Frames of the bundle are named by their source module (dist/*.js.map), paths from the repo root.
@@ -196,7 +200,7 @@ for (const [part, count] of rows) {
 }
 if (details.size > 0) {
   process.stdout.write(`\n${options.detail}: deciding frame ← innermost frame, µs/req\n`);
-  for (const [key, count] of [...details].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
+  for (const [key, count] of [...details].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     process.stdout.write(`${((count * sampleUs) / requests).toFixed(2).padStart(7)}  ${key}\n`);
   }
 }
