@@ -12,7 +12,7 @@ import { SourceFrames } from './source-frames.ts';
 // A frame of the bundle is also known by its source module (`source-frames.ts` reads
 // dist/*.js.map), so the bundle's anonymous callbacks count for their module.
 //
-//   node --import tsx bench/perf-account.ts perf.txt MAIN_TID REQUESTS [SAMPLE_US] [--detail PART [--top N]]
+//   node --import tsx bench/perf-account.ts perf.txt MAIN_TID REQUESTS [SAMPLE_US] [--detail PART [--top N]] [--innermost REGEX]
 //
 // See bench/README.md ("Where the time goes") for the whole recipe.
 
@@ -124,18 +124,26 @@ const { values: options, positionals } = parseArgs({
   // --detail PREFIX: also list the frames that decided the samples of the parts whose name
   // starts with PREFIX (e.g. --detail HTTP), with the innermost frame of each; --top N: how
   // many of them (default 40; all of them to compare two runs frame by frame).
-  options: { detail: { type: 'string' }, top: { type: 'string', default: '40' } },
+  // --innermost REGEX: also count the main thread's samples whose innermost frame matches
+  // (e.g. V8's slow paths: Runtime_DefineKeyedOwnPropertyInLiteral|MigrateToMap).
+  options: {
+    detail: { type: 'string' },
+    top: { type: 'string', default: '40' },
+    innermost: { type: 'string' },
+  },
 });
 const [file, mainTidText, requestsText, sampleUsText] = positionals;
 if (file === undefined || mainTidText === undefined || requestsText === undefined) {
   throw new Error(
-    'usage: perf-account.ts PERF_SCRIPT_TXT MAIN_TID REQUESTS [SAMPLE_US] [--detail PART [--top N]]',
+    'usage: perf-account.ts PERF_SCRIPT_TXT MAIN_TID REQUESTS [SAMPLE_US] [--detail PART [--top N]] [--innermost REGEX]',
   );
 }
 const mainTid = Number(mainTidText);
 const top = Number(options.top);
 if (!Number.isInteger(top) || top < 1)
   throw new Error(`--top must be a whole number > 0, not ${options.top}`);
+const innermost = options.innermost === undefined ? undefined : new RegExp(options.innermost);
+let innermostSamples = 0;
 const requests = Number(requestsText);
 const text = readFileSync(file, 'utf8');
 // Frames of the bundle are named by their source module (dist/*.js.map), paths from the repo root.
@@ -163,6 +171,7 @@ for (const block of text.split('\n\n')) {
   const tid = Number(head[2] ?? head[1]);
   if (sampleUs === 0) sampleUs = Number(head[3]) / 1000;
   const frames = lines.slice(1).map((line) => sourceFrames.resolve(line.trim()));
+  if (tid === mainTid && innermost?.test(frames[0] ?? '')) innermostSamples += 1;
   let part: string | undefined;
   if (frames.some((frame) => GC.test(frame))) {
     part = tid === mainTid ? 'GC (main thread)' : 'GC (helper threads)';
@@ -203,4 +212,9 @@ if (details.size > 0) {
   for (const [key, count] of [...details].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     process.stdout.write(`${((count * sampleUs) / requests).toFixed(2).padStart(7)}  ${key}\n`);
   }
+}
+if (innermost !== undefined) {
+  process.stdout.write(
+    `\nmain thread, innermost frame /${innermost.source}/: ${innermostSamples} samples, ${((innermostSamples * sampleUs) / requests).toFixed(2)} µs/req\n`,
+  );
 }
