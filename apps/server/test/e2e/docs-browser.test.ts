@@ -7,14 +7,13 @@ import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDocsSite } from '../../src/docs/docs-site.ts';
-import { findChromium, type HeadlessChromium, launchChromium } from '../support/chromium.ts';
+import { type HeadlessChromium, launchChromium } from '../support/chromium.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
 import { type StaticServer, serveFolder } from '../support/static-server.ts';
 
 // Screenshots go to a build-output folder (gitignored), to look at after a run.
 const SCREENSHOTS = fileURLToPath(new URL('../../test-results/docs/', import.meta.url));
 const document = buildOpenApiDocument();
-const chromium = findChromium(process.env);
 // The page renders lazily; on a busy CI machine that can take seconds.
 const POLL = { timeout: 20_000 };
 
@@ -105,100 +104,91 @@ async function errorTableCells(page: Page): Promise<{ text: string; lines: numbe
   );
 }
 
-if (chromium.found) {
-  describe('the API reference in headless Chromium', () => {
-    let browser: HeadlessChromium;
-    let server: TestServer;
-    let site: StaticServer;
-    let siteFolder: string;
+describe('the API reference in headless Chromium', () => {
+  let browser: HeadlessChromium;
+  let server: TestServer;
+  let site: StaticServer;
+  let siteFolder: string;
 
-    beforeAll(async () => {
-      browser = await launchChromium(chromium.executablePath);
-      server = await startTestServer();
-      siteFolder = mkdtempSync(join(tmpdir(), 'plant-store-docs-site-'));
-      writeDocsSite(siteFolder);
-      site = await serveFolder(siteFolder);
-    }, 120_000);
+  beforeAll(async () => {
+    browser = await launchChromium(process.env);
+    server = await startTestServer();
+    siteFolder = mkdtempSync(join(tmpdir(), 'plant-store-docs-site-'));
+    writeDocsSite(siteFolder);
+    site = await serveFolder(siteFolder);
+  }, 120_000);
 
-    afterAll(async () => {
-      await browser?.close();
-      await server?.dispose();
-      await site?.close();
-      if (siteFolder) rmSync(siteFolder, { recursive: true, force: true });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.dispose();
+    await site?.close();
+    if (siteFolder) rmSync(siteFolder, { recursive: true, force: true });
+  });
+
+  it('GET /docs on the server shows the operation, the schemas and the bearer scheme, offline', async () => {
+    const [page, record] = await openReference(browser, `${server.url}/docs`);
+    await expectCompleteReference(page, record, 'server-docs.png');
+    expect(record.requests).toContain(`${server.url}/docs/assets/api-reference.js`);
+  }, 120_000);
+
+  it('the page is interactive: its client sends createPlant to this server, within the CSP', async () => {
+    const [page, record] = await openReference(browser, `${server.url}/docs`);
+    await page.getByRole('link', { name: /Create a plant/ }).click();
+    await page.getByRole('button', { name: 'Test Request (post /plants)' }).click();
+    const client = page.getByRole('dialog');
+    await client.getByPlaceholder('Token').click();
+    await page.keyboard.type(server.token);
+    const answered = page.waitForResponse(
+      (response) =>
+        response.url() === `${server.url}/plants` && response.request().method() === 'POST',
+    );
+    await client.getByRole('button', { name: /Send/ }).first().click();
+    const response = await answered;
+    expect(response.status()).toBe(200);
+    expect(await response.request().headerValue('authorization')).toBe(`Bearer ${server.token}`);
+    await expect.poll(() => visibleText(client), POLL).toMatch(/"name": "Monstera"/);
+    expect(record.problems).toEqual([]);
+    // The example plant (id 10) was really stored: another name under id 10 is a conflict.
+    const conflict = await fetch(`${server.url}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 10, name: 'Fern' }),
     });
+    expect(conflict.status).toBe(409);
+  }, 120_000);
 
-    it('GET /docs on the server shows the operation, the schemas and the bearer scheme, offline', async () => {
-      const [page, record] = await openReference(browser, `${server.url}/docs`);
-      await expectCompleteReference(page, record, 'server-docs.png');
-      expect(record.requests).toContain(`${server.url}/docs/assets/api-reference.js`);
-    }, 120_000);
+  it('renders the error-code table of the introduction as a table: each code on one line', async () => {
+    const [page, record] = await openReference(browser, `${server.url}/docs`);
+    const cells = await errorTableCells(page);
+    expect(cells.map((cell) => cell.text)).toEqual(ERROR_ENTRIES.map((e) => String(e.code)));
+    for (const cell of cells) expect(cell, `error ${cell.text}`).toMatchObject({ lines: 1 });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'intro-error-table.png') });
+    expect(record.problems).toEqual([]);
+  }, 120_000);
 
-    it('the page is interactive: its client sends createPlant to this server, within the CSP', async () => {
-      const [page, record] = await openReference(browser, `${server.url}/docs`);
-      await page.getByRole('link', { name: /Create a plant/ }).click();
-      await page.getByRole('button', { name: 'Test Request (post /plants)' }).click();
-      const client = page.getByRole('dialog');
-      await client.getByPlaceholder('Token').click();
-      await page.keyboard.type(server.token);
-      const answered = page.waitForResponse(
-        (response) =>
-          response.url() === `${server.url}/plants` && response.request().method() === 'POST',
-      );
-      await client.getByRole('button', { name: /Send/ }).first().click();
-      const response = await answered;
-      expect(response.status()).toBe(200);
-      expect(await response.request().headerValue('authorization')).toBe(`Bearer ${server.token}`);
-      await expect.poll(() => visibleText(client), POLL).toMatch(/"name": "Monstera"/);
-      expect(record.problems).toEqual([]);
-      // The example plant (id 10) was really stored: another name under id 10 is a conflict.
-      const conflict = await fetch(`${server.url}/plants`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ id: 10, name: 'Fern' }),
-      });
-      expect(conflict.status).toBe(409);
-    }, 120_000);
+  it('the static site built for PUBLIC_API_URL, opened from disk, shows that server', async () => {
+    const folder = join(siteFolder, 'public');
+    writeDocsSite(folder, { serverUrl: 'https://api.example.com' });
+    const [page, record] = await openReference(
+      browser,
+      pathToFileURL(join(folder, 'index.html')).href,
+    );
+    const serverBox = page.getByText('https://api.example.com', { exact: true });
+    await expect.poll(() => serverBox.count(), POLL).toBeGreaterThan(0);
+    expect(await visibleText(page.locator('body'))).not.toContain('file:/');
+    const cells = await errorTableCells(page);
+    for (const cell of cells) expect(cell, `error ${cell.text}`).toMatchObject({ lines: 1 });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'static-docs-from-disk.png') });
+    const elsewhere = record.requests.filter((url) => !/^(file|data|blob):/.test(url));
+    expect(elsewhere).toEqual([]);
+    expect(record.problems).toEqual([]);
+  }, 120_000);
 
-    it('renders the error-code table of the introduction as a table: each code on one line', async () => {
-      const [page, record] = await openReference(browser, `${server.url}/docs`);
-      const cells = await errorTableCells(page);
-      expect(cells.map((cell) => cell.text)).toEqual(ERROR_ENTRIES.map((e) => String(e.code)));
-      for (const cell of cells) expect(cell, `error ${cell.text}`).toMatchObject({ lines: 1 });
-      mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOTS, 'intro-error-table.png') });
-      expect(record.problems).toEqual([]);
-    }, 120_000);
-
-    it('the static site built for PUBLIC_API_URL, opened from disk, shows that server', async () => {
-      const folder = join(siteFolder, 'public');
-      writeDocsSite(folder, { serverUrl: 'https://api.example.com' });
-      const [page, record] = await openReference(
-        browser,
-        pathToFileURL(join(folder, 'index.html')).href,
-      );
-      const serverBox = page.getByText('https://api.example.com', { exact: true });
-      await expect.poll(() => serverBox.count(), POLL).toBeGreaterThan(0);
-      expect(await visibleText(page.locator('body'))).not.toContain('file:/');
-      const cells = await errorTableCells(page);
-      for (const cell of cells) expect(cell, `error ${cell.text}`).toMatchObject({ lines: 1 });
-      mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOTS, 'static-docs-from-disk.png') });
-      const elsewhere = record.requests.filter((url) => !/^(file|data|blob):/.test(url));
-      expect(elsewhere).toEqual([]);
-      expect(record.problems).toEqual([]);
-    }, 120_000);
-
-    it('the static site of `pnpm docs:build` shows the same, offline', async () => {
-      const [page, record] = await openReference(browser, `${site.url}/`);
-      await expectCompleteReference(page, record, 'static-docs.png');
-      expect(record.requests).toContain(`${site.url}/assets/api-reference.js`);
-    }, 120_000);
-  });
-} else if (process.env.CI) {
-  it('runs the API reference browser test (CI must have Chromium)', () => {
-    throw new Error(`The browser test cannot run in CI: ${chromium.reason}`);
-  });
-} else {
-  console.warn(`Skipping the API reference browser test: ${chromium.reason}`);
-  it.skip(`API reference browser test — skipped: ${chromium.reason}`, () => {});
-}
+  it('the static site of `pnpm docs:build` shows the same, offline', async () => {
+    const [page, record] = await openReference(browser, `${site.url}/`);
+    await expectCompleteReference(page, record, 'static-docs.png');
+    expect(record.requests).toContain(`${site.url}/assets/api-reference.js`);
+  }, 120_000);
+});

@@ -1,14 +1,14 @@
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import npmChromium from '@sparticuz/chromium';
 import { type BrowserContext, chromium } from 'playwright-core';
-
-/** Where Debian's `chromium` package installs the browser. */
-export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
 /**
  * Headless, and quiet: no GPU, no background traffic of the browser's own (updates, sync,
- * field trials, QUIC probing), so every request it makes is one the page asked for.
+ * field trials, QUIC probing), so every request it makes is one the page asked for. Web security
+ * stays on (the npm package's own argument list turns it off), so CORS is what a user's browser does.
  */
 export const CHROMIUM_ARGS: readonly string[] = [
   '--headless',
@@ -21,32 +21,42 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-quic',
 ];
 
-/** The browser to drive, or why there is none and how to get one. */
-export type ChromiumLookup =
-  | { readonly found: true; readonly executablePath: string }
-  | { readonly found: false; readonly reason: string };
+// `@sparticuz/chromium` unpacks its browser into the temporary folder on first use, and takes an
+// existing file there as done: two test processes unpacking at once (turbo runs the packages'
+// suites in parallel) must not see each other's half-written file, so the unpack holds a lock.
+const LOCK = join(tmpdir(), 'plant-store-chromium.lock');
+const STALE_LOCK_MS = 120_000;
+
+async function withUnpackLock<T>(run: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = Date.now() - statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs;
+      if (age > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+      else await sleep(100);
+    }
+  }
+  try {
+    return await run();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
 
 /**
- * Finds headless Chromium: `CHROMIUM_PATH` when set, else Debian's `/usr/bin/chromium`.
+ * The Chromium to drive: `CHROMIUM_PATH` when set (a system browser, say), else the one shipped
+ * inside the `@sparticuz/chromium` npm package, installed with the rest of the dev dependencies —
+ * so the browser tests need nothing but Node and npm on the machine.
  *
  * @example
- * const lookup = findChromium(process.env);
- * if (!lookup.found) console.warn(lookup.reason);
+ * const executablePath = await chromiumExecutable(process.env);
  */
-export function findChromium(env: Record<string, string | undefined>): ChromiumLookup {
-  const executablePath = env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
-  try {
-    accessSync(executablePath, constants.X_OK);
-    return { found: true, executablePath };
-  } catch {
-    return {
-      found: false,
-      reason:
-        `no Chromium executable at ${executablePath}. Install it with ` +
-        '`apt-get update && apt-get install -y chromium` (as .ci/run does), or set CHROMIUM_PATH ' +
-        'to a Chromium binary.',
-    };
-  }
+export async function chromiumExecutable(env: Record<string, string | undefined>): Promise<string> {
+  if (env.CHROMIUM_PATH) return env.CHROMIUM_PATH;
+  return withUnpackLock(() => npmChromium.executablePath());
 }
 
 /** A headless Chromium with its own temporary profile. */
@@ -57,14 +67,18 @@ export interface HeadlessChromium {
 }
 
 /**
- * Launches headless Chromium with {@link CHROMIUM_ARGS} and a fresh temporary user-data-dir.
+ * Launches headless Chromium ({@link chromiumExecutable}) with {@link CHROMIUM_ARGS} and a fresh
+ * temporary user-data-dir.
  *
  * @example
- * const browser = await launchChromium('/usr/bin/chromium');
+ * const browser = await launchChromium(process.env);
  * const page = await browser.context.newPage();
  * await browser.close();
  */
-export async function launchChromium(executablePath: string): Promise<HeadlessChromium> {
+export async function launchChromium(
+  env: Record<string, string | undefined>,
+): Promise<HeadlessChromium> {
+  const executablePath = await chromiumExecutable(env);
   const userDataDir = mkdtempSync(join(tmpdir(), 'plant-store-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath,

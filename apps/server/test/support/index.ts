@@ -1,3 +1,4 @@
+export { type HeadlessChromium, launchChromium } from './chromium.ts';
 export { OpenApiResponseValidator } from './openapi-validator.ts';
 export { readPlantRows } from './read-plant-rows.ts';
 export { spawnServer } from './spawn-server.ts';

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { launchChromium } from '@plant-store/server/testing';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, launchChromium } from '../support/chromium.ts';
 
 // What another team does with the packages: `pnpm pack` both, `npm install` the tarballs into
 // a project outside the workspace, and use the client from plain node (ESM and CommonJS), from
@@ -308,7 +308,7 @@ describe('a consumer of the installed packages', () => {
       body: '<!doctype html><title>consumer</title><script type="module" src="/app.js"></script>',
     });
     files.set('/app.js', { type: 'text/javascript; charset=utf-8', body: code });
-    const browser = await launchChromium(chromiumPath(process.env));
+    const browser = await launchChromium(process.env);
     try {
       const tab = await browser.context.newPage();
       await tab.goto(page?.url ?? '');
