@@ -9,7 +9,7 @@ function pathOf(path: readonly PropertyKey[]): string {
  *
  * @example
  * formatIssues(NewPlant.safeParse({}).error!.issues);
- * // 'id: must be an integer from … (got undefined); name: Invalid input: expected string, received undefined'
+ * // 'id: is required; name: is required'
  */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues

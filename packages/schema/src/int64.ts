@@ -1,5 +1,6 @@
 import { isLosslessNumber } from 'lossless-json';
 import * as z from 'zod/mini';
+import { describeValue } from './describe-value.ts';
 import { documented } from './documented.ts';
 
 /** Smallest value of a signed 64-bit integer (−2^63). */
@@ -31,9 +32,7 @@ export function isInt64(value: unknown): value is bigint | number {
  */
 export const Int64 = documented(
   z.pipe(
-    z.custom<bigint | number>(isInt64, {
-      error: (issue) => `${RANGE_MESSAGE} (got ${describe(issue.input)})`,
-    }),
+    z.custom<bigint | number>(isInt64, { error: (issue) => int64Problem(issue.input) }),
     z.transform((value: bigint | number) => BigInt(value)),
   ),
   {
@@ -47,15 +46,31 @@ export const Int64 = documented(
   },
 );
 
+/**
+ * What is wrong with a value that is not an Int64, in the words of the error catalog.
+ *
+ * @example
+ * int64Problem(2 ** 60); // within int64, but not exact as a number
+ * // 'a number above 2^53 - 1 (Number.MAX_SAFE_INTEGER) is not exact: pass a bigint (got 1152921504606846976)'
+ */
+function int64Problem(input: unknown): string {
+  if (input === undefined) return 'is required';
+  if (typeof input === 'number' && Number.isInteger(input) && isInt64(BigInt(input))) {
+    // Within int64, but a double holds only 53 bits: 2 ** 60 + 1 is already 2 ** 60.
+    return input > 0
+      ? `a number above 2^53 - 1 (Number.MAX_SAFE_INTEGER) is not exact: pass a bigint (got ${BigInt(input)})`
+      : `a number below -(2^53 - 1) (Number.MIN_SAFE_INTEGER) is not exact: pass a bigint (got ${BigInt(input)})`;
+  }
+  return `${RANGE_MESSAGE} (got ${describe(input)})`;
+}
+
 function describe(input: unknown): string {
-  if (input === null) return 'null';
   // parseJson keeps a non-integer that a double would round to an integer as its text.
   if (isLosslessNumber(input)) return 'a non-integer number';
-  if (Array.isArray(input)) return 'array';
   if (typeof input === 'bigint') return 'an integer out of range';
   if (typeof input === 'number') {
     if (!Number.isFinite(input)) return 'a number out of range';
     return Number.isInteger(input) ? 'an integer out of range' : 'a non-integer number';
   }
-  return typeof input;
+  return describeValue(input);
 }

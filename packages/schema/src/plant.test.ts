@@ -20,16 +20,75 @@ describe('NewPlant', () => {
       { id: INT64_MAX + 1n, name: 'x' },
       /^id: must be an integer .*\(got an integer out of range\)$/,
     ],
-    [{ id: 2 ** 53 + 2, name: 'x' }, /^id: .*\(got an integer out of range\)$/],
+    [{ id: 2 ** 64, name: 'x' }, /^id: must be an integer .*\(got an integer out of range\)$/],
     [{ id: 1.5, name: 'x' }, /^id: .*\(got a non-integer number\)$/],
-    [{ id: '1', name: 'x' }, /^id: .*\(got string\)$/],
-    [{ id: 1, name: 'x', tag: null }, /^tag: /],
+    [{ id: '1', name: 'x' }, /^id: .*\(got a string\)$/],
     [{ id: 1, name: '' }, /^name: must not be empty$/],
     [{ id: 1, name: 'x', extra: 1 }, /^extra: unknown property$/],
     [{ id: 1, name: 'a\u0000' }, /^name: must not contain control characters$/],
     [{ id: 1, name: 'x', tag: 't'.repeat(101) }, /^tag: must be at most 100 characters$/],
   ])('rejects %o', (input, message) => {
     expect(verdict(input)).toMatch(message);
+  });
+
+  it('says an id beyond 2^53 passed as a number is not exact, and to pass a bigint', () => {
+    expect(verdict({ id: 2 ** 60, name: 'x' })).toBe(
+      'id: a number above 2^53 - 1 (Number.MAX_SAFE_INTEGER) is not exact: pass a bigint (got 1152921504606846976)',
+    );
+    expect(verdict({ id: -(2 ** 63), name: 'x' })).toBe(
+      'id: a number below -(2^53 - 1) (Number.MIN_SAFE_INTEGER) is not exact: pass a bigint (got -9223372036854775808)',
+    );
+    expect(verdict({ id: 2n ** 60n, name: 'x' })).toBe('ok');
+  });
+
+  it('phrases missing fields, wrong types and a body that is no object in its own words', () => {
+    expect(verdict({})).toBe('id: is required; name: is required');
+    expect(verdict({ id: 1, name: 'x', tag: null })).toBe(
+      'tag: must be a string, or left out (got null)',
+    );
+    expect(verdict({ id: 1, name: 5 })).toBe('name: must be a string (got a number)');
+    expect(verdict([])).toBe('(body): must be an object (got an array)');
+    expect(verdict(null)).toBe('(body): must be an object (got null)');
+  });
+
+  // Every JSON kind (and the bigint and text-kept numbers parseJson makes) in every field and as
+  // the body: no answer may fall back to zod's own wording ("Invalid input: expected …").
+  const WRONG_VALUES: readonly unknown[] = [
+    undefined,
+    null,
+    true,
+    0,
+    -1.5,
+    2 ** 60,
+    2n ** 70n,
+    '',
+    'x',
+    [],
+    [1],
+    {},
+    { name: 'x' },
+  ];
+  const ZOD_WORDING = /Invalid|expected|received|Unrecognized|undefined/;
+  const CATALOG_WORDING =
+    /^(?:is required|must be (?:an integer from -9223372036854775808 to 9223372036854775807 \(got (?:null|a boolean|a string|an array|an object|a non-integer number|an integer out of range)\)|a string(?:, or left out)? \(got (?:null|a boolean|a number|an array|an object)\)|an object \(got (?:null|a boolean|a number|a string|an array)\)|at most \d+ characters|well-formed Unicode \(no lone surrogate\))|must not (?:be empty|contain control characters)|unknown property|a number (?:above|below) .* is not exact: pass a bigint \(got -?\d+\))$/;
+
+  it.each(
+    WRONG_VALUES.flatMap((value) => [
+      ['id', { id: value, name: 'x' }],
+      ['name', { id: 1, name: value }],
+      ['tag', { id: 1, name: 'x', tag: value }],
+      ['(body)', value],
+    ]),
+  )("phrases a wrong %s in the catalog's words: %o", (path, input) => {
+    const answer = verdict(input);
+    if (answer === 'ok') return;
+    expect(answer).not.toMatch(ZOD_WORDING);
+    for (const problem of answer.split('; ')) {
+      const [at, ...rest] = problem.split(': ');
+      if (path === '(body)') expect(['(body)', 'id', 'name'], problem).toContain(at);
+      else expect(at, problem).toBe(path);
+      expect(rest.join(': '), problem).toMatch(CATALOG_WORDING);
+    }
   });
 
   it('reports every problem, each with its path', () => {

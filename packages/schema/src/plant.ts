@@ -1,12 +1,23 @@
 import * as z from 'zod/mini';
+import { describeValue } from './describe-value.ts';
 import { documented } from './documented.ts';
 import { Int64 } from './int64.ts';
 import { boundedText, NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
 
 const name = boundedText(NAME_MAX_LENGTH, 'The name of the plant');
-const tag = boundedText(TAG_MAX_LENGTH, 'Tag that specifies the type of the plant');
+const tag = boundedText(TAG_MAX_LENGTH, 'Tag that specifies the type of the plant', 'optional');
 
-const PlantSchema = documented(z.object({ name, tag: z.optional(tag) }), {
+// A body that is not an object at all (`[]`, `5`, `null`): said in the catalog's words.
+const objectOnly = {
+  error: (issue: z.core.$ZodRawIssue) =>
+    issue.code !== 'invalid_type'
+      ? undefined
+      : issue.input === undefined
+        ? 'is required'
+        : `must be an object (got ${describeValue(issue.input)})`,
+};
+
+const PlantSchema = documented(z.object({ name, tag: z.optional(tag) }, objectOnly), {
   id: 'Plant',
   description: 'A plant in the store, as returned by the API (it has no `id`).',
   example: { name: 'Monstera', tag: 'indoor' },
@@ -31,12 +42,15 @@ export const Plant = PlantSchema as unknown as z.ZodMiniType<Plant, z.input<type
  * The body of a create-plant request: every field of Plant plus the required int64 `id`.
  * Strict: an unknown property is an error, never silently dropped.
  */
-export const NewPlant = documented(z.strictObject({ id: Int64, name, tag: z.optional(tag) }), {
-  id: 'NewPlant',
-  description:
-    'A plant to create: all fields of Plant plus the required `id`. Unknown properties are rejected.',
-  example: { id: 10, name: 'Monstera', tag: 'indoor' },
-});
+export const NewPlant = documented(
+  z.strictObject({ id: Int64, name, tag: z.optional(tag) }, objectOnly),
+  {
+    id: 'NewPlant',
+    description:
+      'A plant to create: all fields of Plant plus the required `id`. Unknown properties are rejected.',
+    example: { id: 10, name: 'Monstera', tag: 'indoor' },
+  },
+);
 /** What a caller may pass: `id` as a safe-integer `number` or as a `bigint`. */
 export type NewPlantInput = z.input<typeof NewPlant>;
 /** What validation yields: `id` always a `bigint`. */
