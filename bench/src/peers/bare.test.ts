@@ -1,0 +1,4 @@
+import { createBarePeer } from './bare.ts';
+import { describePeer } from './conformance.ts';
+
+describePeer('bare', createBarePeer);

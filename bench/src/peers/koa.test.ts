@@ -1,0 +1,4 @@
+import { describePeer } from './conformance.ts';
+import { createKoaPeer } from './koa.ts';
+
+describePeer('koa', createKoaPeer);

@@ -1,0 +1,108 @@
+import Database from 'better-sqlite3';
+
+/** A validated create: the id exact as a bigint. */
+export interface PlantRow {
+  readonly id: bigint;
+  readonly name: string;
+  readonly tag: string | undefined;
+}
+
+export type CreateOutcome = 'created' | 'conflict';
+
+interface Pending {
+  readonly row: PlantRow;
+  readonly resolve: (outcome: CreateOutcome) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * The peers' durable store, the server's SQLite settings written plainly: the server's
+ * `plants` table, WAL with `synchronous=FULL`, and group commit (creates queued in one
+ * event-loop turn are inserted in one transaction, one fsync, on the next turn).
+ *
+ * @example
+ * const store = new SqliteGroupCommit('/tmp/plants.db');
+ * await store.create({ id: 1n, name: 'Fern', tag: undefined }); // 'created'
+ */
+export class SqliteGroupCommit {
+  readonly #db: Database.Database;
+  readonly #commit: (batch: readonly Pending[]) => CreateOutcome[];
+  #queue: Pending[] = [];
+
+  constructor(filename: string) {
+    this.#db = new Database(filename);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = FULL');
+    this.#db.exec(`CREATE TABLE IF NOT EXISTS plants (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      tag TEXT,
+      created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    ) STRICT`);
+    const insert = this.#db.prepare(
+      'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
+    );
+    this.#commit = this.#db.transaction((batch: readonly Pending[]) =>
+      batch.map(({ row }) =>
+        insert.run(row.id, row.name, row.tag ?? null).changes === 1 ? 'created' : 'conflict',
+      ),
+    );
+  }
+
+  /** Queues one create; settles once its batch is committed. */
+  create(row: PlantRow): Promise<CreateOutcome> {
+    return new Promise((resolve, reject) => {
+      if (this.#queue.length === 0) setImmediate(this.#flush);
+      this.#queue.push({ row, resolve, reject });
+    });
+  }
+
+  /** Commits what is queued, then closes the database. */
+  close(): void {
+    this.#flush();
+    this.#db.close();
+  }
+
+  readonly #flush = (): void => {
+    const batch = this.#queue;
+    if (batch.length === 0) return;
+    this.#queue = [];
+    try {
+      const outcomes = this.#commit(batch);
+      batch.forEach((pending, i) => pending.resolve(outcomes[i] ?? 'conflict'));
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+    }
+  };
+}
+
+/**
+ * The rows of a plants table, ids exact, in id order (for checks and tests).
+ *
+ * @example
+ * storedPlants('/tmp/plants.db'); // [{ id: 1n, name: 'Fern', tag: null }]
+ */
+export function storedPlants(filename: string): { id: bigint; name: string; tag: string | null }[] {
+  const db = new Database(filename, { readonly: true });
+  try {
+    db.defaultSafeIntegers(true);
+    return db.prepare('SELECT id, name, tag FROM plants ORDER BY id').all() as {
+      id: bigint;
+      name: string;
+      tag: string | null;
+    }[];
+  } finally {
+    db.close();
+  }
+}
+
+/** How many plants a SQLite file holds. */
+export function countPlants(filename: string): number {
+  const db = new Database(filename, { readonly: true });
+  try {
+    const row = db.prepare('SELECT count(*) AS n FROM plants').get() as { n: number };
+    return row.n;
+  } finally {
+    db.close();
+  }
+}

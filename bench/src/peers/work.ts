@@ -1,0 +1,239 @@
+import { hash, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import {
+  ERROR_CATALOG,
+  type ErrorName,
+  formatIssues,
+  JsonTooDeepError,
+  NewPlant,
+  parseJson,
+  RATE_LIMIT_HEADERS,
+} from '@plant-store/schema';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { type PlantRow, SqliteGroupCommit } from './sqlite-commit.ts';
+
+/** What every peer is built from; the same settings the server reads. */
+export interface WorkOptions {
+  readonly databaseFile: string;
+  /** Accepted bearer tokens; only their SHA-256 digests are kept. */
+  readonly tokens: readonly string[];
+  readonly bodyLimitBytes: number;
+  /** Requests per second per token, sustained; 0 turns the limit off. */
+  readonly ratePerSecond: number;
+  readonly burst: number;
+  readonly logLevel: string;
+  /** Where the request log goes (pino JSON lines). */
+  readonly log: DestinationStream;
+}
+
+/** One request log line's fields (the server's). */
+export interface RequestEntry {
+  readonly requestId: string;
+  readonly method: string;
+  readonly route: string | null;
+  readonly status: number;
+  readonly durationMs: number;
+  readonly consumer: string | null;
+}
+
+/** An answer in the Error shape: a catalog entry, a message and extra headers. */
+export class PeerFailure extends Error {
+  constructor(
+    readonly kind: ErrorName,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The work every peer does, shared so the peers differ only in their HTTP layer: request id
+ * and headers, the bearer check by SHA-256 digest, a per-token rate + burst limit
+ * (rate-limiter-flexible), the JSON media type, lossless parse + the schema's strict NewPlant,
+ * the durable group commit, one pino request line at info, one prom-client histogram.
+ *
+ * @example
+ * const work = new PeerWork({ databaseFile, tokens, bodyLimitBytes: 65536, ratePerSecond: 0, burst: 1, logLevel: 'info', log: pino.destination(1) });
+ */
+export class PeerWork {
+  readonly registry = new Registry();
+  readonly bodyLimitBytes: number;
+  readonly #store: SqliteGroupCommit;
+  readonly #consumers = new Map<string, string>();
+  readonly #limiter: BurstyRateLimiter | undefined;
+  readonly #rateHeaders: number;
+  readonly #logger: Logger;
+  readonly #duration: Histogram<'method' | 'route' | 'status'>;
+
+  constructor(options: WorkOptions) {
+    this.bodyLimitBytes = options.bodyLimitBytes;
+    this.#store = new SqliteGroupCommit(options.databaseFile);
+    options.tokens.forEach((token, i) => {
+      this.#consumers.set(hash('sha256', token, 'hex'), `env#${i + 1}`);
+    });
+    this.#rateHeaders = options.ratePerSecond;
+    if (options.ratePerSecond > 0) {
+      this.#limiter = new BurstyRateLimiter(
+        new RateLimiterMemory({ points: options.ratePerSecond, duration: 1 }),
+        new RateLimiterMemory({ keyPrefix: 'burst', points: options.burst, duration: 2 }),
+      );
+    }
+    this.#logger = pino({ level: options.logLevel, base: { service: 'plant-store' } }, options.log);
+    this.#duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from receiving a request to answering it, by method, route and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: BUCKETS,
+      registers: [this.registry],
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The caller's `X-Request-Id` when safe, else a new UUID. */
+  requestId(given: string | string[] | undefined): string {
+    return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+  }
+
+  /** The headers every answer carries. */
+  headers(requestId: string): Record<string, string> {
+    return {
+      'X-Request-Id': requestId,
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-store',
+    };
+  }
+
+  /** The consumer's name for an accepted `Authorization` value; throws 401 otherwise. */
+  authenticate(authorization: string | undefined): string {
+    const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    const consumer =
+      token === undefined ? undefined : this.#consumers.get(hash('sha256', token, 'hex'));
+    if (consumer === undefined)
+      throw new PeerFailure('unauthorized', 'A valid bearer token is required');
+    return consumer;
+  }
+
+  /** Takes one request from the consumer's allowance: its `X-RateLimit-*` headers, or a 429. */
+  async limit(consumer: string): Promise<Record<string, string>> {
+    if (this.#limiter === undefined) return {};
+    try {
+      return this.#allowance(await this.#limiter.consume(consumer), 0);
+    } catch (refused) {
+      if (!(refused instanceof RateLimiterRes)) throw refused;
+      const headers = this.#allowance(refused, 1);
+      headers['Retry-After'] = String(Math.ceil(refused.msBeforeNext / 1000));
+      throw new PeerFailure('rateLimited', 'Too many requests for this credential', headers);
+    }
+  }
+
+  #allowance(res: RateLimiterRes, floor: number): Record<string, string> {
+    return {
+      [RATE_LIMIT_HEADERS.limit]: String(this.#rateHeaders),
+      [RATE_LIMIT_HEADERS.remaining]: String(Math.max(0, res.remainingPoints)),
+      [RATE_LIMIT_HEADERS.reset]: String(Math.max(floor, Math.ceil(res.msBeforeNext / 1000))),
+    };
+  }
+
+  /** Throws 415 unless the media type is `application/json`. */
+  requireJson(contentType: string | undefined): void {
+    if (contentType === undefined || !MEDIA_TYPE.test(contentType)) {
+      throw new PeerFailure('unsupportedMediaType', 'The body must be application/json');
+    }
+  }
+
+  /** The body's text as a NewPlant, ids exact; throws the 400s. */
+  parse(text: string): PlantRow {
+    if (text === '') throw new PeerFailure('missingBody', 'A NewPlant body is required');
+    let value: unknown;
+    try {
+      value = parseJson(text);
+    } catch (error) {
+      const kind = error instanceof JsonTooDeepError ? 'jsonTooDeep' : 'malformedJson';
+      throw new PeerFailure(
+        kind,
+        `The body ${error instanceof Error ? error.message : 'is not JSON'}`,
+      );
+    }
+    const result = NewPlant.safeParse(value);
+    if (!result.success)
+      throw new PeerFailure('validationFailed', formatIssues(result.error.issues));
+    const { id, name, tag } = result.data;
+    return { id, name, tag };
+  }
+
+  /** Stores the plant durably; resolves with the Plant's JSON text, or throws 409. */
+  async create(row: PlantRow): Promise<string> {
+    if ((await this.#store.create(row)) === 'conflict') {
+      throw new PeerFailure('conflict', `A plant with id ${row.id} already exists`);
+    }
+    return row.tag === undefined
+      ? JSON.stringify({ name: row.name })
+      : JSON.stringify({ name: row.name, tag: row.tag });
+  }
+
+  /** The status, headers and Error body for anything a step threw (HTTP errors by status). */
+  failure(thrown: unknown): {
+    status: number;
+    headers: Readonly<Record<string, string>>;
+    body: string;
+  } {
+    const failure = thrown instanceof PeerFailure ? thrown : fromStatus(thrown);
+    const { code, status } = ERROR_CATALOG[failure.kind];
+    return {
+      status,
+      headers: failure.headers,
+      body: JSON.stringify({ error: code, message: failure.message }),
+    };
+  }
+
+  /** Observes the answered request and writes its log line. */
+  finish(entry: RequestEntry): void {
+    this.#duration.observe(
+      { method: entry.method, route: entry.route ?? 'unmatched', status: entry.status },
+      entry.durationMs / 1000,
+    );
+    this.#logger.info(entry, 'request');
+  }
+
+  /** Serves `GET /metrics` on its own listener. */
+  metricsServer(): Server {
+    return createServer((_req, res) => {
+      this.registry.metrics().then((text) => {
+        res.writeHead(200, { 'Content-Type': this.registry.contentType });
+        res.end(text);
+      });
+    });
+  }
+
+  /** Commits what is queued and closes the store. */
+  close(): void {
+    this.#store.close();
+  }
+}
+
+const BY_STATUS: Readonly<Record<number, ErrorName>> = {
+  400: 'malformedJson',
+  404: 'notFound',
+  405: 'methodNotAllowed',
+  413: 'payloadTooLarge',
+  415: 'unsupportedMediaType',
+};
+
+/** A framework's HTTP error (`status` or `statusCode`) as a PeerFailure; anything else is a 500. */
+function fromStatus(thrown: unknown): PeerFailure {
+  const { status, statusCode } = (thrown ?? {}) as { status?: unknown; statusCode?: unknown };
+  const kind = BY_STATUS[Number(status ?? statusCode)] ?? 'internal';
+  return new PeerFailure(
+    kind,
+    kind === 'internal' ? 'The request failed' : ERROR_CATALOG[kind].meaning,
+  );
+}

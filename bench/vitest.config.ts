@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+// The bench's own checks: the peers' conformance over real HTTP and SQLite, and the report's
+// arithmetic. Fast (no load is generated here).
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts'],
+    testTimeout: 10_000,
+  },
+});
