@@ -24,6 +24,7 @@ export {
   type ErrorEntry,
   type ErrorName,
 } from './error-catalog.ts';
+export { ERROR_MESSAGES } from './error-messages.ts';
 export { formatIssues } from './format-issues.ts';
 export { INT64_MAX, INT64_MIN, Int64, isInt64 } from './int64.ts';
 export {

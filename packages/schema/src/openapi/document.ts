@@ -8,7 +8,11 @@ import {
 } from '../contract.ts';
 import { ErrorBody } from '../error-body.ts';
 import { ERROR_ENTRIES, ERROR_STATUSES, type ErrorName } from '../error-catalog.ts';
+import { ERROR_MESSAGES } from '../error-messages.ts';
+import { formatIssues } from '../format-issues.ts';
 import { INT64_MAX } from '../int64.ts';
+import { JsonTooDeepError, MAX_JSON_DEPTH, MalformedJsonError, parseJson } from '../json.ts';
+import { NewPlant } from '../plant.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
 import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../text.ts';
 import { toClassic } from './to-classic.ts';
@@ -135,24 +139,49 @@ function headersOf(status: number | 'authenticated success') {
   return headers.length === 0 ? undefined : Object.fromEntries(headers);
 }
 
+/** What `attempt` throws (it must throw): the examples take their text from the real failure. */
+function thrownBy(attempt: () => unknown): unknown {
+  try {
+    attempt();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('the example was expected to fail');
+}
+
+const notJson = thrownBy(() => parseJson('{"id": 10, "name": }'));
+const tooDeep = thrownBy(() =>
+  parseJson(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`),
+);
+const invalid = NewPlant.safeParse({ id: 10, colour: 'green' });
+if (
+  !(notJson instanceof MalformedJsonError && tooDeep instanceof JsonTooDeepError) ||
+  invalid.success
+) {
+  throw new Error('the error examples no longer fail as they should');
+}
+
+/**
+ * One example message per catalog code, each built by the function the server answers with
+ * (the validation and JSON examples by running the real schema and parser on a bad body).
+ */
 const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
-  validationFailed:
-    'name: Invalid input: expected string, received undefined; colour: unknown property',
-  malformedJson: 'Request body is not valid JSON (at character 17)',
-  jsonTooDeep: 'Request body nests arrays and objects deeper than 64 levels (at character 64)',
-  missingBody: 'Request body is required: send a NewPlant as application/json',
-  malformedRequest: 'Malformed HTTP request',
-  unauthorized: 'A valid bearer credential is required',
-  notFound: 'No operation at GET /plant',
-  methodNotAllowed: 'GET is not allowed on /plants; allowed: POST',
-  requestTimeout: 'Request body did not arrive within 30 s',
-  conflict: 'A plant with id 10 already exists with a different name or tag',
-  payloadTooLarge: 'Request body is larger than 65536 bytes',
-  unsupportedMediaType: 'Request body must be application/json, not text/plain',
-  expectationFailed: 'The only expectation this server meets is Expect: 100-continue',
-  rateLimited: 'Too many requests for this credential; retry after 1 second',
-  internal: 'Internal server error',
-  storeUnavailable: 'The store is unavailable; retry later',
+  validationFailed: formatIssues(invalid.error.issues),
+  malformedJson: ERROR_MESSAGES.malformedJson.notJson(notJson),
+  jsonTooDeep: ERROR_MESSAGES.jsonTooDeep(tooDeep),
+  missingBody: ERROR_MESSAGES.missingBody,
+  malformedRequest: ERROR_MESSAGES.malformedRequest.unparsable,
+  unauthorized: ERROR_MESSAGES.unauthorized.missing,
+  notFound: ERROR_MESSAGES.notFound('GET', '/plant'),
+  methodNotAllowed: ERROR_MESSAGES.methodNotAllowed('GET', '/plants', ['POST']),
+  requestTimeout: ERROR_MESSAGES.requestTimeout(30),
+  conflict: ERROR_MESSAGES.conflict(10n),
+  payloadTooLarge: ERROR_MESSAGES.payloadTooLarge(65536),
+  unsupportedMediaType: ERROR_MESSAGES.unsupportedMediaType.notJson('text/plain'),
+  expectationFailed: ERROR_MESSAGES.expectationFailed,
+  rateLimited: ERROR_MESSAGES.rateLimited('credential', 1),
+  internal: ERROR_MESSAGES.internal,
+  storeUnavailable: ERROR_MESSAGES.storeUnavailable.unreachable,
 };
 
 /** A named example of a request or response body, as OpenAPI's Example Object. */
