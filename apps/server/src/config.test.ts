@@ -74,6 +74,10 @@ describe('loadConfig', () => {
   it.each([
     [{ PORT: '70000' }, /PORT: must be 0..65535/],
     [{ PORT: '1.5' }, /PORT: must be a whole number/],
+    // Text gets the same plain words as a number out of range, not zod's "received NaN".
+    [{ PORT: 'abc' }, /^Invalid configuration: PORT: must be a whole number, 0\.\.65535$/],
+    [{ PG_CONNECT_TIMEOUT_MS: 'soon' }, /: must be a whole number, at least 1 \(milliseconds\)$/],
+    [{ METRICS_PORT: '-1' }, /^Invalid configuration: METRICS_PORT: must be 0\.\.65535$/],
     [{ BODY_LIMIT: 'lots' }, /BODY_LIMIT: must be a size/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: /],
     [{ DURABILITY: 'maybe' }, /DURABILITY: /],

@@ -17,12 +17,7 @@ const MAX_WEB_CONCURRENCY = 256;
 
 const Env = z.object({
   NODE_ENV: z.string().default('development'),
-  PORT: z.coerce
-    .number()
-    .int('must be a whole number')
-    .min(0, 'must be 0..65535')
-    .max(65535, 'must be 0..65535')
-    .default(3000),
+  PORT: port().default(3000),
   HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
   DATABASE_URL: z.string().min(1, 'must not be empty').default('./data/plants.db'),
   PLANT_STORE_TOKENS: commaList(
@@ -44,37 +39,20 @@ const Env = z.object({
     }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DURABILITY: z.enum(['full', 'normal']).default('full'),
-  PG_POOL_MAX: z.coerce
-    .number()
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .default(POSTGRES_DEFAULTS.poolMax),
-  PG_CONNECT_TIMEOUT_MS: z.coerce
-    .number()
-    .int('must be a whole number')
-    .min(1, 'must be at least 1 (milliseconds)')
-    .default(POSTGRES_DEFAULTS.connectTimeoutMs),
-  PG_STATEMENT_TIMEOUT_MS: z.coerce
-    .number()
-    .int('must be a whole number')
-    .min(1, 'must be at least 1 (milliseconds)')
-    .default(POSTGRES_DEFAULTS.statementTimeoutMs),
-  PG_STARTUP_WAIT_MS: z.coerce
-    .number()
-    .int('must be a whole number')
-    .min(0, 'must be 0 or more (milliseconds)')
-    .default(30_000),
-  METRICS_PORT: z.coerce
-    .number()
-    .int('must be a whole number')
-    .min(0, 'must be 0..65535')
-    .max(65535, 'must be 0..65535')
-    .optional(),
+  PG_POOL_MAX: count(1).default(POSTGRES_DEFAULTS.poolMax),
+  PG_CONNECT_TIMEOUT_MS: count(1, 'at least 1 (milliseconds)').default(
+    POSTGRES_DEFAULTS.connectTimeoutMs,
+  ),
+  PG_STATEMENT_TIMEOUT_MS: count(1, 'at least 1 (milliseconds)').default(
+    POSTGRES_DEFAULTS.statementTimeoutMs,
+  ),
+  PG_STARTUP_WAIT_MS: count(0, '0 or more (milliseconds)').default(30_000),
+  METRICS_PORT: port().optional(),
   METRICS_HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
   RATE_LIMIT_PER_SECOND: count().default(100),
   RATE_LIMIT_BURST: count().min(1, 'must be at least 1').default(200),
   AUTH_FAILURES_PER_MINUTE: count().default(30),
-  TRUST_PROXY_HOPS: count().max(10, 'must be 0..10').default(0),
+  TRUST_PROXY_HOPS: count(0, '0..10').max(10, 'must be 0..10').default(0),
   CORS_ORIGINS: commaList(
     z
       .string()
@@ -83,9 +61,8 @@ const Env = z.object({
         'each origin must be scheme://host[:port], without a path or a trailing slash',
       ),
   ),
-  KEEP_ALIVE_TIMEOUT_SECONDS: count().min(1, 'must be at least 1 (seconds)').default(65),
-  WEB_CONCURRENCY: count()
-    .min(1, 'must be at least 1')
+  KEEP_ALIVE_TIMEOUT_SECONDS: count(1, 'at least 1 (seconds)').default(65),
+  WEB_CONCURRENCY: count(1)
     .max(MAX_WEB_CONCURRENCY, `must be 1..${MAX_WEB_CONCURRENCY}`)
     .default(1),
 });
@@ -104,9 +81,18 @@ function commaList(item: z.ZodType<string, string>) {
     .pipe(z.array(item));
 }
 
-/** A whole number ≥ 0 from an environment string. */
-function count() {
-  return z.coerce.number().int('must be a whole number').min(0, 'must be 0 or more');
+/**
+ * A whole (safe) number ≥ `min` from an environment string; `range` words the refusal. Anything
+ * else, text included, is refused in the project's words, not zod's "received NaN".
+ */
+function count(min = 0, range = min === 0 ? '0 or more' : `at least ${min}`) {
+  const whole = `must be a whole number, ${range}`;
+  return z.coerce.number({ error: whole }).int(whole).min(min, `must be ${range}`);
+}
+
+/** A TCP port, 0 (any free port) to 65535. */
+function port() {
+  return count(0, '0..65535').max(65535, 'must be 0..65535');
 }
 
 /** `https://app.example.com` or `http://localhost:5173`: exactly what browsers send as Origin. */
@@ -178,8 +164,17 @@ export interface PostgresConfig {
   readonly startupWaitMs: number;
 }
 
+/**
+ * A start-up failure the operator can fix: its message is one line naming what failed (a
+ * setting, path, port or URL), why, and what to do. The process entry prints it alone, with
+ * no stack (unless LOG_LEVEL=debug), and exits 1.
+ */
+export class StartupError extends Error {
+  override readonly name: string = 'StartupError';
+}
+
 /** A configuration the server refuses to start with; the message names every problem. */
-export class ConfigError extends Error {
+export class ConfigError extends StartupError {
   override readonly name = 'ConfigError';
 }
 
