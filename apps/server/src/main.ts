@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
+import type { Logger } from 'pino';
 import { developmentTokenPath, loadDevelopmentToken } from './auth/development-token.ts';
 import { joinCluster, runPrimary } from './cluster.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { type Config, loadConfig, StartupError } from './config.ts';
 import { httpServerOptions } from './http/timeouts.ts';
 import { createLogger, wantsPrettyLogs } from './observability/logger.ts';
 import { startServer } from './server.ts';
@@ -9,16 +10,20 @@ import { maskDatabaseUrl } from './store/open-store.ts';
 
 // The process entry point: configuration from the environment, the server, the signals.
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`plant-store: ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
+    failedToStart(error, undefined);
   }
+  try {
+    await run(config);
+  } catch (error) {
+    failedToStart(error, config);
+  }
+}
+
+async function run(config: Config): Promise<void> {
   const baseLogger = createLogger(config.logLevel, {
     pretty: wantsPrettyLogs(config.production, process.stdout.isTTY),
   });
@@ -34,7 +39,7 @@ async function main(): Promise<void> {
       await runPrimary({
         workers: config.webConcurrency,
         logger: baseLogger,
-        onListening: (url) => printWelcome(url, development),
+        onListening: (url) => announce(url, baseLogger, config, development),
         ...(config.metrics
           ? {
               metrics: config.metrics,
@@ -63,7 +68,7 @@ async function main(): Promise<void> {
     'plant-store listening',
   );
   if (role) role.listening(running.url);
-  else printWelcome(running.url, development);
+  else announce(running.url, logger, config, development);
 
   // A signal that arrives during the shutdown is absorbed, not fatal: Ctrl-C under a script
   // runner reaches the server twice (from the terminal to the process group, and forwarded by
@@ -89,11 +94,22 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-/** The startup message: where the server listens and, in development, the token to use. */
-function printWelcome(
+/**
+ * The start-up message, written whatever LOG_LEVEL says: in production one JSON log line
+ * (stdout stays JSON only); otherwise plain text with, for the development token, the token and
+ * a curl command to try.
+ */
+function announce(
   url: string,
+  logger: Logger,
+  config: Config,
   development: Awaited<ReturnType<typeof loadDevelopmentToken>> | undefined,
 ): void {
+  if (config.production) {
+    const announcer = logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
+    announcer.info({ url }, `Plant Store is listening on ${url}`);
+    return;
+  }
   console.log(`Plant Store is listening on ${url}`);
   if (development === undefined) return;
   console.log(
@@ -111,12 +127,47 @@ function printWelcome(
   );
 }
 
-main().catch((error: unknown) => {
-  // A refusal that names its own way out (no credential in production, say) needs no stack.
-  if (error instanceof ConfigError) {
-    console.error(`plant-store: ${error.message}`);
-    process.exit(1);
-  }
-  console.error('plant-store: failed to start:', error);
+/**
+ * Ends a start that failed with one line on stderr naming what failed, why and what to do, and
+ * exit status 1; the stack only with LOG_LEVEL=debug (or trace).
+ */
+function failedToStart(error: unknown, config: Config | undefined): never {
+  console.error(`plant-store: ${startupFailure(error, config)}`);
+  const debug = config?.logLevel === 'debug' || config?.logLevel === 'trace';
+  if (debug && error instanceof Error) console.error(error.stack);
   process.exit(1);
-});
+}
+
+/** The one line for a failed start: the error's own words when it is a StartupError. */
+function startupFailure(error: unknown, config: Config | undefined): string {
+  if (error instanceof StartupError) return error.message;
+  const listen = config === undefined ? undefined : listenFailure(error, config);
+  if (listen !== undefined) return listen;
+  const reason = error instanceof Error ? error.message : String(error);
+  return `failed to start: ${reason} (LOG_LEVEL=debug prints the stack)`;
+}
+
+/** A listener that could not bind (Node's `listen` error carries `address` and `port`). */
+function listenFailure(error: unknown, config: Config): string | undefined {
+  if (!(error instanceof Error) || !('syscall' in error) || error.syscall !== 'listen') {
+    return undefined;
+  }
+  const port = 'port' in error ? Number(error.port) : config.port;
+  const address = 'address' in error ? String(error.address) : config.host;
+  const metrics = config.metrics !== undefined && port === config.metrics.port;
+  const portSetting = metrics ? 'METRICS_PORT' : 'PORT';
+  const hostSetting = metrics ? 'METRICS_HOST' : 'HOST';
+  const where = `cannot listen on ${address}:${port}`;
+  switch ('code' in error ? error.code : undefined) {
+    case 'EADDRINUSE':
+      return `${where}: the port is already in use; stop the process that holds it or set ${portSetting} to a free port`;
+    case 'EACCES':
+      return `${where}: permission denied (ports below 1024 need privileges); set ${portSetting} to 1024 or above`;
+    case 'EADDRNOTAVAIL':
+      return `${where}: no network interface of this machine has that address; set ${hostSetting} to one it has (127.0.0.1, or 0.0.0.0 for all)`;
+    default:
+      return `${where}: ${error.message}`;
+  }
+}
+
+main();
