@@ -180,17 +180,15 @@ describe('metrics configuration', () => {
 });
 
 describe('ServiceMetrics store observer', () => {
-  it('counts WAL restarts and times commit pauses (SQLite background checkpoints)', async () => {
+  it('records group commits: the batch size of each committed one, the time of every one', async () => {
     const metrics = new ServiceMetrics({ processMetrics: false });
     const observer = metrics.storeObserver();
-    observer.onCommitPause?.(0.004, true);
-    observer.onCommitPause?.(0.002, false);
+    observer.onCommit?.(3, 0.004, true);
+    observer.onCommit?.(2, 0.002, false);
     const { body } = await metrics.exposition();
-    expect(sample(body, 'plant_store_sqlite_wal_restarts_total')).toBe(1);
-    expect(sample(body, 'plant_store_sqlite_commit_pause_seconds_count')).toBe(2);
-    expect(sample(body, 'plant_store_sqlite_commit_pause_seconds_sum')).toBeCloseTo(0.006, 9);
-    expect(sample(body, 'plant_store_sqlite_commit_pause_seconds_bucket', { le: '0.0025' })).toBe(
-      1,
-    );
+    expect(sample(body, 'plant_store_group_commit_batch_size_sum')).toBe(3);
+    expect(sample(body, 'plant_store_group_commit_batch_size_count')).toBe(1);
+    const failed = { committed: 'false' };
+    expect(sample(body, 'plant_store_group_commit_duration_seconds_count', failed)).toBe(1);
   });
 });

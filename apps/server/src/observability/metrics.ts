@@ -37,8 +37,6 @@ export class ServiceMetrics {
   readonly groupCommitBatchSize: Histogram;
   readonly groupCommitDuration: Histogram<'committed'>;
   readonly rateLimited: Counter<'limit'>;
-  readonly walRestarts: Counter;
-  readonly commitPauseDuration: Histogram;
 
   constructor(options: { readonly processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -80,17 +78,6 @@ export class ServiceMetrics {
       labelNames: ['limit'],
       registers,
     });
-    this.walRestarts = new Counter({
-      name: 'plant_store_sqlite_wal_restarts_total',
-      help: 'Times the SQLite WAL started over after the checkpoint worker copied all of it.',
-      registers,
-    });
-    this.commitPauseDuration = new Histogram({
-      name: 'plant_store_sqlite_commit_pause_seconds',
-      help: 'Time commits were held while the checkpoint worker copied the last WAL frames.',
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -100,10 +87,6 @@ export class ServiceMetrics {
       onCommit: (size, seconds, committed) => {
         if (committed) this.groupCommitBatchSize.observe(size);
         this.groupCommitDuration.observe({ committed: String(committed) }, seconds);
-      },
-      onCommitPause: (seconds, walRestarted) => {
-        this.commitPauseDuration.observe(seconds);
-        if (walRestarted) this.walRestarts.inc();
       },
     };
   }
