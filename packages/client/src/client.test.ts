@@ -140,6 +140,14 @@ describe('createPlant: invalid input', () => {
       const error = await rejectionOf(clientFor(server.url).createPlant(input as NewPlantInput));
 
       expect(error).toBeInstanceOf(PlantStoreValidationError);
+      expect(error).toBeInstanceOf(PlantStoreError);
+      expect(error).toMatchObject({
+        name: 'PlantStoreValidationError',
+        operationId: 'createPlant',
+        status: 0,
+        code: 40001,
+        attempts: 0,
+      });
       const expected = NewPlant.safeParse(input).error?.issues ?? [];
       expect(expected.length).toBeGreaterThan(0);
       expect((error as PlantStoreValidationError).issues).toEqual(expected);
@@ -147,6 +155,42 @@ describe('createPlant: invalid input', () => {
       expect(server.requests).toHaveLength(0);
     },
   );
+});
+
+describe('createPlant: one error hierarchy', () => {
+  it('rejects with a PlantStoreError whatever failed: bad input, an error answer, no answer', async () => {
+    const server = await serve((_, res) => reply(res, 409, CONFLICT));
+    const closed = await closedPortUrl();
+    const failures = await Promise.all([
+      rejectionOf(clientFor(server.url).createPlant({ id: 1, name: '' })),
+      rejectionOf(clientFor(server.url).createPlant({ id: 10, name: 'Fern' })),
+      rejectionOf(clientFor(closed, { retries: 0 }).createPlant({ id: 1, name: 'Fern' })),
+    ]);
+    const caught = failures.map((error) =>
+      error instanceof PlantStoreError ? [error.name, error.status] : 'missed by the catch',
+    );
+    expect(caught).toEqual([
+      ['PlantStoreValidationError', 0],
+      ['PlantStoreError', 409],
+      ['PlantStoreNetworkError', 0],
+    ]);
+  });
+
+  it('says why an id beyond 2^53 given as a number is refused: pass a bigint', async () => {
+    const server = await serve((_, res) => reply(res, 200, MONSTERA));
+    const client = clientFor(server.url);
+    const error = await rejectionOf(client.createPlant({ id: 2 ** 60, name: 'Fern' }));
+    expect(error).toBeInstanceOf(PlantStoreValidationError);
+    expect((error as Error).message).toBe(
+      'id: a number above 2^53 - 1 (Number.MAX_SAFE_INTEGER) is not exact: pass a bigint (got 1152921504606846976)',
+    );
+    expect(server.requests).toHaveLength(0);
+    await expect(client.createPlant({ id: 2n ** 60n, name: 'Monstera' })).resolves.toEqual({
+      name: 'Monstera',
+      tag: 'indoor',
+    });
+    expect(server.requests[0]?.body).toBe('{"id":1152921504606846976,"name":"Monstera"}');
+  });
 });
 
 describe('createPlant: error responses', () => {
@@ -223,7 +267,7 @@ describe('createPlant: a success response that breaks the contract', () => {
     expect(error).toBeInstanceOf(PlantStoreError);
     expect(error).toMatchObject({ status: 200, code: undefined, attempts: 1 });
     expect((error as Error).message).toBe(
-      'createPlant: the 200 response does not match the contract: name: must not be empty; tag: Invalid input: expected string, received number',
+      'createPlant: the 200 response does not match the contract: name: must not be empty; tag: must be a string, or left out (got a number)',
     );
     expect(server.requests).toHaveLength(1);
   });

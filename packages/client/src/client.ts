@@ -34,9 +34,10 @@ export interface PlantStoreClient {
   /**
    * `POST /plants`: creates a plant (or replays an identical create) and returns it.
    *
-   * Rejects with `PlantStoreValidationError` (nothing sent) when `newPlant` is not a valid
-   * NewPlant, and with `PlantStoreError` for any error response, a response that breaks the
-   * contract, or — as `PlantStoreNetworkError` — no response after the retries.
+   * Rejects only with a `PlantStoreError`: as its `PlantStoreValidationError` (nothing sent)
+   * when `newPlant` is not a valid NewPlant, as its `PlantStoreNetworkError` when no response
+   * came after the retries, and as a `PlantStoreError` itself for an error response or a
+   * response that breaks the contract.
    *
    * Safe to retry: an identical replay answers 200 with the same plant. The client itself
    * retries a network failure, a timeout, a 429 and a 502/503/504, waiting what `Retry-After`
@@ -128,7 +129,12 @@ function pacingReading(outcome: AttemptOutcome) {
 function encodeBody(route: Route, input: unknown): string | undefined {
   if (route.body === undefined) return undefined;
   const verdict = validateBody(route.body, input);
-  if (!verdict.ok) throw new PlantStoreValidationError(verdict.message, verdict.issues);
+  if (!verdict.ok) {
+    throw new PlantStoreValidationError(verdict.message, {
+      operationId: route.operationId,
+      issues: verdict.issues,
+    });
+  }
   return stringifyJson(verdict.value);
 }
 

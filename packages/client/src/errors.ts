@@ -1,4 +1,4 @@
-import { ErrorBody, parseJson } from '@plant-store/schema';
+import { ERROR_CATALOG, ErrorBody, parseJson } from '@plant-store/schema';
 import type * as z from 'zod/mini';
 import type { ResponseOutcome } from './retry.ts';
 
@@ -22,15 +22,17 @@ export interface PlantStoreErrorDetails {
 }
 
 /**
- * The call reached the API (or tried to) and did not get the success response: a non-2xx
- * status, a body that does not match the contract, or (as {@link PlantStoreNetworkError})
- * no response at all.
+ * Every error a call of the client rejects with: `catch` it once and nothing escapes. Three
+ * kinds, told apart by `instanceof` (the subclasses) or by `status`:
  *
- * - A conforming Error body gives `code` (its `error`) and `message` (its `message`, verbatim).
- * - A non-conforming body (an HTML page from a proxy, say) gives `code: undefined` and a message
- *   naming the status and what the body was.
- * - A success status whose body is not the route's response schema gives `code: undefined` and
- *   a message listing the problems; `status` is then the success status (e.g. 200).
+ * - an answer that is not the route's success (`status` its HTTP status): a conforming Error
+ *   body gives `code` (its `error`) and `message` (its `message`, verbatim); a non-conforming
+ *   body (an HTML page from a proxy, say) gives `code: undefined` and a message naming the
+ *   status and what the body was; a success status whose body is not the route's response
+ *   schema gives `code: undefined` and a message listing the problems;
+ * - {@link PlantStoreNetworkError}: no response at all (`status` 0);
+ * - {@link PlantStoreValidationError}: the input was refused before anything was sent
+ *   (`status` 0, `attempts` 0, `code` 40001 as the server would answer).
  *
  * A 429 (code 42901) or 503 whose `Retry-After` was longer than the client's
  * `maxRetryDelayMs`, or that was still refused after the retries, keeps that `retryAfter`, so
@@ -120,8 +122,9 @@ function describeCause(cause: unknown): string {
 }
 
 /**
- * The input was refused by the route's body schema before any request was sent.
- * `message` is `formatIssues(issues)`, the same text the server would answer with (40001).
+ * The input was refused by the route's body schema before any request was sent: a
+ * {@link PlantStoreError} with `status` 0, `attempts` 0 and `code` 40001 (what the server
+ * answers the same body with). `message` is `formatIssues(issues)`, the server's text too.
  *
  * @example
  * try {
@@ -130,14 +133,22 @@ function describeCause(cause: unknown): string {
  *   if (error instanceof PlantStoreValidationError) console.log(error.issues.length); // 2
  * }
  */
-export class PlantStoreValidationError extends Error {
-  override readonly name = 'PlantStoreValidationError';
+export class PlantStoreValidationError extends PlantStoreError {
+  override readonly name: string = 'PlantStoreValidationError';
   /** Every problem zod found, with its path. */
   readonly issues: readonly z.core.$ZodIssue[];
 
-  constructor(message: string, issues: readonly z.core.$ZodIssue[]) {
-    super(message);
-    this.issues = issues;
+  constructor(
+    message: string,
+    details: { readonly operationId: string; readonly issues: readonly z.core.$ZodIssue[] },
+  ) {
+    super(message, {
+      operationId: details.operationId,
+      status: 0,
+      code: ERROR_CATALOG.validationFailed.code,
+      attempts: 0,
+    });
+    this.issues = details.issues;
   }
 }
 
