@@ -169,6 +169,8 @@ describe('createPlant: one error hierarchy', () => {
     const caught = failures.map((error) =>
       error instanceof PlantStoreError ? [error.name, error.status] : 'missed by the catch',
     );
+    expectTypeOf<PlantStoreValidationError>().toExtend<PlantStoreError>();
+    expectTypeOf<PlantStoreNetworkError>().toExtend<PlantStoreError>();
     expect(caught).toEqual([
       ['PlantStoreValidationError', 0],
       ['PlantStoreError', 409],

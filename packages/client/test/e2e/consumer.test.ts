@@ -202,7 +202,7 @@ describe('the packed tarballs', () => {
 });
 
 describe('a consumer of the installed packages', () => {
-  it('1. node runs an ES module: int64 id, replay, 409 as PlantStoreError, validation error', async () => {
+  it('1. node runs an ES module: int64 id, replay, 409 and a validation error both PlantStoreErrors', async () => {
     const { stdout } = await run(process.execPath, ['create.mjs', serverUrl, TOKEN], {
       cwd: project,
     });
@@ -217,6 +217,7 @@ describe('a consumer of the installed packages', () => {
     });
     expect(result.invalid).toEqual({
       isValidationError: true,
+      isPlantStoreError: true,
       message: expect.stringMatching(/^name: must not be empty; colour: unknown property$/),
       requestsSent: 0,
     });

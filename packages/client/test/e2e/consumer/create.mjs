@@ -34,6 +34,7 @@ try {
 } catch (error) {
   invalid = {
     isValidationError: error instanceof PlantStoreValidationError,
+    isPlantStoreError: error instanceof PlantStoreError,
     message: error.message,
     requestsSent: requests - before,
   };
