@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
-import { LineChunker } from './line-chunker.ts';
 
 // pino-pretty is loaded only when pretty logs are asked for (a terminal), not in production.
 const require = createRequire(import.meta.url);
@@ -44,38 +43,18 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
     );
   }
   if (options.destination) return pino(settings, options.destination);
-  // stdout, written asynchronously in chunks of at least 16 KiB: one write per ~80 request
-  // lines instead of a blocking write per line, because the request log is on the hot path
-  // (the benchmark's ablation case measures its cost). The lines are gathered by LineChunker and written by SonicBoom (pino.destination). Everything
-  // gathered is written synchronously when the process exits, also through process.exit; a
-  // timer writes out what a quiet server has gathered, so no line waits longer than a second.
-  // A hard kill (SIGKILL, power loss) can lose that last second.
-  const lines = new LineChunker(
-    pino.destination({ dest: 1, sync: false, maxWrite: 4 * STDOUT_CHUNK_LENGTH }),
-    STDOUT_CHUNK_LENGTH,
-  );
-  flushedAtExit(lines);
-  setInterval(() => lines.flush(), STDOUT_FLUSH_INTERVAL_MS).unref();
-  return pino(settings, lines);
-}
-
-/** Characters of log lines gathered before they are written to stdout. */
-const STDOUT_CHUNK_LENGTH = 16_384;
-
-/** The stdout loggers' gathered lines, written out by one 'exit' listener for them all. */
-const gatheredAtExit = new Set<LineChunker>();
-
-function flushedAtExit(lines: LineChunker): void {
-  if (gatheredAtExit.size === 0) {
-    process.on('exit', () => {
-      for (const gathered of gatheredAtExit) gathered.flushSync();
-    });
-  }
-  gatheredAtExit.add(lines);
+  // stdout, written asynchronously once 4 KiB of lines are buffered (pino's asynchronous
+  // logging): one write per ~20 request lines instead of a blocking write per line, as the
+  // request log is on the hot path. pino writes what is buffered when the process exits
+  // (process.exit included); a timer writes out what a quiet server has buffered, so no line
+  // waits longer than a second. A hard kill (SIGKILL, power loss) can lose that last second.
+  const logger = pino(settings, pino.destination({ dest: 1, minLength: 4096, sync: false }));
+  setInterval(() => logger.flush(), STDOUT_FLUSH_INTERVAL_MS).unref();
+  return logger;
 }
 
 /** Longest time a line logged to stdout waits in the buffer. */
-export const STDOUT_FLUSH_INTERVAL_MS = 1000;
+const STDOUT_FLUSH_INTERVAL_MS = 1000;
 
 /**
  * Pretty logs only for a person: stdout is a terminal and this is not production. Anything
