@@ -1,13 +1,5 @@
-import { createRequire } from 'node:module';
-import type * as PromClient from 'prom-client';
+import { AggregatorRegistry } from 'prom-client';
 import type { ServiceMetrics } from './metrics.ts';
-
-// prom-client's cluster support, loaded only when a cluster serves metrics.
-const require = createRequire(import.meta.url);
-
-function aggregatorRegistry(): typeof PromClient.AggregatorRegistry {
-  return require('prom-client/lib/cluster.js') as typeof PromClient.AggregatorRegistry;
-}
 
 /**
  * In a cluster worker: answers the primary's requests for this worker's metrics
@@ -19,8 +11,7 @@ function aggregatorRegistry(): typeof PromClient.AggregatorRegistry {
  * shareWorkerMetrics(new ServiceMetrics());
  */
 export function shareWorkerMetrics(metrics: ServiceMetrics): void {
-  const AggregatorRegistry = aggregatorRegistry();
-  new AggregatorRegistry();
+  new AggregatorRegistry(); // its constructor starts answering the primary's requests
   AggregatorRegistry.setRegistries([metrics.registry]);
 }
 
@@ -32,7 +23,6 @@ export function shareWorkerMetrics(metrics: ServiceMetrics): void {
  * const listener = await startMetricsServer(clusterMetrics(), config.metrics, logger, options);
  */
 export function clusterMetrics(): Pick<ServiceMetrics, 'exposition'> {
-  const AggregatorRegistry = aggregatorRegistry();
   const registry = new AggregatorRegistry();
   return {
     exposition: async () => ({
