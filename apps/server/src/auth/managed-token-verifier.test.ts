@@ -32,7 +32,7 @@ describe('ManagedTokenVerifier', () => {
     const { token } = await create('acme');
     const verifier = new ManagedTokenVerifier(store, { now, ttlMs: 3000 });
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
-    clock += 2999;
+    clock += 3000;
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
     expect(verifier.stats().storeLookups).toBe(1);
     clock += 1;
@@ -45,7 +45,7 @@ describe('ManagedTokenVerifier', () => {
     const verifier = new ManagedTokenVerifier(store, { now, ttlMs: 3000 });
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
     await store.revoke({ name: 'acme' }, new Date(clock));
-    clock += 3000;
+    clock += 3001;
     expect(await verifier.verify(token)).toBeUndefined();
   });
 
@@ -74,7 +74,7 @@ describe('ManagedTokenVerifier', () => {
     const verifier = new ManagedTokenVerifier(store, { now, negativeTtlMs: 2000 });
     const unknown = generateToken();
     expect(await verifier.verify(unknown)).toBeUndefined();
-    clock += 1999;
+    clock += 2000;
     expect(await verifier.verify(unknown)).toBeUndefined();
     expect(verifier.stats().storeLookups).toBe(1);
     clock += 1;

@@ -1,4 +1,4 @@
-import { BoundedCache } from './bounded-cache.ts';
+import { LRUCache } from 'lru-cache';
 import { checkTokenFormat } from './token-format.ts';
 import { type Credential, digestToken } from './token-registry.ts';
 import type { TokenStore } from './token-store.ts';
@@ -32,7 +32,7 @@ export interface ManagedTokenVerifierStats {
  * - a valid token is trusted for `ttlMs` (3 s), never past its expiry, so a revocation
  *   reaches every instance within that time and an expiry takes effect on the dot;
  * - an unknown, revoked or expired digest is refused from memory for `negativeTtlMs` (2 s);
- * - both caches are capped (LRU), so a flood of random tokens cannot grow memory, and
+ * - both caches are capped (lru-cache), so a flood of random tokens cannot grow memory, and
  *   concurrent requests with one token share one lookup.
  *
  * @example
@@ -41,23 +41,25 @@ export interface ManagedTokenVerifierStats {
  */
 export class ManagedTokenVerifier {
   readonly #store: Pick<TokenStore, 'findByDigest'>;
-  readonly #ttlMs: number;
-  readonly #negativeTtlMs: number;
   readonly #now: () => number;
-  readonly #valid: BoundedCache<string, Credential>;
-  readonly #refused: BoundedCache<string, true>;
+  /** Valid tokens' credentials, with the token's expiry (ms; Infinity when none). */
+  readonly #valid: LRUCache<string, { credential: Credential; expiresAt: number }>;
+  readonly #refused: LRUCache<string, true>;
   readonly #pending = new Map<string, Promise<Credential | undefined>>();
   #storeLookups = 0;
   #refusedByFormat = 0;
 
   constructor(store: Pick<TokenStore, 'findByDigest'>, options: ManagedTokenVerifierOptions = {}) {
     this.#store = store;
-    this.#ttlMs = options.ttlMs ?? TOKEN_CACHE_TTL_MS;
-    this.#negativeTtlMs = options.negativeTtlMs ?? NEGATIVE_CACHE_TTL_MS;
     this.#now = options.now ?? Date.now;
-    const maxEntries = options.maxEntries ?? TOKEN_CACHE_MAX_ENTRIES;
-    this.#valid = new BoundedCache(maxEntries);
-    this.#refused = new BoundedCache(maxEntries);
+    // The same clock as the expiry checks, read at every lookup (ttlResolution 0).
+    const cache = {
+      max: options.maxEntries ?? TOKEN_CACHE_MAX_ENTRIES,
+      perf: { now: this.#now },
+      ttlResolution: 0,
+    };
+    this.#valid = new LRUCache({ ...cache, ttl: options.ttlMs ?? TOKEN_CACHE_TTL_MS });
+    this.#refused = new LRUCache({ ...cache, ttl: options.negativeTtlMs ?? NEGATIVE_CACHE_TTL_MS });
   }
 
   /** The credential of a valid (known, not revoked, not expired) managed token, else `undefined`. */
@@ -67,10 +69,9 @@ export class ManagedTokenVerifier {
       return undefined;
     }
     const digest = digestToken(token);
-    const now = this.#now();
-    const cached = this.#valid.get(digest, now);
-    if (cached !== undefined) return cached;
-    if (this.#refused.get(digest, now) !== undefined) return undefined;
+    const cached = this.#valid.get(digest);
+    if (cached !== undefined && cached.expiresAt > this.#now()) return cached.credential;
+    if (this.#refused.has(digest)) return undefined;
     let pending = this.#pending.get(digest);
     if (pending === undefined) {
       pending = this.#lookUp(digest).finally(() => this.#pending.delete(digest));
@@ -94,11 +95,11 @@ export class ManagedTokenVerifier {
     const now = this.#now();
     const expiresAt = record?.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
     if (record === undefined || record.revokedAt !== null || expiresAt <= now) {
-      this.#refused.set(digest, true, now + this.#negativeTtlMs);
+      this.#refused.set(digest, true);
       return undefined;
     }
     const credential: Credential = { name: record.name };
-    this.#valid.set(digest, credential, Math.min(now + this.#ttlMs, expiresAt));
+    this.#valid.set(digest, { credential, expiresAt });
     return credential;
   }
 }
