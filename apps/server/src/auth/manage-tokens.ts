@@ -1,8 +1,34 @@
-import { parseDuration } from './duration.ts';
+import { z } from 'zod';
 import { generateToken } from './token-format.ts';
 import { tokenNameProblem } from './token-name.ts';
 import { digestToken } from './token-registry.ts';
 import type { RevokeResult, TokenRecord, TokenSelector, TokenStore } from './token-store.ts';
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** The longest lifetime a token can be given: ten years (365-day years). */
+export const MAX_LIFETIME_MS = 3650 * UNIT_MS.d;
+
+/**
+ * A token lifetime (`--expires`) such as `30d`, `12h`, `90m`, `45s`, `2w` or a sum like
+ * `1d12h`, in milliseconds: more than zero and at most ten years.
+ *
+ * @example
+ * TokenLifetime.parse('1h30m'); // 5_400_000
+ */
+export const TokenLifetime = z
+  .string()
+  .regex(
+    /^(?:\d+[smhdw])+$/,
+    'use a number and a unit (s, m, h, d, w), e.g. 30d, 12h, 90m or 1d12h',
+  )
+  .transform((text) =>
+    [...text.matchAll(/(\d+)([smhdw])/g)].reduce(
+      (total, [, amount, unit]) => total + Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS],
+      0,
+    ),
+  )
+  .pipe(z.number().min(1, 'must be > 0').max(MAX_LIFETIME_MS, 'at most 3650d (ten years)'));
 
 /** A request the token commands refuse before touching the store (bad name, duration, id). */
 export class TokenUsageError extends Error {
@@ -31,11 +57,12 @@ export async function createManagedToken(
   if (problem !== undefined) throw new TokenUsageError(`Invalid --name: ${problem}`);
   let lifetimeMs: number | undefined;
   if (options.expires !== undefined) {
-    try {
-      lifetimeMs = parseDuration(options.expires);
-    } catch (error) {
-      throw new TokenUsageError(`Invalid --expires: ${(error as Error).message}`);
+    const lifetime = TokenLifetime.safeParse(options.expires);
+    if (!lifetime.success) {
+      const problem = lifetime.error.issues[0]?.message;
+      throw new TokenUsageError(`Invalid --expires ${JSON.stringify(options.expires)}: ${problem}`);
     }
+    lifetimeMs = lifetime.data;
   }
   const now = options.now ?? new Date();
   const token = generateToken();
