@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/token-registry.ts';
 import { contractHandlers } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
-import { contractRouter, routeDispatcher, unmatchedRoute } from './http/contract-router.ts';
+import { contractRouter, unmatchedRoute } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { errorResponder } from './http/error-responder.ts';
 import { requestContext } from './http/request-context.ts';
@@ -30,9 +30,10 @@ export interface AppOptions {
 }
 
 /**
- * The Koa application: one bookkeeping layer (request id, headers, metrics, log, errors
- * answered in the Error shape), CORS when configured, the routes derived from the contract (rate-limited around the bearer check), and
- * 404/405 for everything else. Metrics, limits and CORS are each off unless given.
+ * The Koa application: the per-request bookkeeping (request id, headers, metrics, log), CORS
+ * when configured, the error responder, the routes derived from the contract (rate-limited
+ * around the bearer check), and 404/405 for everything else. Metrics, limits and CORS are
+ * each off unless given.
  *
  * @example
  * const app = createApp({ store, tokens, bodyLimitBytes: 65536, logger });
@@ -40,31 +41,20 @@ export interface AppOptions {
  */
 export function createApp(options: AppOptions): Koa<AppState> {
   const hops = options.trustProxyHops ?? 0;
-  const rateLimits = options.rateLimits;
+  const { rateLimits, corsOrigins = [] } = options;
   // With N trusted proxies, ctx.ip is the address the outermost one saw (the Nth entry of
   // X-Forwarded-For from the right); with none, the socket's peer.
   const app = new Koa<AppState>({ proxy: hops > 0, maxIpsCount: hops });
-  const handlers = contractHandlers(options.store, buildOpenApiDocument());
-  const router = contractRouter(contract, handlers, {
+  const router = contractRouter(contract, contractHandlers(options.store, buildOpenApiDocument()), {
     tokens: options.tokens,
     bodyLimitBytes: options.bodyLimitBytes,
     ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
   });
-  const withCors = (options.corsOrigins?.length ?? 0) > 0;
-  // One outermost layer does the per-request bookkeeping (id, headers, metrics, log) and,
-  // without CORS, answers errors too; with CORS the error responder sits after it, so an
-  // error answer keeps the CORS headers.
-  app.use(
-    requestContext(options.logger, {
-      ...(options.metrics ? { metrics: options.metrics } : {}),
-      answerErrors: !withCors,
-    }),
-  );
-  if (withCors && options.corsOrigins) {
-    app.use(cors(options.corsOrigins, router));
-    app.use(errorResponder(options.logger));
-  }
-  app.use(routeDispatcher(router));
+  app.use(requestContext(options.logger, options.metrics));
+  // Before the error responder, so an error answer keeps the CORS headers.
+  if (corsOrigins.length > 0) app.use(cors(corsOrigins, router));
+  app.use(errorResponder(options.logger));
+  app.use(router.routes());
   app.use(unmatchedRoute(router));
   // Errors are answered by errorResponder; anything reaching Koa's own handler (a failure
   // while writing a response) is logged, not printed.

@@ -8,19 +8,16 @@ import type { PlantStore } from './store/plant-store.ts';
 
 /**
  * Creates the plant unless its id is taken. An identical replay answers the same Plant (so a
- * client may retry safely); the same id with another name or tag is a 409. (One promise, the
- * store's, and its continuation: no async frame on the hot path.)
+ * client may retry safely); the same id with another name or tag is a 409.
  */
-export function createPlant(store: PlantStore, newPlant: NewPlant): Promise<Plant> {
-  return store.create(newPlant).then((outcome) => {
-    if (outcome === 'conflict') {
-      throw new ApiError(
-        'conflict',
-        `A plant with id ${newPlant.id} already exists with a different name or tag`,
-      );
-    }
-    return toPlant(newPlant);
-  });
+export async function createPlant(store: PlantStore, newPlant: NewPlant): Promise<Plant> {
+  if ((await store.create(newPlant)) === 'conflict') {
+    throw new ApiError(
+      'conflict',
+      `A plant with id ${newPlant.id} already exists with a different name or tag`,
+    );
+  }
+  return toPlant(newPlant);
 }
 
 /** The handler of every contract route, bound to the store and the published document. */

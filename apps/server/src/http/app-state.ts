@@ -6,7 +6,7 @@ export interface AppState {
   requestId: string;
   /** The name of the credential the request was authenticated with (never the token). */
   consumer?: string;
-  /** The contract path of the matched route, for the request log. */
+  /** The contract path of the matched route, for the request log and metrics. */
   route?: string;
   /** The validated request body. */
   body?: unknown;
@@ -18,10 +18,8 @@ export type AppMiddleware = Middleware<AppState>;
 export type AppContext = ParameterizedContext<AppState>;
 
 /**
- * One step of serving a route (the credential check, reading the body): it returns (or its
- * promise settles) when the request may go on and throws (rejects) with an ApiError when it
- * may not. A step that has nothing to wait for returns at once, without a promise: the route
- * awaits only what is a promise. A route runs its steps in one middleware instead of one
- * middleware each: every Koa middleware layer costs a promise and a dispatch on every request.
+ * A check a route runs before its body is read (the credential, with the rate limits around
+ * it): it returns, or its promise resolves, when the request may go on, and throws (rejects)
+ * with an ApiError when it may not.
  */
 export type RequestStep = (ctx: AppContext) => void | Promise<void>;

@@ -22,7 +22,7 @@ export function cors(allowedOrigins: readonly string[], router: Router<AppState>
   const allowed = new Set(allowedOrigins);
   const methods = new Set<string>();
   for (const layer of router.stack) for (const method of layer.methods) methods.add(method);
-  const middleware = koaCors({
+  return koaCors({
     origin: (ctx: Context) => {
       const origin = ctx.get('origin');
       if (!allowed.has(origin)) return '';
@@ -46,5 +46,4 @@ export function cors(allowedOrigins: readonly string[], router: Router<AppState>
     credentials: false,
     keepHeadersOnError: true,
   });
-  return middleware as unknown as AppMiddleware;
 }

@@ -1,47 +1,37 @@
-import type { Credential, TokenRegistry } from '../auth/token-registry.ts';
+import type { TokenRegistry } from '../auth/token-registry.ts';
 import { ApiError } from './api-error.ts';
-import type { AppContext, RequestStep } from './app-state.ts';
+import type { RequestStep } from './app-state.ts';
 
 const REALM = 'Bearer realm="plant-store"';
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is token68 syntax.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
- * The step that lets a request through only with `Authorization: Bearer <token>` for a known
+ * The check that lets a request through only with `Authorization: Bearer <token>` for a known
  * token (configured, or managed and neither revoked nor expired), setting
  * `ctx.state.consumer` to the credential's name; otherwise 401 with an RFC 6750
  * `WWW-Authenticate` challenge. It runs before the body is read, so an unauthenticated caller
- * cannot make the server read or parse anything. A configured token is checked without a
- * promise; only a managed one returns its lookup's promise.
+ * cannot make the server read or parse anything.
  *
  * @example
  * const authenticate = requireBearer(tokens);
  * await authenticate(ctx); // throws ApiError('unauthorized') without a valid token
  */
 export function requireBearer(tokens: TokenRegistry): RequestStep {
-  return function checkBearer(ctx) {
-    const header = ctx.req.headers.authorization ?? '';
+  return async function checkBearer(ctx) {
+    const header = ctx.get('Authorization');
     if (!/^bearer(?: |$)/i.test(header)) {
       throw new ApiError('unauthorized', 'A bearer credential is required', {
         'WWW-Authenticate': REALM,
       });
     }
     const token = BEARER.exec(header)?.[1];
-    if (token === undefined) return admit(ctx, undefined);
-    // A configured token is known at once; only a managed one is looked up (a promise).
-    const credential = tokens.authenticate(token);
-    return credential instanceof Promise
-      ? credential.then((found) => admit(ctx, found))
-      : admit(ctx, credential);
+    const credential = token === undefined ? undefined : await tokens.authenticate(token);
+    if (!credential) {
+      throw new ApiError('unauthorized', 'The bearer credential is not valid', {
+        'WWW-Authenticate': `${REALM}, error="invalid_token"`,
+      });
+    }
+    ctx.state.consumer = credential.name;
   };
-}
-
-/** Names the request's consumer, or refuses it when no credential was found. */
-function admit(ctx: AppContext, credential: Credential | undefined): void {
-  if (!credential) {
-    throw new ApiError('unauthorized', 'The bearer credential is not valid', {
-      'WWW-Authenticate': `${REALM}, error="invalid_token"`,
-    });
-  }
-  ctx.state.consumer = credential.name;
 }
