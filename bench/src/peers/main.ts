@@ -19,7 +19,7 @@ const name = process.argv[2] ?? '';
 const create = PEERS[name];
 if (create === undefined) throw new Error(`usage: main.ts ${Object.keys(PEERS).join('|')}`);
 const env = process.env;
-const log = pino.destination({ dest: 1, sync: false, minLength: 16_384 });
+const log = pino.destination({ dest: 1, sync: false, minLength: 16_384, maxWrite: 65_536 });
 const work = new PeerWork({
   databaseFile: env.DATABASE_URL ?? './plants.db',
   tokens: (env.PLANT_STORE_TOKENS ?? '').split(',').filter((token) => token !== ''),

@@ -69,7 +69,9 @@ export class SqliteGroupCommit {
     this.#queue = [];
     try {
       const outcomes = this.#commit(batch);
-      batch.forEach((pending, i) => pending.resolve(outcomes[i] ?? 'conflict'));
+      batch.forEach((pending, i) => {
+        pending.resolve(outcomes[i] ?? 'conflict');
+      });
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     }
