@@ -7,21 +7,15 @@ import { createPostgresPool, type PostgresPoolConfig } from '../store/postgres/p
 import {
   type NewTokenRecord,
   type RevokeResult,
+  TOKEN_COLUMNS,
   TokenNameTakenError,
   type TokenRecord,
+  type TokenRow,
   type TokenSelector,
   type TokenStore,
+  toTokenRecord,
 } from './token-store.ts';
 
-interface TokenRow {
-  id: number;
-  name: string;
-  created_at: Date;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-}
-
-const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
 const UNIQUE_VIOLATION = '23505';
 
 /**
@@ -82,11 +76,11 @@ class PostgresTokenStore implements TokenStore {
       );
       const { rows } = await client.query<TokenRow>(
         `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES ($1, $2, $3, $4)
-         RETURNING ${COLUMNS}`,
+         RETURNING ${TOKEN_COLUMNS}`,
         [token.name, token.digest, token.createdAt, token.expiresAt],
       );
       await client.query('COMMIT');
-      return toRecord(rows[0] as TokenRow);
+      return toTokenRecord(rows[0] as TokenRow);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       const { code, constraint } = error as { code?: unknown; constraint?: unknown };
@@ -101,29 +95,33 @@ class PostgresTokenStore implements TokenStore {
   }
 
   async list(): Promise<TokenRecord[]> {
-    return (await this.#query(`SELECT ${COLUMNS} FROM tokens ORDER BY id`, [])).map(toRecord);
+    return (await this.#query(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY id`, [])).map(
+      toTokenRecord,
+    );
   }
 
   async revoke(selector: TokenSelector, at: Date): Promise<RevokeResult> {
     const [column, value] = 'id' in selector ? ['id', selector.id] : ['name', selector.name];
     const revoked = await this.#query(
       `UPDATE tokens SET revoked_at = $2 WHERE ${column} = $1 AND revoked_at IS NULL
-       RETURNING ${COLUMNS}`,
+       RETURNING ${TOKEN_COLUMNS}`,
       [value, at],
     );
-    if (revoked[0] !== undefined) return { status: 'revoked', token: toRecord(revoked[0]) };
+    if (revoked[0] !== undefined) return { status: 'revoked', token: toTokenRecord(revoked[0]) };
     const [existing] = await this.#query(
-      `SELECT ${COLUMNS} FROM tokens WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`,
+      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`,
       [value],
     );
     return existing === undefined
       ? { status: 'not-found' }
-      : { status: 'already-revoked', token: toRecord(existing) };
+      : { status: 'already-revoked', token: toTokenRecord(existing) };
   }
 
   async findByDigest(digest: string): Promise<TokenRecord | undefined> {
-    const [row] = await this.#query(`SELECT ${COLUMNS} FROM tokens WHERE digest = $1`, [digest]);
-    return row === undefined ? undefined : toRecord(row);
+    const [row] = await this.#query(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE digest = $1`, [
+      digest,
+    ]);
+    return row === undefined ? undefined : toTokenRecord(row);
   }
 
   async close(): Promise<void> {
@@ -149,14 +147,4 @@ class PostgresTokenStore implements TokenStore {
       throw translatePostgresError(error);
     }
   }
-}
-
-function toRecord(row: TokenRow): TokenRecord {
-  return {
-    id: Number(row.id),
-    name: row.name,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-  };
 }

@@ -7,21 +7,14 @@ import { migrate } from '../store/sqlite/migrations.ts';
 import {
   type NewTokenRecord,
   type RevokeResult,
+  TOKEN_COLUMNS,
   TokenNameTakenError,
   type TokenRecord,
+  type TokenRow,
   type TokenSelector,
   type TokenStore,
+  toTokenRecord,
 } from './token-store.ts';
-
-interface TokenRow {
-  id: number;
-  name: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
 
 /** Options of `createSqliteTokenStore`. */
 export interface SqliteTokenStoreOptions {
@@ -75,13 +68,13 @@ class SqliteTokenStore implements TokenStore {
     );
     const insert = db.prepare<[string, string, string, string | null], TokenRow>(
       `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES (?, ?, ?, ?)
-       RETURNING ${COLUMNS}`,
+       RETURNING ${TOKEN_COLUMNS}`,
     );
     this.#insert = db.transaction((token: NewTokenRecord) => {
       const now = token.createdAt.toISOString();
       retireExpired.run(now, token.name, now);
       try {
-        return toRecord(
+        return toTokenRecord(
           insert.get(
             token.name,
             token.digest,
@@ -94,17 +87,17 @@ class SqliteTokenStore implements TokenStore {
         throw error;
       }
     });
-    this.#selectAll = db.prepare(`SELECT ${COLUMNS} FROM tokens ORDER BY id`);
-    this.#selectByDigest = db.prepare(`SELECT ${COLUMNS} FROM tokens WHERE digest = ?`);
-    const byId = db.prepare<[number], TokenRow>(`SELECT ${COLUMNS} FROM tokens WHERE id = ?`);
+    this.#selectAll = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY id`);
+    this.#selectByDigest = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE digest = ?`);
+    const byId = db.prepare<[number], TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ?`);
     const activeByName = db.prepare<[string], TokenRow>(
-      `SELECT ${COLUMNS} FROM tokens WHERE name = ? AND revoked_at IS NULL`,
+      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE name = ? AND revoked_at IS NULL`,
     );
     const lastByName = db.prepare<[string], TokenRow>(
-      `SELECT ${COLUMNS} FROM tokens WHERE name = ? ORDER BY id DESC LIMIT 1`,
+      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE name = ? ORDER BY id DESC LIMIT 1`,
     );
     const setRevoked = db.prepare<[string, number], TokenRow>(
-      `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING ${COLUMNS}`,
+      `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING ${TOKEN_COLUMNS}`,
     );
     this.#revoke = db.transaction((selector: TokenSelector, at: Date): RevokeResult => {
       const row =
@@ -112,9 +105,9 @@ class SqliteTokenStore implements TokenStore {
           ? byId.get(selector.id)
           : (activeByName.get(selector.name) ?? lastByName.get(selector.name));
       if (row === undefined) return { status: 'not-found' };
-      if (row.revoked_at !== null) return { status: 'already-revoked', token: toRecord(row) };
+      if (row.revoked_at !== null) return { status: 'already-revoked', token: toTokenRecord(row) };
       const revoked = setRevoked.get(at.toISOString(), row.id) as TokenRow;
-      return { status: 'revoked', token: toRecord(revoked) };
+      return { status: 'revoked', token: toTokenRecord(revoked) };
     });
   }
 
@@ -125,7 +118,7 @@ class SqliteTokenStore implements TokenStore {
 
   async list(): Promise<TokenRecord[]> {
     this.#open();
-    return this.#selectAll.all().map(toRecord);
+    return this.#selectAll.all().map(toTokenRecord);
   }
 
   async revoke(selector: TokenSelector, at: Date): Promise<RevokeResult> {
@@ -144,7 +137,7 @@ class SqliteTokenStore implements TokenStore {
         cause: error,
       });
     }
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : toTokenRecord(row);
   }
 
   async close(): Promise<void> {
@@ -156,16 +149,6 @@ class SqliteTokenStore implements TokenStore {
   #open(): void {
     if (this.#closed) throw new StoreUnavailableError('The token store is closed');
   }
-}
-
-function toRecord(row: TokenRow): TokenRecord {
-  return {
-    id: Number(row.id),
-    name: row.name,
-    createdAt: new Date(row.created_at),
-    expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
-    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
-  };
 }
 
 function isUniqueViolation(error: unknown, column: string): boolean {

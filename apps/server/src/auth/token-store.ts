@@ -53,3 +53,27 @@ export interface TokenStore {
   /** Releases the database. */
   close(): Promise<void>;
 }
+
+/** A `tokens` row as both stores read it: SQLite gives the times as ISO text, pg as Dates. */
+export interface TokenRow {
+  readonly id: number;
+  readonly name: string;
+  readonly created_at: string | Date;
+  readonly expires_at: string | Date | null;
+  readonly revoked_at: string | Date | null;
+}
+
+/** The columns of a `TokenRow`, for the stores' SELECT and RETURNING lists. */
+export const TOKEN_COLUMNS = 'id, name, created_at, expires_at, revoked_at';
+
+/** A stored row as a `TokenRecord`. */
+export function toTokenRecord(row: TokenRow): TokenRecord {
+  const date = (value: string | Date | null) => (value === null ? null : new Date(value));
+  return {
+    id: Number(row.id),
+    name: row.name,
+    createdAt: new Date(row.created_at),
+    expiresAt: date(row.expires_at),
+    revokedAt: date(row.revoked_at),
+  };
+}
