@@ -1,20 +1,22 @@
 import { ERROR_ENTRIES, type ErrorName, MAX_JSON_DEPTH } from '@plant-store/schema';
-import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendRawBytes } from './support/raw-socket.ts';
 import { startTestServer, type TestServer } from './support/start-test-server.ts';
 
-// The OpenAPI document shows one example Error per catalog code. Each must be exactly what the
+// The OpenAPI document the server publishes shows one example Error per catalog code. Each must be exactly what the
 // server answers: the request below provokes the example's situation on the real server (over
 // HTTP on 127.0.0.1, in this process) and the answer must equal the example, code and message.
 
 type Examples = Record<string, { value: { error: number; message: string } }>;
-const responses = (buildOpenApiDocument().components?.responses ?? {}) as Record<
-  string,
-  { content: { 'application/json': { examples: Examples } } }
->;
+interface PublishedDocument {
+  components: {
+    responses: Record<string, { content: { 'application/json': { examples: Examples } } }>;
+  };
+}
+/** The document the server publishes at /openapi.json. */
+let published: PublishedDocument;
 const example = (name: ErrorName) =>
-  Object.values(responses)
+  Object.values(published.components.responses)
     .map((response) => response.content['application/json'].examples[name])
     .find((found) => found !== undefined)?.value;
 
@@ -39,6 +41,7 @@ async function sendRaw(baseUrl: string, bytes: string): Promise<Answer> {
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
+  published = JSON.parse(await (await fetch(`${server.url}/openapi.json`)).text());
 });
 afterAll(async () => {
   await server.dispose();
