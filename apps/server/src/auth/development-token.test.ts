@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../config.ts';
+import { ConfigError, StartupError } from '../config.ts';
 import { developmentTokenPath, loadDevelopmentToken } from './development-token.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-dev-token-'));
@@ -51,5 +51,15 @@ describe('loadDevelopmentToken', () => {
     await expect(loadDevelopmentToken(file)).rejects.toThrow(ConfigError);
     await expect(loadDevelopmentToken(file)).rejects.toThrow(/broken-token.*delete it/);
     expect(readFileSync(file, 'utf8')).toBe('not a token\n');
+  });
+
+  it('refuses a data directory it cannot use in one line naming the directory, why and what to do', async () => {
+    const file = join(folder, 'a-file');
+    writeFileSync(file, '');
+    const refusal = loadDevelopmentToken(join(file, 'data', 'dev-token'));
+    await expect(refusal).rejects.toThrow(StartupError);
+    await expect(refusal).rejects.toThrow(
+      `cannot use the data directory ${join(file, 'data')} (of DATABASE_URL; the development token is kept there): a part of its path is a file, not a directory; set DATABASE_URL to a file in a directory this user can write, or set PLANT_STORE_TOKENS`,
+    );
   });
 });

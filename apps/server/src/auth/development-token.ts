@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ConfigError } from '../config.ts';
+import { ConfigError, StartupError } from '../config.ts';
 import { parseDatabaseUrl } from '../store/open-store.ts';
 
 /** The file's name in the data directory. */
@@ -42,6 +42,15 @@ export interface DevelopmentToken {
  * const { token } = await loadDevelopmentToken(developmentTokenPath(config.databaseUrl));
  */
 export async function loadDevelopmentToken(file: string): Promise<DevelopmentToken> {
+  try {
+    return await readOrMake(file);
+  } catch (error) {
+    if (error instanceof StartupError) throw error;
+    throw unusableDataDirectory(file, error);
+  }
+}
+
+async function readOrMake(file: string): Promise<DevelopmentToken> {
   let text: string | undefined;
   try {
     text = await readFile(file, 'utf8');
@@ -64,8 +73,30 @@ export async function loadDevelopmentToken(file: string): Promise<DevelopmentTok
   try {
     await writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return loadDevelopmentToken(file);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readOrMake(file);
     throw error;
   }
   return { token, file, created: true };
+}
+
+/** Why a file system call failed, in words, by its error code. */
+const FILE_SYSTEM_REASONS: Record<string, string> = {
+  ENOENT: 'it does not exist and cannot be made',
+  ENOTDIR: 'a part of its path is a file, not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+  EISDIR: `${DEVELOPMENT_TOKEN_FILE} in it is a directory`,
+};
+
+/** The one-line refusal of a data directory the development token cannot be kept in. */
+function unusableDataDirectory(file: string, error: unknown): StartupError {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const why = FILE_SYSTEM_REASONS[code] ?? (error instanceof Error ? error.message : String(error));
+  return new StartupError(
+    `cannot use the data directory ${dirname(file)} (of DATABASE_URL; the development token is kept there): ${why}; ` +
+      'set DATABASE_URL to a file in a directory this user can write, or set PLANT_STORE_TOKENS',
+    { cause: error },
+  );
 }
