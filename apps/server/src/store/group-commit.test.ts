@@ -97,7 +97,6 @@ describe('GroupCommitQueue', () => {
     const more = queue.submit(4);
     await nextTurn();
     expect(batches).toHaveLength(1);
-    expect(queue.pending).toBe(3);
     batches[0]?.finish();
     expect(await first).toBe(2);
     await nextTurn();
@@ -137,50 +136,7 @@ describe('GroupCommitQueue', () => {
     const results = [1, 2, 3, 4, 5].map((n) => queue.submit(n));
     await queue.drain();
     expect(committed).toEqual([1, 2, 3, 4, 5]);
-    expect(queue.pending).toBe(0);
+    expect(queue.stats()).toEqual({ commits: 3, creates: 5 });
     expect(await Promise.all(results)).toEqual([2, 4, 6, 8, 10]);
-  });
-
-  it('pause waits for the batch in flight and starts none until resume, which commits what waited as one batch', async () => {
-    const { batches, commit } = manualCommit();
-    const queue = new GroupCommitQueue<number, number>({ maxBatchSize: 100, commit });
-    const first = queue.submit(1);
-    await nextTurn();
-    let paused = false;
-    const pausing = queue.pause().then(() => {
-      paused = true;
-    });
-    await nextTurn();
-    expect(paused).toBe(false); // batch [1] is still committing
-    batches[0]?.finish();
-    await pausing;
-    expect(await first).toBe(2);
-    const waiting = [queue.submit(2), queue.submit(3)];
-    await nextTurn();
-    await nextTurn();
-    expect(batches).toHaveLength(1);
-    expect(queue.pending).toBe(2);
-    queue.resume();
-    await nextTurn();
-    expect(batches.map((b) => b.items)).toEqual([[1], [2, 3]]);
-    batches[1]?.finish();
-    expect(await Promise.all(waiting)).toEqual([4, 6]);
-  });
-
-  it('drain commits what is queued even while paused', async () => {
-    const queue = new GroupCommitQueue<number, number>({ maxBatchSize: 10, commit: double });
-    await queue.pause();
-    const result = queue.submit(5);
-    await nextTurn();
-    expect(queue.pending).toBe(1);
-    await queue.drain();
-    expect(await result).toBe(10);
-  });
-
-  it('rejects invalid options', () => {
-    expect(() => new GroupCommitQueue({ maxBatchSize: 0, commit: double })).toThrow(/maxBatchSize/);
-    expect(
-      () => new GroupCommitQueue({ maxBatchSize: 1, maxInFlight: 1.5, commit: double }),
-    ).toThrow(/maxInFlight/);
   });
 });

@@ -1,5 +1,3 @@
-import { positiveInteger } from './integer-option.ts';
-
 /** The outcome of one item of a batch: its value, or the error that failed this item alone. */
 export type ItemResult<R> =
   | { readonly ok: true; readonly value: R }
@@ -13,30 +11,23 @@ export type CommitBatch<T, R> = (
   items: readonly T[],
 ) => readonly ItemResult<R>[] | Promise<readonly ItemResult<R>[]>;
 
-/** Options of `GroupCommitQueue`. */
-export interface GroupCommitOptions<T, R> {
-  /** Commits one batch. */
-  readonly commit: CommitBatch<T, R>;
-  /** Most items in one batch. */
-  readonly maxBatchSize: number;
-  /** Most batches committing at once (only matters for an asynchronous `commit`); default 1. */
-  readonly maxInFlight?: number;
+/** Counters of a `GroupCommitQueue`: `commits` batches that committed, `creates` settled items. */
+export interface GroupCommitStats {
+  readonly commits: number;
+  readonly creates: number;
 }
 
-/** Counters of a `GroupCommitQueue`. */
-export interface GroupCommitStats {
-  /** Batches whose commit succeeded (one transaction each). */
-  readonly commits: number;
-  /** Items that were settled (resolved or rejected). */
-  readonly creates: number;
+interface Waiting<T, R> {
+  readonly item: T;
+  readonly resolve: (value: R) => void;
+  readonly reject: (error: unknown) => void;
 }
 
 /**
  * Group commit: items submitted in one event-loop turn are committed together in one batch
- * (one transaction, one fsync), and each submitter gets its own item's result. A batch is
- * started on the next turn (`setImmediate`), at most `maxBatchSize` items at a time; while
- * `maxInFlight` batches are committing, new items wait and form the next batch, so batches
- * grow with the load instead of the number of transactions.
+ * (one transaction, one fsync), and each submitter gets its own item's result. A batch starts
+ * on the next turn (`setImmediate`), at most `maxBatchSize` items; while `maxInFlight` batches
+ * are committing, new items wait and form the next batch, so batches grow with the load.
  *
  * @example
  * const queue = new GroupCommitQueue<number, number>({
@@ -50,16 +41,20 @@ export class GroupCommitQueue<T, R> {
   readonly #maxBatchSize: number;
   readonly #maxInFlight: number;
   readonly #inFlight = new Set<Promise<void>>();
-  #queue: { item: T; resolve: (value: R) => void; reject: (error: unknown) => void }[] = [];
+  #queue: Waiting<T, R>[] = [];
   #timer: NodeJS.Immediate | undefined;
-  #paused = false;
   #commits = 0;
   #settled = 0;
 
-  constructor(options: GroupCommitOptions<T, R>) {
+  constructor(options: {
+    readonly commit: CommitBatch<T, R>;
+    readonly maxBatchSize: number;
+    /** Most batches committing at once (only matters for an asynchronous commit); default 1. */
+    readonly maxInFlight?: number;
+  }) {
     this.#commit = options.commit;
-    this.#maxBatchSize = positiveInteger('maxBatchSize', options.maxBatchSize);
-    this.#maxInFlight = positiveInteger('maxInFlight', options.maxInFlight ?? 1);
+    this.#maxBatchSize = options.maxBatchSize;
+    this.#maxInFlight = options.maxInFlight ?? 1;
   }
 
   /** Queues `item` for the next batch; settles with its result once that batch committed. */
@@ -70,63 +65,29 @@ export class GroupCommitQueue<T, R> {
     });
   }
 
-  /** Items waiting for a batch. */
-  get pending(): number {
-    return this.#queue.length;
-  }
-
-  /** Whether `pause` holds new batches back. */
-  get paused(): boolean {
-    return this.#paused;
-  }
-
-  /**
-   * Starts no new batch until `resume`; resolves once no batch is in flight, so nothing is
-   * committing when it settles. Items submitted meanwhile wait and form the next batch.
-   */
-  async pause(): Promise<void> {
-    this.#paused = true;
-    this.#cancelScheduledBatch();
-    while (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
-  }
-
-  /** Lets batches start again after `pause`. */
-  resume(): void {
-    this.#paused = false;
-    this.#schedule();
-  }
-
-  /** Commits everything queued (in batches), paused or not, and waits until no batch is in flight. */
+  /** Commits everything queued (in batches) and waits until no batch is in flight. */
   async drain(): Promise<void> {
-    this.#cancelScheduledBatch();
+    if (this.#timer !== undefined) clearImmediate(this.#timer);
+    this.#timer = undefined;
     while (this.#queue.length > 0 || this.#inFlight.size > 0) {
       while (this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) this.#startBatch();
       if (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
     }
   }
 
-  /** Counters, for tests and diagnostics. */
   stats(): GroupCommitStats {
     return { commits: this.#commits, creates: this.#settled };
   }
 
-  /** Drops a batch start scheduled for the next turn, if any. */
-  #cancelScheduledBatch(): void {
-    if (this.#timer === undefined) return;
-    clearImmediate(this.#timer);
-    this.#timer = undefined;
-  }
-
   #schedule(): void {
-    if (this.#paused || this.#timer !== undefined || this.#queue.length === 0) return;
+    if (this.#timer !== undefined || this.#queue.length === 0) return;
     if (this.#inFlight.size >= this.#maxInFlight) return; // a finishing batch reschedules
     this.#timer = setImmediate(() => {
       this.#timer = undefined;
       // One batch per free slot per turn, so a synchronous commit yields between batches.
-      let slots = this.#maxInFlight - this.#inFlight.size;
-      while (slots > 0 && this.#queue.length > 0) {
+      for (let slots = this.#maxInFlight - this.#inFlight.size; slots > 0; slots -= 1) {
+        if (this.#queue.length === 0) break;
         this.#startBatch();
-        slots -= 1;
       }
       this.#schedule();
     });
@@ -134,7 +95,7 @@ export class GroupCommitQueue<T, R> {
 
   #startBatch(): void {
     const batch = this.#queue.splice(0, this.#maxBatchSize);
-    let results: readonly ItemResult<R>[] | Promise<readonly ItemResult<R>[]>;
+    let results: ReturnType<CommitBatch<T, R>>;
     try {
       results = this.#commit(batch.map((entry) => entry.item));
     } catch (error) {
@@ -145,27 +106,29 @@ export class GroupCommitQueue<T, R> {
       this.#settle(batch, undefined, results);
       return;
     }
-    const finish = (error: unknown, values?: readonly ItemResult<R>[]) => {
-      // Free the slot and schedule the next batch before the submitters hear back.
-      this.#inFlight.delete(done);
-      this.#schedule();
-      this.#settle(batch, error, values);
-    };
     const done: Promise<void> = results.then(
-      (values) => finish(undefined, values),
-      (error: unknown) => finish(error),
+      (values) => this.#finish(done, batch, undefined, values),
+      (error: unknown) => this.#finish(done, batch, error),
     );
     this.#inFlight.add(done);
   }
 
-  #settle(
-    batch: readonly { resolve: (value: R) => void; reject: (error: unknown) => void }[],
-    batchError: unknown,
+  /** Frees the slot and schedules the next batch before the submitters hear back. */
+  #finish(
+    done: Promise<void>,
+    batch: readonly Waiting<T, R>[],
+    error: unknown,
     results?: readonly ItemResult<R>[],
   ): void {
+    this.#inFlight.delete(done);
+    this.#schedule();
+    this.#settle(batch, error, results);
+  }
+
+  #settle(batch: readonly Waiting<T, R>[], error: unknown, results?: readonly ItemResult<R>[]) {
     this.#settled += batch.length;
     if (results === undefined) {
-      for (const entry of batch) entry.reject(batchError);
+      for (const entry of batch) entry.reject(error);
       return;
     }
     this.#commits += 1;

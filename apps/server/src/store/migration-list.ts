@@ -1,4 +1,5 @@
 // What both stores' migrations share: the shape of a migration and the checks on a list.
+import { StoreOpenError } from './plant-store.ts';
 
 /** One forward-only schema change; `version` n brings the database from n − 1 to n. */
 export interface Migration {
@@ -8,9 +9,7 @@ export interface Migration {
 }
 
 /** Thrown when the database was migrated by newer code than this one. */
-export class SchemaTooNewError extends Error {
-  override readonly name = 'SchemaTooNewError';
-}
+export class SchemaTooNewError extends StoreOpenError {}
 
 /** Throws unless the versions are 1, 2, 3, ... in order. */
 export function checkMigrationList(migrations: readonly Migration[]): void {

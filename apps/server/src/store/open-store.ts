@@ -15,7 +15,7 @@ export type OpenPostgresOptions = Omit<
   'url' | 'durability' | 'maxBatchSize' | 'observer'
 >;
 
-/** SQLite-only settings of `openStore`: busy timeout, background checkpoints. */
+/** SQLite-only settings of `openStore`: busy timeout, readiness. */
 export type OpenSqliteOptions = Omit<
   SqliteStoreOptions,
   'filename' | 'durability' | 'maxBatchSize' | 'observer'
@@ -64,7 +64,7 @@ export function parseDatabaseUrl(url: string): DatabaseLocation {
  *
  * @example
  * const store = await openStore('file:./data/plants.db', { durability: 'full' });
- * const quick = await openStore('data/plants.db', { sqlite: { checkpoints: 'background' } });
+ * const quick = await openStore('data/plants.db', { sqlite: { busyTimeoutMs: 1000 } });
  * const shared = await openStore('postgres://app:secret@db/plants', { postgres: { poolMax: 20 } });
  */
 export async function openStore(

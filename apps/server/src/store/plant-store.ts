@@ -1,5 +1,5 @@
 import type { NewPlant } from '@plant-store/schema';
-import type { Readiness } from './write-readiness.ts';
+import { ConfigError } from '../config.ts';
 
 /**
  * What `create` did with a NewPlant:
@@ -15,17 +15,15 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
- * Hooks a store calls so that metrics can watch it without reaching into its internals. Every
- * hook is optional, and a store without group commit simply never calls `onCommit`.
+ * The database named by DATABASE_URL cannot be opened: one line naming it, why, and what to do.
+ * A ConfigError, so the process entry prints it as one line, without a stack.
  */
+export class StoreOpenError extends ConfigError {}
+
+/** Hooks a store calls so that metrics can watch it without reaching into its internals. */
 export interface StoreObserver {
   /** A group commit of `size` creates settled after `seconds`; `committed` is false when it failed. */
   onCommit?(size: number, seconds: number, committed: boolean): void;
-  /**
-   * SQLite with background checkpoints: commits were held for `seconds` while the checkpoint
-   * worker copied the WAL's last frames; `walRestarted` when that let the WAL start over.
-   */
-  onCommitPause?(seconds: number, walRestarted: boolean): void;
 }
 
 /**
@@ -48,6 +46,29 @@ export function storedPlant(row: PlantRow): NewPlant {
     ? { id: row.id, name: row.name }
     : { id: row.id, name: row.name, tag: row.tag };
 }
+
+/** `replayed` when `plant` has the stored row's name and tag, else `conflict`. */
+export function outcomeAgainst(
+  stored: Pick<NewPlant, 'name' | 'tag'>,
+  plant: NewPlant,
+): CreateOutcome {
+  return stored.name === plant.name && (stored.tag ?? null) === (plant.tag ?? null)
+    ? 'replayed'
+    : 'conflict';
+}
+
+/** Why a store cannot commit: a stable code, what happened, and what the operator should do. */
+export interface NotReadyCause {
+  /** `SQLITE_FULL`, `SQLITE_READONLY`, `FILE_REPLACED`, a PostgreSQL SQLSTATE, … */
+  readonly code: string;
+  readonly message: string;
+  readonly action: string;
+}
+
+/** Whether the store can commit now; when not, why. */
+export type Readiness =
+  | { readonly ready: true }
+  | { readonly ready: false; readonly cause: NotReadyCause };
 
 /** Persistence for plants with create-if-absent semantics. */
 export interface PlantStore {

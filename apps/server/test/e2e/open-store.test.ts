@@ -77,14 +77,13 @@ describe('openStore', () => {
     const filename = path.join(dir, 'plants.db');
     const store = await openStore(filename, {
       durability: 'normal',
-      sqlite: { checkpoints: 'background', busyTimeoutMs: 1234 },
+      sqlite: { busyTimeoutMs: 1234 },
     });
     try {
       expect(store).toBeInstanceOf(SqliteStore);
       expect((store as SqliteStore).settings()).toMatchObject({
         synchronous: 1,
         busyTimeoutMs: 1234,
-        checkpoints: 'background',
       });
       expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
     } finally {

@@ -393,21 +393,3 @@ describe('readiness: the ability to commit', () => {
     expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
   });
 });
-
-describe('options', () => {
-  it('rejects invalid options', async () => {
-    await expect(createPostgresStore({ url: schema.url, poolMax: 0 })).rejects.toThrow(/poolMax/);
-    await expect(createPostgresStore({ url: schema.url, connectTimeoutMs: -1 })).rejects.toThrow(
-      /connectTimeoutMs/,
-    );
-    await expect(createPostgresStore({ url: schema.url, startupWaitMs: 1.5 })).rejects.toThrow(
-      /startupWaitMs/,
-    );
-    await expect(createPostgresStore({ url: schema.url, maxInFlight: 0 })).rejects.toThrow(
-      /maxInFlight/,
-    );
-    await expect(
-      createPostgresStore({ url: schema.url, durability: 'extra' as 'full' }),
-    ).rejects.toThrow(/durability/);
-  });
-});

@@ -69,7 +69,7 @@ describe('translatePostgresError', () => {
     Object.assign(cause, { code: 'ECONNREFUSED' });
     const translated = translatePostgresError(cause);
     expect(translated).toBeInstanceOf(StoreUnavailableError);
-    expect((translated as Error).message).toBe('PostgreSQL is unavailable: ECONNREFUSED');
+    expect((translated as Error).message).toBe('PostgreSQL is unavailable: error ECONNREFUSED');
     expect((translated as Error).cause).toBe(cause);
   });
 

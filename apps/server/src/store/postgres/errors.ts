@@ -1,17 +1,15 @@
-import { StoreUnavailableError } from '../plant-store.ts';
+import { maskUrl } from '../mask-url.ts';
+import { type NotReadyCause, StoreOpenError, StoreUnavailableError } from '../plant-store.ts';
+
+// Every PostgreSQL failure is classified here: for a request (503 or not), for readiness (the
+// cause and what to do), and at start-up (one line naming the database, why, and what to do).
 
 /**
- * SQLSTATE codes (or their two-character classes) that mean "the database cannot serve this
- * now, try again": the server is down, starting, shutting down, out of resources, timed out,
- * or a transient concurrency failure. See the PostgreSQL manual, appendix "Error Codes".
+ * SQLSTATE classes and codes that mean "the database cannot serve this now, try again" (see
+ * the PostgreSQL manual, appendix "Error Codes"), and Node socket errors of an unreachable host.
  */
-const UNAVAILABLE_SQLSTATE_CLASSES = [
-  '08', // connection_exception
-  '28', // invalid_authorization_specification (credentials rotated or revoked)
-  '53', // insufficient_resources (too_many_connections, disk_full, out_of_memory)
-  '58', // system_error (io_error)
-];
-const UNAVAILABLE_SQLSTATES = new Set([
+const UNAVAILABLE_CLASSES = ['08', '28', '53', '58'];
+const UNAVAILABLE_CODES = new Set([
   '40001', // serialization_failure
   '40P01', // deadlock_detected
   '55P03', // lock_not_available
@@ -21,10 +19,6 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '57P03', // cannot_connect_now (starting up, recovering)
   '57P05', // idle_session_timeout
   '25006', // read_only_sql_transaction (connected to a standby after a failover)
-]);
-
-/** Node socket errors: the database host cannot be reached. */
-const UNAVAILABLE_ERRNOS = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ECONNABORTED',
@@ -47,79 +41,110 @@ const UNAVAILABLE_MESSAGES = [
   'Cannot use a pool after calling end on the pool',
 ];
 
+// A pooled connection the database (or the network) closed while it sat idle.
+const STALE_CONNECTION_CODES = new Set(['57P01', '57P02', 'ECONNRESET', 'EPIPE']);
+
+/** SQLSTATE (or errno) of `error` or of the first error it wraps that has one. */
+export function postgresCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 10; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = current instanceof AggregateError ? current.errors[0] : current.cause;
+  }
+  return undefined;
+}
+
 /**
- * True when `error` says the database cannot be reached or cannot serve right now (a
- * retry later may succeed), as opposed to a problem with the statement or its data.
+ * True when `error` says the database cannot be reached or cannot serve right now (a retry
+ * later may succeed), as opposed to a problem with the statement or its data.
  *
  * @example
  * isPostgresUnavailable(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })); // true
- * isPostgresUnavailable(Object.assign(new Error('null value'), { code: '23502' })); // false
  */
 export function isPostgresUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error instanceof StoreUnavailableError) return true;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
-    if (UNAVAILABLE_ERRNOS.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
-    if (code.length === 5 && UNAVAILABLE_SQLSTATE_CLASSES.includes(code.slice(0, 2))) return true;
+    if (UNAVAILABLE_CODES.has(code)) return true;
+    if (code.length === 5 && UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) return true;
   }
   if (UNAVAILABLE_MESSAGES.some((message) => error.message.startsWith(message))) return true;
-  // An AggregateError (one per address tried) or an error wrapping the real cause.
   if (error instanceof AggregateError && error.errors.some(isPostgresUnavailable)) return true;
   return error.cause !== undefined && error.cause !== error && isPostgresUnavailable(error.cause);
 }
 
-/**
- * `error` as the store reports it: a StoreUnavailableError (the server answers 503 with
- * Retry-After) when the database cannot be reached, otherwise `error` unchanged.
- *
- * @example
- * throw translatePostgresError(error);
- */
+/** `error` as the store reports it: StoreUnavailableError (503) when unreachable, else unchanged. */
 export function translatePostgresError(error: unknown): unknown {
   if (error instanceof StoreUnavailableError || !isPostgresUnavailable(error)) return error;
-  const reason = error instanceof Error ? error.message || errorCode(error) : String(error);
-  return new StoreUnavailableError(`PostgreSQL is unavailable: ${reason}`, { cause: error });
+  return new StoreUnavailableError(`PostgreSQL is unavailable: ${describeError(error)}`, {
+    cause: error,
+  });
 }
 
-function errorCode(error: Error): string {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? code : error.name;
-}
-
-/**
- * True when the database refused the login (SQLSTATE class 28: wrong password, unknown or
- * locked role): a deployment mistake that waiting will not fix, unlike a database still
- * starting. Looks through StoreUnavailableError and other wrappers (`cause`).
- *
- * @example
- * isPostgresLoginRefused(Object.assign(new Error('password authentication failed'), { code: '28P01' })); // true
- */
+/** True when the database refused the login (SQLSTATE class 28): waiting will not fix it. */
 export function isPostgresLoginRefused(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 10; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('28')) return true;
-    current = current.cause;
-  }
-  return false;
+  return postgresCode(error)?.startsWith('28') === true;
 }
 
-// A pooled connection the database (or the network) closed while it sat idle: the next query
-// on it fails at once, but a fresh connection may well work.
-const STALE_CONNECTION_CODES = new Set(['57P01', '57P02', 'ECONNRESET', 'EPIPE']);
-
-/**
- * True when `error` says the connection a query ran on was already dead (terminated by an
- * administrator or a restart, or reset): worth one retry on a new connection. Not true for a
- * database that cannot be reached at all (that is answered 503 at once).
- *
- * @example
- * isStaleConnection(Object.assign(new Error('terminating connection'), { code: '57P01' })); // true
- * isStaleConnection(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })); // false
- */
+/** True when the connection a query ran on was already dead: worth one retry on a new one. */
 export function isStaleConnection(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && STALE_CONNECTION_CODES.has(code)) return true;
   return error.message.startsWith('Connection terminated unexpectedly');
+}
+
+/** One line for any error pg raises: its message (or its parts') and its code, once. */
+export function describeError(error: unknown): string {
+  if (error instanceof AggregateError && error.message === '') {
+    return [...new Set(error.errors.map(describeError))].join('; ') || 'AggregateError';
+  }
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const message = error.message || error.name;
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+const REACHABLE =
+  'Check that PostgreSQL is running and reachable from this host; the server is ready again once a write succeeds.';
+
+/**
+ * Why a write to the PostgreSQL store failed (its SQLSTATE, or the socket error), with what
+ * the operator should do about it.
+ */
+export function describePostgresFailure(error: unknown): NotReadyCause {
+  const code = postgresCode(error) ?? 'UNAVAILABLE';
+  const message = `PostgreSQL cannot commit: ${error instanceof Error ? error.message : String(error)}`;
+  let action =
+    'See the error in the PostgreSQL log; the server is ready again once a write succeeds.';
+  if (code === '53100') action = 'Free disk space on the PostgreSQL server.';
+  else if (code === '25006') {
+    action =
+      'The database is read-only (a standby, or default_transaction_read_only): point DATABASE_URL at the primary or make the database writable.';
+  } else if (code === '42501') action = "Grant the server's role INSERT on the plants table.";
+  else if (code.startsWith('28')) action = 'Fix the credentials in DATABASE_URL (login refused).';
+  else if (code.startsWith('53')) {
+    action = 'PostgreSQL is out of resources (connections, memory): check its limits.';
+  } else if (code.startsWith('57P') || code.startsWith('08') || code.startsWith('E')) {
+    action = REACHABLE;
+  } else if (code === 'UNAVAILABLE') action = REACHABLE;
+  return { code, message, action };
+}
+
+/** The one-line start-up error for a PostgreSQL database that cannot be opened. */
+export function postgresOpenError(error: unknown, url: string): StoreOpenError {
+  if (error instanceof StoreOpenError) return error;
+  const code = postgresCode(error) ?? '';
+  let action = 'Fix DATABASE_URL or the database, then start again.';
+  if (code.startsWith('28')) action = 'Fix the user name or password in DATABASE_URL.';
+  else if (code === '3D000') action = 'Create that database, or fix its name in DATABASE_URL.';
+  else if (isPostgresUnavailable(error)) {
+    action =
+      'Check that PostgreSQL is running and reachable at that host and port (or fix DATABASE_URL); PG_STARTUP_WAIT_MS makes start-up wait for it.';
+  }
+  return new StoreOpenError(
+    `Cannot open the PostgreSQL store at ${maskUrl(url)}: ${describeError(error)}. ${action}`,
+    { cause: error },
+  );
 }

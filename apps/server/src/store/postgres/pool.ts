@@ -1,6 +1,5 @@
 import pg from 'pg';
 import { POSTGRES_DEFAULTS, type PostgresConfig } from '../../config.ts';
-import { positiveInteger } from '../integer-option.ts';
 
 /**
  * The PG_* settings (config.ts's `postgres`) that every PostgreSQL pool of the server is
@@ -55,8 +54,7 @@ const ROLES: Record<PostgresPoolRole, { applicationName: string; maxConnections:
 
 /**
  * The settings `createPostgresPool` would use for `role`: defaults filled in, the pool size
- * capped by the role, the client-side query timeout derived. Throws a RangeError naming
- * the first setting that is not a positive integer.
+ * capped by the role, the client-side query timeout derived (config.ts validated them).
  *
  * @example
  * postgresPoolSettings({ connectTimeoutMs: 500 }, 'tokens');
@@ -66,15 +64,9 @@ export function postgresPoolSettings(
   config: PostgresPoolConfig,
   role: PostgresPoolRole,
 ): PostgresPoolSettings {
-  const poolMax = positiveInteger('poolMax', config.poolMax ?? POSTGRES_DEFAULTS.poolMax);
-  const connectTimeoutMs = positiveInteger(
-    'connectTimeoutMs',
-    config.connectTimeoutMs ?? POSTGRES_DEFAULTS.connectTimeoutMs,
-  );
-  const statementTimeoutMs = positiveInteger(
-    'statementTimeoutMs',
-    config.statementTimeoutMs ?? POSTGRES_DEFAULTS.statementTimeoutMs,
-  );
+  const poolMax = config.poolMax ?? POSTGRES_DEFAULTS.poolMax;
+  const connectTimeoutMs = config.connectTimeoutMs ?? POSTGRES_DEFAULTS.connectTimeoutMs;
+  const statementTimeoutMs = config.statementTimeoutMs ?? POSTGRES_DEFAULTS.statementTimeoutMs;
   return {
     poolMax: Math.min(poolMax, ROLES[role].maxConnections),
     connectTimeoutMs,
