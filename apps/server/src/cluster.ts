@@ -1,16 +1,15 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { ServerOptions } from 'node:http';
 import type { Logger } from 'pino';
-import { type IpcChannel, serveClusterLimits } from './limits/cluster-backend.ts';
-import { memoryBackend } from './limits/rate-limits.ts';
+import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { clusterMetrics } from './observability/cluster-metrics.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import type { ClusterWorkerRole } from './server.ts';
 
 // WEB_CONCURRENCY > 1: a primary process forks that many HTTP workers (node:cluster), which
 // share the port; the primary serves no HTTP itself. It counts the rate limits of all workers
-// (SQLite; see limits/cluster-backend.ts), replaces a worker that dies, and on SIGTERM/SIGINT
-// stops them all gracefully.
+// (SQLite: rate-limiter-flexible's RateLimiterClusterMaster, see limits/limiter-store.ts),
+// replaces a worker that dies, and on SIGTERM/SIGINT stops them all gracefully.
 
 /** Tags this module's messages between the primary and its workers. */
 const TAG = 'plant-store:cluster';
@@ -32,8 +31,14 @@ const STABLE_MS = 30_000;
  */
 const STOP_TIMEOUT_MS = 30_000;
 
+/** Messages between the primary and one worker. */
+interface IpcChannel {
+  send(message: unknown): void;
+  onMessage(listener: (message: unknown) => void): () => void;
+}
+
 /** The channel from a cluster worker to its primary (`process.send`). */
-export function workerChannel(): IpcChannel {
+function workerChannel(): IpcChannel {
   return {
     send: (message) => {
       if (process.send === undefined) throw new Error('Not a cluster worker: no IPC channel');
@@ -43,26 +48,11 @@ export function workerChannel(): IpcChannel {
       process.on('message', listener);
       return () => process.off('message', listener);
     },
-    onClose: (listener) => process.once('disconnect', listener),
-  };
-}
-
-/** The channel from the primary to one worker. */
-function primaryChannel(worker: Worker): IpcChannel {
-  return {
-    send: (message) => worker.send(message as Parameters<Worker['send']>[0]),
-    onMessage: (listener) => {
-      worker.on('message', listener);
-      return () => worker.off('message', listener);
-    },
-    onClose: (listener) => worker.once('disconnect', listener),
   };
 }
 
 /** A worker joining its cluster: asks the primary for its slot (named in its log lines). */
-export function joinCluster(): Promise<
-  ClusterWorkerRole & { readonly slot: number; listening(url: string): void }
-> {
+export function joinCluster(): Promise<ClusterWorkerRole & { listening(url: string): void }> {
   const channel = workerChannel();
   return new Promise((resolve) => {
     const stop = channel.onMessage((message) => {
@@ -70,7 +60,6 @@ export function joinCluster(): Promise<
       if (role.tag !== TAG || role.type !== 'role') return;
       stop();
       resolve({
-        primary: channel,
         slot: role.slot ?? 0,
         listening: (url) => channel.send({ tag: TAG, type: 'listening', url } satisfies ToPrimary),
       });
@@ -117,7 +106,8 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
       )
     : undefined;
   if (metrics) logger.info({ metrics: `${metrics.url}/metrics` }, 'metrics of all workers');
-  const limits = serveClusterLimits(memoryBackend);
+  // The rate limits of all workers on SQLite are counted here (see limits/limiter-store.ts).
+  new RateLimiterClusterMaster();
   const slots = Array.from({ length: options.workers }, () => ({
     worker: undefined as Worker | undefined,
     listeningSince: undefined as number | undefined,
@@ -139,7 +129,6 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
     state.listeningSince = undefined;
     const worker = cluster.fork();
     state.worker = worker;
-    const detach = limits.attach(primaryChannel(worker));
     worker.on('message', (message: Partial<ToPrimary> & { url?: unknown }) => {
       if (message.tag !== TAG) return;
       if (message.type === 'hello') {
@@ -154,7 +143,6 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
       }
     });
     worker.once('exit', (code, signal) => {
-      detach();
       state.worker = undefined;
       if (stopping) {
         if (code !== 0) failed = true;
@@ -184,7 +172,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
   let killTimer: NodeJS.Timeout | undefined;
   const finish = () => {
     clearTimeout(killTimer);
-    Promise.all([limits.close(), metrics?.close()]).then(
+    Promise.all([metrics?.close()]).then(
       () => {
         logger.info({ failed }, 'all workers stopped');
         resolveDone(failed ? 1 : 0);

@@ -62,6 +62,8 @@ const Env = z.object({
       ),
   ),
   KEEP_ALIVE_TIMEOUT_SECONDS: count(1, 'at least 1 (seconds)').default(65),
+  MAX_CONNECTIONS: count(0, '0 (no cap) or more').default(900),
+  SHUTDOWN_DELAY_MS: count(0, '0 or more (milliseconds)').default(0),
   WEB_CONCURRENCY: count(1)
     .max(MAX_WEB_CONCURRENCY, `must be 1..${MAX_WEB_CONCURRENCY}`)
     .default(1),
@@ -135,6 +137,13 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** Idle keep-alive connections are closed after this long (ms). */
   readonly keepAliveTimeoutMs: number;
+  /**
+   * Most open connections per process; 0 = no cap. The default (900) stays below the usual
+   * descriptor limit of 1024, leaving room for the store's files and the logs.
+   */
+  readonly maxConnections: number;
+  /** On SIGTERM, `/readyz` answers 503 this long (ms) before the listener closes. */
+  readonly shutdownDelayMs: number;
   /**
    * HTTP worker processes (`node:cluster`); 1 = the server runs in this one process, more =
    * a primary process forks this many workers that share the port (see cluster.ts).
@@ -240,6 +249,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxyHops: values.TRUST_PROXY_HOPS,
     corsOrigins: values.CORS_ORIGINS,
     keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    maxConnections: values.MAX_CONNECTIONS,
+    shutdownDelayMs: values.SHUTDOWN_DELAY_MS,
     webConcurrency: values.WEB_CONCURRENCY,
   };
 }

@@ -38,6 +38,7 @@ async function run(config: Config): Promise<void> {
     process.exit(
       await runPrimary({
         workers: config.webConcurrency,
+        shutdownDelayMs: config.shutdownDelayMs,
         logger: baseLogger,
         onListening: (url) => announce(url, baseLogger, config, development),
         ...(config.metrics

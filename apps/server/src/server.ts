@@ -17,8 +17,7 @@ import type { IpcChannel } from './limits/cluster-backend.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
 import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './store/open-store.ts';
-import type { PlantStore } from './store/plant-store.ts';
-import type { Readiness } from './store/write-readiness.ts';
+import type { PlantStore, Readiness } from './store/plant-store.ts';
 
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
@@ -51,10 +50,9 @@ export interface ClusterWorkerRole {
 }
 
 /**
- * How the service opens its stores (the benchmark's floor opens its store the same way):
- * durability from the config; on SQLite, WAL checkpoints on a worker thread rather than inside
- * a commit on the event loop; on PostgreSQL, the pool settings (PG_*) that the plant store,
- * the managed tokens and the rate limits each build their own pool from.
+ * How the service opens its stores: durability from the config, readiness transitions logged
+ * once each; on PostgreSQL, the pool settings (PG_*) that the plant store, the managed tokens
+ * and the rate limits each build their own pool from.
  *
  * @example
  * const store = await openStore(config.databaseUrl, serviceStoreOptions(config, logger));
@@ -63,7 +61,6 @@ export function serviceStoreOptions(
   config: Pick<Config, 'durability'> & Partial<Pick<Config, 'postgres'>>,
   logger: Logger,
 ): OpenStoreOptions & { readonly postgres: OpenPostgresOptions } {
-  // Logged once per transition, with the cause and what to do about it.
   const onReadinessChange = (readiness: Readiness) => {
     if (readiness.ready) logger.info('ready again: the store commits');
     else {
@@ -73,21 +70,11 @@ export function serviceStoreOptions(
   };
   return {
     durability: config.durability,
-    sqlite: {
-      // Also in every worker of a cluster: each checkpointer pauses only its own process's
-      // commits, and since all of them watch the one WAL they pause together when it is long,
-      // so it starts over; a single checkpointer could not stop the other workers' commits
-      // (test/e2e/sqlite-multi-process-wal.test.ts).
-      checkpoints: 'background',
-      onCheckpointFailure: (error) =>
-        logger.error({ err: error }, 'WAL checkpoint worker failed; checkpoints run inline'),
-      onCheckpointError: (error) =>
-        logger.warn({ err: error }, 'WAL checkpoint failed; the worker retries'),
-      onReadinessChange,
-    },
+    sqlite: { onReadinessChange },
     postgres: {
       ...config.postgres,
-      onError: (error: Error, context: string) => logger.warn({ err: error }, context),
+      // One line each, no stack: the message says what failed.
+      onError: (error: Error, context: string) => logger.warn(`${context}: ${error.message}`),
       onReadinessChange,
     },
   };

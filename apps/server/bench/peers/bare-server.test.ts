@@ -1,4 +1,0 @@
-import { createBareServer } from './bare-server.ts';
-import { describePeer } from './peer-conformance.ts';
-
-describePeer('bare', createBareServer);

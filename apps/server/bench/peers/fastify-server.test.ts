@@ -1,4 +1,0 @@
-import { createFastifyServer } from './fastify-server.ts';
-import { describePeer } from './peer-conformance.ts';
-
-describePeer('fastify', createFastifyServer);
