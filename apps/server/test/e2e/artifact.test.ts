@@ -94,7 +94,7 @@ function startGroup(command: string, args: string[], cwd: string, env: NodeJS.Pr
   );
   const url = new Promise<string>((resolve, reject) => {
     child.stdout?.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(text);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(text); // plain text, or a JSON log line
       if (match?.[1]) resolve(match[1]);
     });
     exited.then((code) => reject(new Error(`exited (${code}) before listening:\n${text}`)));

@@ -52,7 +52,7 @@ export function spawnServer(
   });
   const ready = new Promise<string>((resolve, reject) => {
     const check = () => {
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout); // plain text, or a JSON log line
       if (match?.[1]) resolve(match[1]);
     };
     child.stdout?.on('data', check);
