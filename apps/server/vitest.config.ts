@@ -18,7 +18,6 @@ export default defineConfig({
             'src/**/*.test.ts',
             'test/*.test.ts',
             'test/security/**/*.test.ts',
-            'bench/**/*.test.ts',
           ],
           testTimeout: 10_000,
           hookTimeout: 10_000,
