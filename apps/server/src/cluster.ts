@@ -27,7 +27,8 @@ const MAX_RESTART_DELAY_MS = 30_000;
 const STABLE_MS = 30_000;
 /**
  * How long the primary waits for its workers to stop after a signal before it kills them:
- * longer than a worker's own bound (the HTTP drain, SHUTDOWN_GRACE_MS, then the store's close).
+ * longer than a worker's own bound (the HTTP drain, SHUTDOWN_GRACE_MS, then the store's close),
+ * plus SHUTDOWN_DELAY_MS.
  */
 const STOP_TIMEOUT_MS = 30_000;
 
@@ -82,6 +83,8 @@ export interface PrimaryOptions {
   readonly metrics?: { readonly port: number; readonly host: string };
   /** The HTTP server options of that listener (the API's timeouts). */
   readonly serverOptions?: ServerOptions;
+  /** SHUTDOWN_DELAY_MS: the workers' readiness drain, added to the wait for them to stop. */
+  readonly shutdownDelayMs?: number;
 }
 
 /**
@@ -194,7 +197,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
       logger.error('workers did not stop in time: killing them');
       failed = true;
       for (const worker of running) worker.process.kill('SIGKILL');
-    }, STOP_TIMEOUT_MS);
+    }, STOP_TIMEOUT_MS + (options.shutdownDelayMs ?? 0));
   };
 
   // A second signal (Ctrl-C reaches the whole process group, and a script runner may forward

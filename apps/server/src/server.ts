@@ -9,8 +9,9 @@ import { openTokenStore } from './auth/open-token-store.ts';
 import { TokenRegistry } from './auth/token-registry.ts';
 import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
 import { answerClientErrors } from './http/client-error.ts';
-import { trackConnections } from './http/graceful-shutdown.ts';
+import { serveTracked } from './http/graceful-shutdown.ts';
 import { lingerOnClose } from './http/lingering-close.ts';
+import { answerExpectations } from './http/protocol-checks.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
 import { rateLimitBackendFor } from './limits/backend-for.ts';
 import type { IpcChannel } from './limits/cluster-backend.ts';
@@ -35,7 +36,17 @@ type ServerConfig = Pick<
   'port' | 'host' | 'databaseUrl' | 'tokens' | 'bodyLimitBytes' | 'durability'
 > &
   Partial<Pick<Config, 'postgres'>> &
-  Partial<Pick<Config, 'metrics' | 'rateLimit' | 'trustProxyHops' | 'corsOrigins'>> & {
+  Partial<
+    Pick<
+      Config,
+      | 'metrics'
+      | 'rateLimit'
+      | 'trustProxyHops'
+      | 'corsOrigins'
+      | 'maxConnections'
+      | 'shutdownDelayMs'
+    >
+  > & {
     /** Overrides of the HTTP timeouts (`keepAliveTimeoutMs` comes from the config). */
     readonly timeouts?: Partial<HttpTimeouts>;
     readonly keepAliveTimeoutMs?: number;
@@ -108,7 +119,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   try {
     const resources = await openResources(config, logger, opened);
     const app = buildApp(config, logger, resources);
-    const listening = await listen(app, config, opened);
+    const listening = await listen(app, config, logger, opened);
     // A cluster worker hands its metrics to the primary, which serves them all added up.
     if (resources.metrics && config.cluster) {
       resources.metrics.modules.shareWorkerMetrics(resources.metrics.service);
@@ -210,28 +221,32 @@ function serverOptions(config: ServerConfig) {
   });
 }
 
-/** Serves `app` on `config.host:config.port`; its graceful shutdown goes on the clean-up list. */
+/**
+ * Serves `app` on `config.host:config.port`, at most `config.maxConnections` connections at
+ * once; its graceful shutdown goes on the clean-up list.
+ */
 async function listen(
   app: Koa,
   config: ServerConfig,
+  logger: Logger,
   opened: CleanUp,
 ): Promise<{ server: Server; url: string }> {
   // Node's own answers to a request without Host (400), with an Expect other than 100-continue
   // (417) and with too many header fields (it drops the extra ones) have no Error body, or do
   // not happen at all: the app answers them (see `http/protocol-checks.ts`).
-  const server = createServer(
-    { ...serverOptions(config), requireHostHeader: false },
-    app.callback(),
-  );
+  const server = createServer({ ...serverOptions(config), requireHostHeader: false });
   // No count limit in Node itself (0): Node 20 drops the fields past its limit without a word and
   // Node 24 refuses them as a header overflow; with none, every Node hands all the fields (at
   // most the 16 KiB header size allows) to `checkProtocol`, which refuses more than
   // MAX_HEADER_FIELDS with a message that says so.
   server.maxHeadersCount = 0;
-  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
-  const connections = trackConnections(server);
+  answerExpectations(server);
+  const connections = serveTracked(server, app.callback(), {
+    ...(config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {}),
+  });
   answerClientErrors(server, connections);
   lingerOnClose(server, connections, config.timeouts?.lingerMs ?? DEFAULT_HTTP_TIMEOUTS.lingerMs);
+  if (config.maxConnections) capConnections(server, config.maxConnections, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject); // nothing listens (the port is taken, say)
     server.listen(config.port, config.host, () => {
@@ -239,10 +254,48 @@ async function listen(
       resolve();
     });
   });
+  server.on('error', warnOnce(logger));
   opened.push(() => connections.shutdown());
   const { port, address, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
   return { server, url: `http://${host}:${port}` };
+}
+
+/**
+ * At most `max` connections (MAX_CONNECTIONS), below the process's descriptor limit so the
+ * store and the logs keep theirs. A connection over the cap is closed at once (Node's
+ * `maxConnections`), and the idle keep-alive connections are closed to make room: a client
+ * that retries gets in, whoever holds idle connections.
+ */
+function capConnections(server: Server, max: number, logger: Logger): void {
+  server.maxConnections = max;
+  let warned = false;
+  server.on('drop', () => {
+    server.closeIdleConnections();
+    if (warned) return;
+    warned = true;
+    logger.warn(
+      { maxConnections: max },
+      `connection cap reached: ${max} connections are open; new ones are closed at once and idle ones closed to make room. If this is real traffic, raise MAX_CONNECTIONS (and the descriptor limit, LimitNOFILE=) or add instances`,
+    );
+  });
+}
+
+/** Logs a failed accept (EMFILE: out of descriptors) once, with what to do; others each time. */
+function warnOnce(logger: Logger): (error: NodeJS.ErrnoException) => void {
+  let warned = false;
+  return (error) => {
+    if (error.code !== 'EMFILE' && error.code !== 'ENFILE') {
+      logger.error({ err: error }, 'HTTP server error');
+      return;
+    }
+    if (warned) return;
+    warned = true;
+    logger.error(
+      { code: error.code },
+      'accepting connections fails: the process is out of file descriptors. Lower MAX_CONNECTIONS below the descriptor limit (ulimit -n; LimitNOFILE= in the systemd unit) or raise that limit',
+    );
+  };
 }
 
 type MetricsModules = Awaited<ReturnType<typeof loadMetricsModules>>;

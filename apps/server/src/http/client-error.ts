@@ -1,4 +1,4 @@
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './api-error.ts';
 import type { ConnectionTracker } from './graceful-shutdown.ts';
@@ -14,7 +14,8 @@ import type { ConnectionTracker } from './graceful-shutdown.ts';
  *   request still being answered wait for that answer (the request may already be stored):
  *   the client gets both, in order.
  * A reset socket, or one whose headers never completed within the headers timeout (slowloris),
- * is just closed.
+ * is just closed. A `CONNECT` request (a proxy's method; Node hands it over as a bare socket)
+ * gets 405 40501, then the connection closes.
  *
  * @example
  * answerClientErrors(server, trackConnections(server));
@@ -43,16 +44,10 @@ export function answerClientErrors(
       return;
     }
     answered.add(socket);
-    const body = JSON.stringify(parserError(error).toBody());
     // Unless the answer before ended the connection (a refusal sent before its body arrived,
     // whose connection is lingering: see `lingering-close.ts`).
     const refuse = () => {
-      if (!socket.writable) return;
-      socket.end(
-        'HTTP/1.1 400 Bad Request\r\n' +
-          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `Connection: close\r\n\r\n${body}`,
-      );
+      if (socket.writable) socket.end(rawAnswer('400 Bad Request', parserError(error)));
     };
     if (pending === undefined || pending.writableFinished) {
       refuse();
@@ -63,6 +58,23 @@ export function answerClientErrors(
       if (!pending.writableFinished) socket.destroy();
     });
   });
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const refusal = new ApiError(
+      'methodNotAllowed',
+      `CONNECT is not allowed: this server is not a proxy (asked for ${request.url ?? ''})`,
+    );
+    socket.on('error', () => socket.destroy());
+    socket.end(rawAnswer('405 Method Not Allowed', refusal));
+  });
+}
+
+/** An Error answer written straight to a socket that Node's HTTP server no longer serves. */
+function rawAnswer(statusLine: string, error: ApiError): string {
+  const body = JSON.stringify(error.toBody());
+  return (
+    `HTTP/1.1 ${statusLine}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
 }
 
 /**

@@ -1,66 +1,111 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
-/** While shutting down, how often connections that have become idle are closed. */
-const IDLE_SWEEP_MS = 100;
+/** While draining, how often connections are looked at for having been idle long enough. */
+const SWEEP_MS = 50;
+
+/** How a server drains on shutdown. */
+export interface DrainOptions {
+  /** `/readyz` answers 503 this long before the listener closes (SHUTDOWN_DELAY_MS). */
+  readonly delayMs?: number;
+  /**
+   * An idle keep-alive connection is closed once it has been idle this long (and has received
+   * nothing since): a client may have sent a request toward it that is not here yet.
+   */
+  readonly idleGraceMs?: number;
+}
 
 /** The open connections of an HTTP server, for answering in order and shutting down. */
 export interface ConnectionTracker {
   /** The response being written on `socket` (HTTP/1.1 answers one request at a time). */
   answering(socket: Duplex): ServerResponse | undefined;
   /**
-   * Stops accepting and resolves once every connection is closed: idle ones at once, busy
-   * ones when their response is finished (it says `Connection: close`), all after a grace
-   * period of 10 s.
+   * Drains: `/readyz` answers 503 and every answer says `Connection: close`; after `delayMs`
+   * the listener stops accepting, idle connections close once idle for `idleGraceMs`, busy
+   * ones when their answer is sent; after 10 s whatever is left is closed. Resolves once
+   * every connection is closed.
    */
   shutdown(): Promise<void>;
 }
 
 /**
- * Tracks `server`'s connections and the response on each. Keep-alive connections outlive a
- * request by the keep-alive timeout (65 s): on shutdown, the responses still in progress (and
- * any request that slips in) say `Connection: close`, so their connections end with them.
- * The set holds connections, added and removed once per connection, not each response: a
- * long-lived set that every response passed through kept whole requests alive past
- * young-generation garbage collections.
+ * Serves `handle` on `server` (its one `request` listener) and tracks its connections and the
+ * response on each. The set holds connections, added and removed once per connection; per
+ * request only weak-map entries keyed by the socket are written.
+ *
+ * Probes (`/healthz`, `/readyz`) are answered with `Connection: close`: a caller without a
+ * credential cannot keep connections open with them.
  *
  * @example
- * const connections = trackConnections(server);
+ * const connections = serveTracked(server, app.callback(), { delayMs: 5_000 });
  * process.once('SIGTERM', () => connections.shutdown().then(() => store.close()));
  */
-export function trackConnections(server: Server): ConnectionTracker {
-  const connections = new Set<Duplex>();
+export function serveTracked(
+  server: Server,
+  handle: RequestListener,
+  options: DrainOptions = {},
+): ConnectionTracker {
+  const idleGraceMs = options.idleGraceMs ?? 1_000;
+  const connections = new Set<Socket>();
   const answering = new WeakMap<Duplex, ServerResponse>();
-  let stopping = false;
-  server.on('connection', (socket: Duplex) => {
+  // When each connection last became idle, and how many bytes it had read by then.
+  const idle = new WeakMap<Duplex, { since: number; bytesRead: number }>();
+  const markIdle = (socket: Socket) =>
+    idle.set(socket, { since: performance.now(), bytesRead: socket.bytesRead });
+  let draining = false;
+  server.on('connection', (socket: Socket) => {
     connections.add(socket);
+    markIdle(socket);
     socket.once('close', () => connections.delete(socket));
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
     answering.set(socket, response);
-    if (stopping) response.setHeader('Connection', 'close');
     response.once('close', () => {
-      if (answering.get(socket) === response) answering.delete(socket);
+      if (answering.get(socket) !== response) return;
+      answering.delete(socket);
+      markIdle(socket);
     });
+    const url = request.url;
+    if (url === '/healthz' || url === '/readyz') response.setHeader('Connection', 'close');
+    if (draining) {
+      response.setHeader('Connection', 'close');
+      if (url === '/readyz') return answerShuttingDown(response);
+    }
+    handle(request, response);
   });
+
+  /** Closes the connections idle for the grace that have received nothing since. */
+  const closeLongIdle = () => {
+    const now = performance.now();
+    for (const socket of connections) {
+      const since = idle.get(socket);
+      if (answering.has(socket) || since === undefined) continue;
+      // Bytes read since: a request is arriving (its headers are not complete yet).
+      if (socket.bytesRead !== since.bytesRead) markIdle(socket);
+      else if (now - since.since >= idleGraceMs) socket.destroy();
+    }
+  };
+
   let stopped: Promise<void> | undefined;
   const shutdown = () => {
     stopped ??= (async () => {
-      stopping = true;
+      draining = true;
       for (const socket of connections) {
         const response = answering.get(socket);
-        if (response === undefined) continue;
-        if (!response.headersSent) response.setHeader('Connection', 'close');
-        else response.once('finish', () => server.closeIdleConnections());
+        if (response !== undefined && !response.headersSent) {
+          response.setHeader('Connection', 'close');
+        }
       }
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // Connections that go idle later (a response that was already being written, a request
-      // body still being read and discarded after an early error) are closed as they do.
-      const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+      if ((options.delayMs ?? 0) > 0) {
+        await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+      }
+      const closed = stopAccepting(server);
+      closeLongIdle();
+      const sweep = setInterval(closeLongIdle, SWEEP_MS);
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await closed;
       clearInterval(sweep);
@@ -69,4 +114,29 @@ export function trackConnections(server: Server): ConnectionTracker {
     return stopped;
   };
   return { answering: (socket) => answering.get(socket), shutdown };
+}
+
+/**
+ * Stops accepting connections and resolves once every open one has closed. Node's own
+ * `http.Server#close()` also closes every idle keep-alive connection at once (Node ≥ 19), and a
+ * request a client has just sent on one then meets a reset; `net.Server#close()`, the method
+ * it extends, only stops accepting. The one reach past the HTTP server's own API: guarded by
+ * `graceful-shutdown.test.ts` ("keeps an idle keep-alive connection open …").
+ */
+function stopAccepting(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    NetServer.prototype.close.call(server, () => resolve());
+  });
+}
+
+/** `/readyz` while draining: load balancers stop sending here. */
+function answerShuttingDown(response: ServerResponse): void {
+  const body = JSON.stringify({ error: 50301, message: 'Not ready: shutting down' });
+  response.writeHead(503, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    'Retry-After': '1',
+  });
+  response.end(body);
 }

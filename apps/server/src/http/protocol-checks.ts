@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { ApiError } from './api-error.ts';
 
 /**
@@ -7,6 +7,32 @@ import { ApiError } from './api-error.ts';
  * answered as if it had no body: the server lets one more through and refuses the request.
  */
 export const MAX_HEADER_FIELDS = 2000;
+
+/**
+ * Serves requests that carry an `Expect` header as any other (Node would answer an unknown
+ * expectation 417 without an Error body: `checkProtocol` does that), and sends
+ * `100 Continue` only when the request's body is about to be read: after the bearer check,
+ * the rate limits, the content type and the announced size. A request refused before (401,
+ * 413 by `Content-Length`, 415, 429) gets its final answer with no `100` before it, so the
+ * client never uploads a body that would be thrown away.
+ *
+ * @example
+ * answerExpectations(server);
+ */
+export function answerExpectations(server: Server): void {
+  const serve = (request: IncomingMessage, response: ServerResponse) => {
+    server.emit('request', request, response);
+  };
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    // A stream emits 'resume' when a reader starts taking its data (also when Node discards
+    // the body of a request already answered: then no `100` is due).
+    request.once('resume', () => {
+      if (!response.headersSent) response.writeContinue();
+    });
+    serve(request, response);
+  });
+  server.on('checkExpectation', serve);
+}
 
 /** Node's test for an expectation it answers with `100 Continue` (`_http_server.js`). */
 const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;

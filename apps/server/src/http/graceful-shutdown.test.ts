@@ -1,0 +1,114 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openSocket, receivedUntilClose, statusLineOf } from '../../test/support/raw-socket.ts';
+import { type ConnectionTracker, type DrainOptions, serveTracked } from './graceful-shutdown.ts';
+
+// The drain on a bare Node HTTP server on 127.0.0.1, with the clock faked (the sockets are
+// real). test/e2e/shutdown-under-load.test.ts drains a server process under load.
+
+const GET = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+
+let server: Server | undefined;
+const sockets: Socket[] = [];
+afterEach(() => {
+  vi.useRealTimers();
+  for (const socket of sockets) socket.destroy();
+  server?.closeAllConnections();
+  server?.close();
+});
+
+async function serve(
+  options: DrainOptions,
+): Promise<{ url: string; connections: ConnectionTracker }> {
+  server = createServer();
+  const connections = serveTracked(server, (_request, response) => response.end('ok'), options);
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, connections };
+}
+
+async function socketTo(url: string): Promise<Socket> {
+  const socket = await openSocket(url);
+  sockets.push(socket);
+  return socket;
+}
+
+/** Lets the event loop turn (the sockets are real) while the fake clock stands still. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('a drain', () => {
+  it('keeps an idle keep-alive connection open through the grace, answers a request on it with Connection: close, and stops accepting', async () => {
+    // Guards Node's behaviour that `stopAccepting` relies on: `net.Server#close` stops
+    // accepting without closing idle connections (`http.Server#close` closes them at once).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'performance'] });
+    const { url, connections } = await serve({ idleGraceMs: 1_000 });
+    const idle = await socketTo(url);
+    expect(await statusLineOf(idle, GET('/plants'))).toBe('HTTP/1.1 200 OK');
+
+    const stopped = connections.shutdown();
+    await turn();
+    await expect(openSocket(url)).rejects.toThrow(/ECONNREFUSED/);
+    vi.advanceTimersByTime(900);
+    await turn();
+    expect(idle.destroyed).toBe(false);
+
+    const closed = receivedUntilClose(idle);
+    idle.write(GET('/plants'));
+    const answer = await closed; // answered, then closed by the server
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+    await stopped;
+  });
+
+  it('closes a connection idle for the grace, and one that was idle that long before', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'performance'] });
+    const { url, connections } = await serve({ idleGraceMs: 1_000 });
+    const early = await socketTo(url);
+    const earlyClosed = receivedUntilClose(early);
+    vi.advanceTimersByTime(1_000);
+    const late = await socketTo(url);
+    expect(await statusLineOf(late, GET('/plants'))).toBe('HTTP/1.1 200 OK');
+    const lateClosed = receivedUntilClose(late);
+
+    const stopped = connections.shutdown();
+    expect(await earlyClosed).toBe(''); // idle 1 s already: closed at once
+    expect(late.destroyed).toBe(false);
+    vi.advanceTimersByTime(1_000);
+    expect(await lateClosed).toBe('');
+    await stopped;
+  });
+
+  it('answers /readyz 503 in the Error shape during SHUTDOWN_DELAY_MS, and other requests with Connection: close', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'performance'] });
+    const { url, connections } = await serve({ delayMs: 5_000, idleGraceMs: 1_000 });
+    const stopped = connections.shutdown();
+
+    const probe = await socketTo(url); // still accepted: the listener closes after the delay
+    const probeAnswer = receivedUntilClose(probe);
+    probe.write(GET('/readyz'));
+    const text = await probeAnswer;
+    expect(text).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(text).toMatch(/\r\nConnection: close\r\n/i);
+    expect(text).toMatch(/\r\n\r\n\{"error":50301,"message":"Not ready: shutting down"\}$/);
+
+    const client = await socketTo(url);
+    const clientAnswer = receivedUntilClose(client);
+    client.write(GET('/plants'));
+    expect(await clientAnswer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*Connection: close\r\n/i);
+
+    vi.advanceTimersByTime(5_000);
+    await stopped;
+    await expect(openSocket(url)).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('answers probes with Connection: close (no idle connections held by probes)', async () => {
+    const { url } = await serve({});
+    for (const path of ['/healthz', '/readyz']) {
+      const socket = await socketTo(url);
+      const answer = receivedUntilClose(socket);
+      socket.write(GET(path));
+      expect(await answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*Connection: close\r\n/i);
+    }
+  });
+});
