@@ -1,3 +1,4 @@
+import { LosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { formatIssues } from './format-issues.ts';
 import { INT64_MAX, INT64_MIN } from './int64.ts';
@@ -61,6 +62,7 @@ describe('NewPlant', () => {
     -1.5,
     2 ** 60,
     2n ** 70n,
+    new LosslessNumber('1.0000000000000000001'),
     '',
     'x',
     [],
