@@ -1,5 +1,5 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { request } from 'node:http';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -158,5 +158,96 @@ describe('the server process', () => {
     }
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
+  });
+});
+
+/** A port another process (here: a plain HTTP server) already listens on, while `use` runs. */
+async function withTakenPort(use: (port: number) => Promise<void>): Promise<void> {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const address = blocker.address();
+  try {
+    await use(typeof address === 'object' && address !== null ? address.port : 0);
+  } finally {
+    blocker.close();
+  }
+}
+
+describe('a start-up failure', () => {
+  // Each is exactly one line (what failed, why, what to do), then exit status 1: no stack.
+  it('of a port given as text reads like any other bad port', async () => {
+    const server = start({ PORT: 'abc', PLANT_STORE_TOKENS: token });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toBe(
+      'plant-store: Invalid configuration: PORT: must be a whole number, 0..65535\n',
+    );
+  });
+
+  it('of a port in use names the address and port and says to free it or set PORT', async () => {
+    await withTakenPort(async (port) => {
+      const env = { PORT: String(port), PLANT_STORE_TOKENS: token };
+      const server = start({ ...env, DATABASE_URL: join(folder, 'taken.db') });
+      expect(await server.exited).toBe(1);
+      expect(server.output()).toBe(
+        `plant-store: cannot listen on 127.0.0.1:${port}: the port is already in use; ` +
+          'stop the process that holds it or set PORT to a free port\n',
+      );
+      // LOG_LEVEL=debug adds the stack under the same line.
+      const debug = start({ ...env, LOG_LEVEL: 'debug', DATABASE_URL: join(folder, 'taken2.db') });
+      expect(await debug.exited).toBe(1);
+      expect(debug.output()).toContain(`plant-store: cannot listen on 127.0.0.1:${port}: `);
+      expect(debug.output()).toMatch(/\n\s+at /);
+    });
+  });
+
+  it('of a metrics port in use says to set METRICS_PORT', async () => {
+    await withTakenPort(async (port) => {
+      const server = start({
+        METRICS_PORT: String(port),
+        PLANT_STORE_TOKENS: token,
+        DATABASE_URL: join(folder, 'metrics-taken.db'),
+      });
+      expect(await server.exited).toBe(1);
+      expect(server.output()).toMatch(
+        new RegExp(
+          `^plant-store: cannot listen on 127\\.0\\.0\\.1:${port}: .*set METRICS_PORT to a free port\n$`,
+        ),
+      );
+    });
+  });
+
+  it('of a data directory the development token cannot be kept in names the directory', async () => {
+    const file = join(folder, 'a-file');
+    writeFileSync(file, '');
+    const server = start({ DATABASE_URL: join(file, 'data', 'plants.db') });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toBe(
+      `plant-store: cannot use the data directory ${join(file, 'data')} (of DATABASE_URL; ` +
+        'the development token is kept there): a part of its path is a file, not a directory; ' +
+        'set DATABASE_URL to a file in a directory this user can write, or set PLANT_STORE_TOKENS\n',
+    );
+  });
+});
+
+describe('production stdout', () => {
+  it('is JSON lines only, the start-up line included, whatever LOG_LEVEL says', async () => {
+    for (const level of ['warn', 'info']) {
+      const server = start({
+        NODE_ENV: 'production',
+        LOG_LEVEL: level,
+        PLANT_STORE_TOKENS: token,
+        DATABASE_URL: join(folder, `json-${level}.db`),
+      });
+      const url = await server.ready;
+      expect((await create(url, '{"id": 1, "name": "Fern"}')).status).toBe(200);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      const lines = server.output().trimEnd().split('\n');
+      const logged = lines.map((line) => JSON.parse(line) as { msg?: string; url?: string });
+      expect(logged).toContainEqual(
+        expect.objectContaining({ msg: `Plant Store is listening on ${url}`, url }),
+      );
+      if (level === 'info') expect(logged.map((line) => line.msg)).toContain('stopped');
+    }
   });
 });
