@@ -153,9 +153,9 @@ export interface Config {
 
 /** Request limits; 0 turns a limit off. */
 export interface RateLimitConfig {
-  /** Authenticated requests per credential per second, sustained (a token bucket's refill). */
+  /** Authenticated requests per credential per second, sustained. */
   readonly perSecond: number;
-  /** Requests a credential may send at once (the bucket's size). */
+  /** Requests a credential may send at once (see limits/rate-limits.ts). */
   readonly burst: number;
   /** Requests with a refused credential per client address per minute. */
   readonly authFailuresPerMinute: number;
