@@ -17,6 +17,8 @@ import { type Pair, type RateWindow, type Run, renderReport } from './report.ts'
 
 // `pnpm bench [-- options]`: see README.md.
 const { values: args } = parseArgs({
+  // `pnpm bench -- --quick` may hand over the `--` itself.
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
   options: {
     reps: { type: 'string', default: '5' },
     quick: { type: 'boolean', default: false },
@@ -78,7 +80,10 @@ const report = renderReport(runs, {
   about: [
     `${started.toISOString()} · Node ${process.versions.node} · ${cpus().length} × ${cpus()[0]?.model ?? '?'} · load average ${fmtLoad(loadBefore)} before, ${fmtLoad(loadavg())} after`,
     `${reps} repetition(s), rotating order, each case a fresh process on a fresh SQLite file; warm-up ${warmup} s; windows of ${seconds} s at ${rates.join(', ')} req/s (20 connections), then saturation (50 connections). CPU: the server process, all threads (/proc/<pid>/stat).`,
-    `Command: \`pnpm bench -- ${process.argv.slice(2).join(' ')}\``,
+    `Command: \`pnpm bench -- ${process.argv
+      .slice(2)
+      .filter((arg) => arg !== '--')
+      .join(' ')}\``,
   ],
   rates,
   cases,
