@@ -1,9 +1,10 @@
-import { copyFile, mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
-
-const require = createRequire(import.meta.url);
+import {
+  encodeRendererScript,
+  RENDERER_FILE,
+  readPackageScript,
+} from './src/docs/renderer-script.ts';
 
 // One ESM bundle per entry; the workspace's TypeScript packages are bundled in, npm
 // dependencies stay external (installed next to the app).
@@ -16,20 +17,19 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   noExternal: [/^@plant-store\//],
+  // The API reference page's renderer (one self-contained browser script) travels with the
+  // build, precompressed (brotli at its highest quality, gzip), so the production install needs
+  // no @scalar/api-reference (and its ~150 MB of dependencies) and compresses nothing at run
+  // time: docs/renderer-script.ts reads these files when they exist.
+  onSuccess: async () => {
+    const script = encodeRendererScript(readPackageScript(), 11);
+    await mkdir('dist/assets', { recursive: true });
+    await writeFile(`dist/assets/${RENDERER_FILE}`, script.text);
+    await writeFile(`dist/assets/${RENDERER_FILE}.br`, script.encoded.br);
+    await writeFile(`dist/assets/${RENDERER_FILE}.gz`, script.encoded.gzip);
+  },
   // CommonJS dependencies bundled with the workspace packages (e.g. yaml) call require() for
   // Node built-ins; an ESM bundle has no require unless it is created here.
-  // The API reference page's renderer (one self-contained browser script) travels with the
-  // build, so the production install needs no @scalar/api-reference (and its ~150 MB of
-  // dependencies): docs/renderer-script.ts reads this copy when it exists.
-  onSuccess: async () => {
-    const script = join(
-      dirname(require.resolve('@scalar/api-reference')),
-      'browser',
-      'standalone.js',
-    );
-    await mkdir('dist/assets', { recursive: true });
-    await copyFile(script, 'dist/assets/api-reference.standalone.js');
-  },
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },

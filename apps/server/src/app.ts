@@ -3,6 +3,8 @@ import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/token-registry.ts';
+import { loadRendererScript } from './docs/renderer-script.ts';
+import { scriptCaching } from './docs/script-caching.ts';
 import { contractHandlers } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
 import { contractRouter, unmatchedRoute } from './http/contract-router.ts';
@@ -54,6 +56,7 @@ export function createApp(options: AppOptions): Koa<AppState> {
   // Before the error responder, so an error answer keeps the CORS headers.
   if (corsOrigins.length > 0) app.use(cors(corsOrigins, router));
   app.use(errorResponder(options.logger));
+  app.use(scriptCaching(contract.getDocsScript.path, loadRendererScript));
   app.use(router.routes());
   app.use(unmatchedRoute(router));
   // Errors are answered by errorResponder; anything reaching Koa's own handler (a failure

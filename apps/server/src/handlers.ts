@@ -43,12 +43,13 @@ export function contractHandlers(store: PlantStore, openApiDocument: object): Co
     getDocs: async () => {
       referencePage ??= renderReferencePage({
         document: openApiDocument,
-        scriptUrl: contract.getDocsScript.path,
+        // Versioned by the script's hash: that URL is cached as immutable (docs/script-caching.ts).
+        scriptUrl: `${contract.getDocsScript.path}?v=${loadRendererScript().hash}`,
         documentUrl: contract.getOpenApiDocument.path,
         title: REFERENCE_TITLE,
       });
       return referencePage;
     },
-    getDocsScript: async () => loadRendererScript(),
+    getDocsScript: async () => loadRendererScript().text,
   };
 }

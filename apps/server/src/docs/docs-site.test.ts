@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { parseJson, stringifyJson } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import { afterAll, expect, it } from 'vitest';
@@ -21,16 +22,24 @@ function embeddedDocument(folder: string): { servers: unknown } {
 it('writes a self-contained static site: the page, its script and the document, linked relatively', () => {
   const folder = join(work, 'default');
   const files = writeDocsSite(folder);
+  const { text, hash, encoded } = loadRendererScript();
+  const script = `assets/api-reference.${hash}.js`;
   expect(files.sort()).toEqual([
-    'assets/api-reference.js',
+    script,
+    `${script}.br`,
+    `${script}.gz`,
     'index.html',
     'openapi.json',
     'openapi.yaml',
   ]);
   const html = readFileSync(join(folder, 'index.html'), 'utf8');
-  expect(html).toContain('<script src="assets/api-reference.js"></script>');
+  expect(html).toContain(`<script src="${script}"></script>`);
   expect(html).not.toMatch(/(src|href)="(https?:|\/\/|\/)/);
-  expect(readFileSync(join(folder, 'assets/api-reference.js'), 'utf8')).toBe(loadRendererScript());
+  expect(readFileSync(join(folder, script), 'utf8')).toBe(text);
+  // Precompressed beside it, for hosts that serve .br/.gz files as they are.
+  expect(readFileSync(join(folder, `${script}.br`))).toEqual(encoded.br);
+  expect(brotliDecompressSync(readFileSync(join(folder, `${script}.br`))).toString()).toBe(text);
+  expect(gunzipSync(readFileSync(join(folder, `${script}.gz`))).toString()).toBe(text);
   const written = readFileSync(join(folder, 'openapi.json'), 'utf8');
   // The same document as generated, but for `servers`; the int64 bounds exact in the file.
   const { servers, ...rest } = parseJson(written) as Record<string, unknown>;
@@ -53,4 +62,18 @@ it('writes the public API address into the servers of the page, openapi.json and
   expect(readFileSync(join(folder, 'openapi.yaml'), 'utf8')).toContain(
     'servers:\n  - url: https://api.example.com\n',
   );
+});
+
+it('removes the renderer script of an earlier build when it rewrites a folder', () => {
+  const folder = join(work, 'rebuilt');
+  writeDocsSite(folder);
+  writeFileSync(join(folder, 'assets/api-reference.0123456789abcdef.js'), 'old');
+  writeFileSync(join(folder, 'assets/api-reference.0123456789abcdef.js.gz'), 'old');
+  writeDocsSite(folder);
+  const { hash } = loadRendererScript();
+  expect(readdirSync(join(folder, 'assets')).sort()).toEqual([
+    `api-reference.${hash}.js`,
+    `api-reference.${hash}.js.br`,
+    `api-reference.${hash}.js.gz`,
+  ]);
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   buildOpenApiDocument,
@@ -7,7 +7,7 @@ import {
 } from '@plant-store/schema/openapi';
 import { referenceServers } from './docs-build-config.ts';
 import { REFERENCE_TITLE, renderReferencePage } from './reference-page.ts';
-import { loadRendererScript } from './renderer-script.ts';
+import { loadRendererScript, RENDERER_FILE } from './renderer-script.ts';
 
 export interface DocsSiteOptions {
   /** The API's public address, written into the document's `servers`; see `referenceServers`. */
@@ -27,28 +27,40 @@ export function publicDocument(options: DocsSiteOptions = {}): object {
 
 /**
  * Writes the API reference as a static site into `folder`: `index.html` (the same page as
- * `GET /docs`), its one script under `assets/`, and the document as `openapi.json` and
+ * `GET /docs`), its one script under `assets/` with a content-hashed name (so a host may cache
+ * it as immutable) and its `.br` and `.gz` encodings beside it (for hosts that serve
+ * precompressed files, e.g. nginx's `gzip_static`), and the document as `openapi.json` and
  * `openapi.yaml`, all with `servers` set to `serverUrl`. Every link is relative, so the folder
  * can be published under any path. Returns the written files, relative to `folder`.
  *
  * @example
  * writeDocsSite('apps/server/dist-docs', { serverUrl: 'https://api.example.com' });
- * // ['index.html', 'assets/api-reference.js', 'openapi.json', 'openapi.yaml']
+ * // ['index.html', 'assets/api-reference.<hash>.js', '….js.br', '….js.gz', 'openapi.json', 'openapi.yaml']
  */
 export function writeDocsSite(folder: string, options: DocsSiteOptions = {}): string[] {
   const document = publicDocument(options);
-  const files: Record<string, string> = {
+  const renderer = loadRendererScript();
+  const script = `assets/${RENDERER_FILE.replace(/\.js$/, `.${renderer.hash}.js`)}`;
+  const files: Record<string, string | Buffer> = {
     'index.html': renderReferencePage({
       document,
-      scriptUrl: 'assets/api-reference.js',
+      scriptUrl: script,
       documentUrl: 'openapi.json',
       title: REFERENCE_TITLE,
     }),
-    'assets/api-reference.js': loadRendererScript(),
+    [script]: renderer.text,
+    [`${script}.br`]: renderer.encoded.br,
+    [`${script}.gz`]: renderer.encoded.gzip,
     'openapi.json': serializeOpenApiDocument(document),
     'openapi.yaml': serializeOpenApiYaml(document),
   };
   mkdirSync(join(folder, 'assets'), { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
+  // A script of an earlier build (another hash) is no longer linked: not published again.
+  for (const name of readdirSync(join(folder, 'assets'))) {
+    if (name.startsWith('api-reference.') && !(`assets/${name}` in files)) {
+      rmSync(join(folder, 'assets', name));
+    }
+  }
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(folder, name), content);
   return Object.keys(files);
 }

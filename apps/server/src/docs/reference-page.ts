@@ -1,5 +1,3 @@
-import { stringifyJson } from '@plant-store/schema';
-
 /** The page's title, on the server's `/docs` and in the static site. */
 export const REFERENCE_TITLE = 'Plant Store API reference';
 
@@ -33,7 +31,9 @@ export const RENDERER_CONFIGURATION = {
   telemetry: false,
   agent: { disabled: true },
   showDeveloperTools: 'never',
-  documentDownloadType: 'both',
+  // The renderer's download would rebuild the document from the page's copy, which lacks the
+  // int64 bounds (see `embedJson`); the document's description names where it is served.
+  documentDownloadType: 'none',
   defaultOpenAllTags: true,
   customCss: TABLE_CSS,
 } as const;
@@ -75,14 +75,23 @@ export function renderReferencePage(options: ReferencePageOptions): string {
 }
 
 /**
- * JSON that is safe inside a `<script>` element: no `<` (so no `</script>`), no `&`. Written
- * losslessly, so the document's int64 bounds (bigints) are exact integers here too.
+ * The document as JSON that is safe inside a `<script>` element: no `<` (so no `</script>`),
+ * no `&`. The renderer reads it with `JSON.parse`, which rounds integers beyond 2^53 (it showed
+ * the int64 bounds of `id` as ±9223372036854776000, and turns a string bound into 0): such a
+ * number (a bigint here) is left out of the page's copy; the field's description states the
+ * exact range.
  */
 function embedJson(value: object): string {
-  return stringifyJson(value)
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'bigint' ? (isSafe(item) ? Number(item) : undefined) : item,
+  )
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e')
     .replace(/&/g, '\\u0026');
+}
+
+function isSafe(integer: bigint): boolean {
+  return integer <= BigInt(Number.MAX_SAFE_INTEGER) && integer >= BigInt(Number.MIN_SAFE_INTEGER);
 }
 
 function escapeHtml(text: string): string {

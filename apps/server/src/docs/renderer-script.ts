@@ -1,39 +1,80 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const require = createRequire(import.meta.url);
 
 /** The npm package whose standalone browser bundle renders the reference page. */
 export const RENDERER_PACKAGE = '@scalar/api-reference';
 
-let cached: string | undefined;
+/** The renderer script's file name in the build (`dist/assets/`) and in the static site. */
+export const RENDERER_FILE = 'api-reference.js';
+
+/** The renderer script, ready to send: its bytes as they are and precompressed. */
+export interface RendererScript {
+  /** The script's text (its `sourceMappingURL` comment removed: the map is not served). */
+  readonly text: string;
+  /** The first 16 hex digits of the script's SHA-256: its version, in URLs and file names. */
+  readonly hash: string;
+  /** The same bytes, compressed per `Content-Encoding`. */
+  readonly encoded: { readonly br: Buffer; readonly gzip: Buffer };
+}
+
+let cached: RendererScript | undefined;
 
 /**
- * The renderer's standalone browser bundle (one self-contained script), read once (from the
- * build's copy or the installed package: see `rendererBundlePath`). Its `sourceMappingURL` comment is removed: the map is not served.
+ * The renderer's standalone browser bundle (one self-contained script) with its gzip and
+ * brotli encodings, made once. The built server reads the files `tsup.config.ts` wrote into
+ * dist/assets/ (compressed there at the highest brotli quality, so a production install needs
+ * neither the package nor the CPU); the source tree reads the package and compresses it here.
  *
  * @example
- * const script = loadRendererScript(); // '(function(){…'
+ * const { text, hash, encoded } = loadRendererScript(); // encoded.br: a Buffer
  */
-export function loadRendererScript(): string {
+export function loadRendererScript(): RendererScript {
   if (cached === undefined) {
-    cached = readFileSync(rendererBundlePath(), 'utf8').replace(
-      /\n\/\/# sourceMappingURL=\S+\s*$/,
-      '\n',
-    );
+    const built = fileURLToPath(new URL(`./assets/${RENDERER_FILE}`, import.meta.url));
+    cached = existsSync(built)
+      ? withEncodings(readFileSync(built, 'utf8'), {
+          br: readFileSync(`${built}.br`),
+          gzip: readFileSync(`${built}.gz`),
+        })
+      : encodeRendererScript(readPackageScript());
   }
   return cached;
 }
 
 /**
- * The built server (dist/) carries a copy of the bundle (tsup.config.ts puts it in
- * dist/assets/), so a production install does not need the package; the source tree reads the
- * package, where the bundle sits next to its main module (the package exports no path to it).
+ * The package's bundle, without its `sourceMappingURL` comment. It sits next to the package's
+ * main module (the package exports no path to it).
  */
-function rendererBundlePath(): string {
-  const copy = fileURLToPath(new URL('./assets/api-reference.standalone.js', import.meta.url));
-  if (existsSync(copy)) return copy;
-  return join(dirname(require.resolve(RENDERER_PACKAGE)), 'browser', 'standalone.js');
+export function readPackageScript(): string {
+  const path = join(dirname(require.resolve(RENDERER_PACKAGE)), 'browser', 'standalone.js');
+  return readFileSync(path, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+}
+
+/**
+ * `text` with its gzip (level 9) and brotli encodings. Brotli's quality 11 takes ~6 s on the
+ * 4 MB bundle, so the build uses it and the source tree (tests, `pnpm docs:build`) takes 9.
+ */
+export function encodeRendererScript(text: string, brotliQuality = 9): RendererScript {
+  const bytes = Buffer.from(text);
+  return withEncodings(text, {
+    br: brotliCompressSync(bytes, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: brotliQuality,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
+    }),
+    gzip: gzipSync(bytes, { level: 9 }),
+  });
+}
+
+function withEncodings(text: string, encoded: RendererScript['encoded']): RendererScript {
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return { text, hash, encoded };
 }

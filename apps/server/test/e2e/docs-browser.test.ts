@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ERROR_ENTRIES } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDocsSite } from '../../src/docs/docs-site.ts';
+import { loadRendererScript } from '../../src/docs/renderer-script.ts';
 import { type HeadlessChromium, launchChromium } from '../support/chromium.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
 import { type StaticServer, serveFolder } from '../support/static-server.ts';
@@ -27,11 +28,13 @@ function visibleText(locator: Locator): Promise<string> {
 interface PageRecord {
   readonly requests: string[];
   readonly problems: string[];
+  readonly responses: Response[];
 }
 
 async function openReference(browser: HeadlessChromium, url: string): Promise<[Page, PageRecord]> {
   const page = await browser.context.newPage();
-  const record: PageRecord = { requests: [], problems: [] };
+  const record: PageRecord = { requests: [], problems: [], responses: [] };
+  page.on('response', (response) => record.responses.push(response));
   page.on('request', (request) => record.requests.push(request.url()));
   page.on('pageerror', (error) => record.problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
@@ -57,6 +60,9 @@ async function expectCompleteReference(page: Page, record: PageRecord, screensho
   const operationText = await visibleText(operation.last());
   expect(operationText).toContain('NewPlant');
   expect(operationText).toMatch(/\bid\b[\s\S]*int64/);
+  // The int64 bounds exactly, never as the page's JSON.parse rounds them (±9223372036854776000).
+  expect(operationText).toContain('-9223372036854775808 to 9223372036854775807');
+  expect(operationText).not.toMatch(/92233720368547760{3}|\b(min|max): /);
 
   const schemas = document.components?.schemas ?? {};
   const models = page.getByRole('region', { name: 'Models' });
@@ -70,6 +76,8 @@ async function expectCompleteReference(page: Page, record: PageRecord, screensho
   const modelsText = await visibleText(models);
   expect(modelsText).toMatch(/\berror\b[\s\S]*int32/);
   expect(modelsText).toMatch(/\bmessage\b/);
+  expect(modelsText).toContain('-9223372036854775808 to 9223372036854775807');
+  expect(modelsText).not.toMatch(/92233720368547760{3}|\b(min|max): /);
 
   await expect.poll(() => page.getByText('bearerAuth').count(), POLL).toBeGreaterThan(0);
   await expect.poll(() => page.getByText('Bearer Token').count(), POLL).toBeGreaterThan(0);
@@ -128,7 +136,15 @@ describe('the API reference in headless Chromium', () => {
   it('GET /docs on the server shows the operation, the schemas and the bearer scheme, offline', async () => {
     const [page, record] = await openReference(browser, `${server.url}/docs`);
     await expectCompleteReference(page, record, 'server-docs.png');
-    expect(record.requests).toContain(`${server.url}/docs/assets/api-reference.js`);
+    const { hash, encoded } = loadRendererScript();
+    expect(record.requests).toContain(`${server.url}/docs/assets/api-reference.js?v=${hash}`);
+    // The browser got the script compressed (gzip: Chromium asks for brotli only over HTTPS),
+    // cacheable for a year.
+    const script = record.responses.find((response) => response.url().includes('/docs/assets/'));
+    const headers = await script?.allHeaders();
+    expect(headers?.['content-encoding']).toBe('gzip');
+    expect(headers?.['content-length']).toBe(String(encoded.gzip.length));
+    expect(headers?.['cache-control']).toBe('public, max-age=31536000, immutable');
   }, 120_000);
 
   it('the page is interactive: its client sends createPlant to this server, within the CSP', async () => {
@@ -189,6 +205,8 @@ describe('the API reference in headless Chromium', () => {
   it('the static site of `pnpm docs:build` shows the same, offline', async () => {
     const [page, record] = await openReference(browser, `${site.url}/`);
     await expectCompleteReference(page, record, 'static-docs.png');
-    expect(record.requests).toContain(`${site.url}/assets/api-reference.js`);
+    expect(record.requests).toContain(
+      `${site.url}/assets/api-reference.${loadRendererScript().hash}.js`,
+    );
   }, 120_000);
 });

@@ -1,0 +1,41 @@
+import type { AppMiddleware } from '../http/app-state.ts';
+import type { RendererScript } from './renderer-script.ts';
+
+/** A versioned URL (`?v=<hash>`) never changes content: browsers keep it a year unasked. */
+export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
+/** Any other URL of the script: kept, but asked again each time (a 304 while unchanged). */
+export const REVALIDATE_CACHE = 'public, no-cache';
+
+/**
+ * Koa middleware around the route that serves the renderer script at `path` (the way
+ * koa-compress, koa-etag and koa-conditional-get work, in one layer for this one response):
+ * once the route has answered 200 with the script's text, it adds an ETag and a cache lifetime,
+ * answers 304 to a matching `If-None-Match`, and otherwise sends the precompressed brotli or
+ * gzip bytes the request accepts (`Vary: Accept-Encoding`). The page links the script as
+ * `path?v=<hash>`, so that URL is cached as immutable; a new script has a new hash. Every other
+ * request passes straight through.
+ *
+ * @example
+ * app.use(scriptCaching(contract.getDocsScript.path, loadRendererScript));
+ */
+export function scriptCaching(path: string, script: () => RendererScript): AppMiddleware {
+  return function cacheScript(ctx, next) {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path !== path) return next();
+    return next().then(() => {
+      const current = script();
+      if (ctx.status !== 200 || ctx.body !== current.text) return;
+      ctx.etag = current.hash;
+      ctx.set('Cache-Control', ctx.query.v === current.hash ? IMMUTABLE_CACHE : REVALIDATE_CACHE);
+      ctx.vary('Accept-Encoding');
+      if (ctx.fresh) {
+        ctx.status = 304;
+        return;
+      }
+      const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
+      if (encoding === 'br' || encoding === 'gzip') {
+        ctx.body = current.encoded[encoding];
+        ctx.set('Content-Encoding', encoding);
+      }
+    });
+  };
+}
