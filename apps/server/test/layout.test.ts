@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 // down to the store and the config, without cycles, and every module serves the running code.
 
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
+const APP = fileURLToPath(new URL('..', import.meta.url));
 /** Entry points: the server process, the command line, the static docs writer. */
 const ENTRIES = ['main.ts', 'cli.ts', 'docs/write-docs-site.ts'];
 
@@ -108,6 +110,109 @@ describe('the source tree', () => {
     expect(files.filter((file) => !reached.has(file))).toEqual([]);
   });
 });
+
+describe('the source tree and its libraries', () => {
+  // Every file under src/, tests included.
+  const everyFile = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? everyFile(join(dir, entry.name))
+        : entry.name.endsWith('.ts')
+          ? [join(dir, entry.name)]
+          : [],
+    );
+  const texts = everyFile(SRC).map((path) => ({
+    file: relative(SRC, path),
+    text: readFileSync(path, 'utf8'),
+  }));
+
+  it('imports packages only through their public entries (no lib/, dist/, src/ or path their exports do not list)', () => {
+    const deep = texts.flatMap(({ file, text }) =>
+      packageSpecifiers(text).flatMap((specifier) => {
+        const problem = deepImportProblem(specifier);
+        return problem === undefined ? [] : [`${file}: '${specifier}' (${problem})`];
+      }),
+    );
+    expect(deep).toEqual([]);
+  });
+
+  it('recognises the deep imports it refuses, in every form', () => {
+    const text = [
+      "const a = require('prom-client/lib/cluster.js');",
+      "import type { B } from 'rate-limiter-flexible/lib/RateLimiterRes.js';",
+      "const c = await import('pino/file');",
+      "import { z } from 'zod/mini';",
+      "import { d } from '@plant-store/schema/openapi';",
+      "import { e } from '@plant-store/schema/src/contract.ts';",
+      "import { f } from './local.ts';",
+      "import { g } from 'node:fs';",
+    ].join('\n');
+    expect(packageSpecifiers(text).map((specifier) => deepImportProblem(specifier))).toEqual([
+      'a private folder',
+      'a private folder',
+      'not in the exports of pino',
+      undefined,
+      undefined,
+      'a private folder',
+    ]);
+  });
+
+  it('casts nothing through `as unknown as`', () => {
+    const casts = texts.flatMap(({ file, text }) =>
+      text
+        .split('\n')
+        .flatMap((line, index) => (/\bas unknown as\b/.test(line) ? [`${file}:${index + 1}`] : [])),
+    );
+    expect(casts).toEqual([]);
+  });
+});
+
+/** The packages a text imports: static, type-only, side-effect, dynamic and require() forms. */
+function packageSpecifiers(text: string): string[] {
+  const pattern =
+    /(?:\bfrom\s+|^\s*import\s+|\bimport\s*\(\s*|\brequire(?:\.resolve)?\s*\(\s*)['"]([^'"]+)['"]/gm;
+  return [...text.matchAll(pattern)]
+    .map((match) => match[1] ?? '')
+    .filter((specifier) => !specifier.startsWith('.') && !isBuiltin(specifier));
+}
+
+/** Why `specifier` reaches into a package's files; `undefined` for a public entry point. */
+function deepImportProblem(specifier: string): string | undefined {
+  const parts = specifier.split('/');
+  const nameLength = specifier.startsWith('@') ? 2 : 1;
+  const name = parts.slice(0, nameLength).join('/');
+  const subpath = parts.slice(nameLength).join('/');
+  if (subpath === '') return undefined;
+  if (/^(lib|dist|src)(\/|$)/.test(subpath)) return 'a private folder';
+  const listed = exportedPaths(name);
+  return listed.some((entry) => matchesExport(entry, `./${subpath}`))
+    ? undefined
+    : `not in the exports of ${name}`;
+}
+
+/** The subpaths a package's `exports` lists ('.' only for a bare string or conditions; none without `exports`). */
+function exportedPaths(name: string): string[] {
+  const found = [join(APP, 'node_modules', name), join(APP, '..', '..', 'node_modules', name)]
+    .map((folder) => join(folder, 'package.json'))
+    .find((file) => existsSync(file));
+  if (found === undefined) return [];
+  const manifest: unknown = JSON.parse(readFileSync(found, 'utf8'));
+  const exports =
+    typeof manifest === 'object' && manifest !== null && 'exports' in manifest
+      ? manifest.exports
+      : undefined;
+  if (exports === undefined || exports === null) return [];
+  if (typeof exports !== 'object' || Array.isArray(exports)) return ['.'];
+  const keys = Object.keys(exports);
+  return keys.some((key) => key.startsWith('.')) ? keys : ['.'];
+}
+
+/** Whether an `exports` key (`./x`, or a pattern such as `./locales/*`) lists `path`. */
+function matchesExport(key: string, path: string): boolean {
+  if (!key.includes('*')) return key === path;
+  const [before = '', after = ''] = key.split('*');
+  return path.startsWith(before) && path.endsWith(after) && path.length >= key.length - 1;
+}
 
 /** One cycle of `edges` as the nodes along it, or [] when there is none. */
 function findCycle(edges: Map<string, Set<string>>): string[] {
