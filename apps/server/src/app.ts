@@ -7,7 +7,7 @@ import { loadRendererScript } from './docs/renderer-script.ts';
 import { scriptCaching } from './docs/script-caching.ts';
 import { contractHandlers } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
-import { contractRouter, unmatchedRoute } from './http/contract-router.ts';
+import { answerUnrouted, contractRouter } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { errorResponder } from './http/error-responder.ts';
 import { requestContext } from './http/request-context.ts';
@@ -58,7 +58,8 @@ export function createApp(options: AppOptions): Koa<AppState> {
   app.use(errorResponder(options.logger));
   app.use(scriptCaching(contract.getDocsScript.path, loadRendererScript));
   app.use(router.routes());
-  app.use(unmatchedRoute(router));
+  app.use(answerUnrouted);
+  app.use(router.allowedMethods());
   // Errors are answered by errorResponder; anything reaching Koa's own handler (a failure
   // while writing a response) is logged, not printed.
   app.silent = true;

@@ -26,6 +26,12 @@ export interface ContractRouterOptions {
   readonly guardAuthentication?: (authenticate: RequestStep) => RequestStep;
 }
 
+/**
+ * The methods the router implements: not OPTIONS, which `allowedMethods` would answer 200 with
+ * `Allow`; no route has it, so it gets the 405 of any other method.
+ */
+const ROUTER_METHODS = ['HEAD', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE'];
+
 /** `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router). */
 export function toRouterPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
@@ -40,14 +46,14 @@ export function toRouterPath(path: string): string {
  *
  * @example
  * const router = contractRouter(contract, handlers, { tokens, bodyLimitBytes: 65536 });
- * app.use(router.routes()).use(unmatchedRoute(router));
+ * app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());
  */
 export function contractRouter(
   contract: Contract,
   handlers: ContractHandlers,
   options: ContractRouterOptions,
 ): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = new Router<AppState>({ methods: ROUTER_METHODS });
   const bearer = requireBearer(options.tokens);
   const authenticate = options.guardAuthentication?.(bearer) ?? bearer;
   const authenticated: AppMiddleware = async (ctx, next) => {
@@ -98,23 +104,22 @@ function respond(route: Route, handler: (body: unknown) => Promise<unknown>): Ap
 }
 
 /**
- * Koa middleware placed after `router.routes()`: a request no route answered is a 404 for an
- * unknown path, or a 405 with an `Allow` header when the path exists with other methods.
+ * Koa middleware between `router.routes()` and `router.allowedMethods()`, for a request no route
+ * answered: what `allowedMethods` decides becomes the Error shape. A path that exists with
+ * other methods is a 405 with its `Allow` header (also for a method no route implements, which
+ * `allowedMethods` calls 501, OPTIONS included: see `ROUTER_METHODS`); any other path is a 404.
+ *
+ * @example
+ * app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());
  */
-export function unmatchedRoute(router: Router<AppState>): AppMiddleware {
-  return async function answerUnmatched(ctx) {
-    const allowed = new Set<string>();
-    for (const layer of router.match(ctx.path, ctx.method).path) {
-      for (const method of layer.methods) allowed.add(method);
-    }
-    if (allowed.size === 0) {
-      throw new ApiError('notFound', `No operation at ${ctx.method} ${ctx.path}`);
-    }
-    const allow = [...allowed].join(', ');
-    throw new ApiError(
-      'methodNotAllowed',
-      `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`,
-      { Allow: allow },
-    );
-  };
-}
+export const answerUnrouted: AppMiddleware = async (ctx, next) => {
+  await next();
+  // Unset is undefined at run time, whatever the type says.
+  const allow: string | undefined = ctx.response.get('Allow');
+  if (!allow) throw new ApiError('notFound', `No operation at ${ctx.method} ${ctx.path}`);
+  throw new ApiError(
+    'methodNotAllowed',
+    `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`,
+    { Allow: allow },
+  );
+};

@@ -1,6 +1,6 @@
 import koaCors from '@koa/cors';
 import type { Router } from '@koa/router';
-import { RATE_LIMIT_HEADERS } from '@plant-store/schema';
+import { contract, RATE_LIMIT_HEADERS } from '@plant-store/schema';
 import type { Context } from 'koa';
 import type { AppMiddleware, AppState } from './app-state.ts';
 
@@ -20,8 +20,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  */
 export function cors(allowedOrigins: readonly string[], router: Router<AppState>): AppMiddleware {
   const allowed = new Set(allowedOrigins);
-  const methods = new Set<string>();
-  for (const layer of router.stack) for (const method of layer.methods) methods.add(method);
+  const methods = new Set(Object.values(contract).map((route) => route.method.toUpperCase()));
   return koaCors({
     origin: (ctx: Context) => {
       const origin = ctx.get('origin');
