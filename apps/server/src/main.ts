@@ -148,11 +148,11 @@ function startupFailure(error: unknown, config: Config | undefined): string {
   return `failed to start: ${reason} (LOG_LEVEL=debug prints the stack)`;
 }
 
-/** A listener that could not bind (Node's `listen` error carries `address` and `port`). */
+/** A listener that could not bind (Node's error carries `address` and `port`). */
 function listenFailure(error: unknown, config: Config): string | undefined {
-  if (!(error instanceof Error) || !('syscall' in error) || error.syscall !== 'listen') {
-    return undefined;
-  }
+  // 'bind' in a cluster worker, whose listening socket the primary opens.
+  const syscall = error instanceof Error && 'syscall' in error ? error.syscall : undefined;
+  if (!(error instanceof Error) || (syscall !== 'listen' && syscall !== 'bind')) return undefined;
   const port = 'port' in error ? Number(error.port) : config.port;
   const address = 'address' in error ? String(error.address) : config.host;
   const metrics = config.metrics !== undefined && port === config.metrics.port;
