@@ -52,17 +52,6 @@ export function checkTokenFormat(token: string): TokenFormatCheck {
   return checksumOf(token.slice(0, split)) === token.slice(split) ? 'ok' : 'checksum';
 }
 
-/**
- * Whether a presented token claims to be a managed one (has the prefix). Tokens without it can
- * only be `PLANT_STORE_TOKENS` entries and are never looked up in the store.
- *
- * @example
- * isManagedTokenShape('pst_…'); // true
- */
-export function isManagedTokenShape(token: string): boolean {
-  return token.startsWith(TOKEN_PREFIX);
-}
-
 function checksumOf(text: string): string {
   const sum = Buffer.alloc(4);
   sum.writeUInt32BE(crc32(text), 0);
