@@ -43,7 +43,8 @@ export const COMMON_ENV: Readonly<Record<string, string>> = {
  * serverCase('before', 'apps/server/before-dist/main.js');
  */
 export function serverCase(name: string, main: string, note = `${main}, every feature on`): Case {
-  const path = resolve(main);
+  // Relative to where `pnpm bench` was typed (pnpm's INIT_CWD), else to this directory.
+  const path = resolve(process.env.INIT_CWD ?? process.cwd(), main);
   const cli = resolve(dirname(path), 'cli.js');
   if (!existsSync(path) || !existsSync(cli)) {
     throw new Error(`${name}: no built server at ${path} (with cli.js beside it): build it first`);

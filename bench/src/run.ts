@@ -11,9 +11,9 @@ import {
   standardCases,
 } from './cases.ts';
 import { type LoadResult, runLoad } from './load.ts';
-import { countPlants } from './peers/sqlite-commit.ts';
+import { storedPlants } from './peers/sqlite-commit.ts';
 import { type ChildServer, cpuMicros, freePort, startServer } from './proc.ts';
-import { type Pair, type RateWindow, type Run, renderReport } from './report.ts';
+import { type Pair, type Run, renderReport } from './report.ts';
 
 // `pnpm bench [-- options]`: see README.md.
 const { values: args } = parseArgs({
@@ -100,14 +100,16 @@ async function measure(c: Case, rep: number): Promise<Run> {
   const folder = mkdtempSync(join(tmpdir(), `plant-store-bench-${c.name}-`));
   const database = join(folder, 'plants.db');
   const port = await freePort();
-  const { env, token } = prepareCase(c, database, port);
-  const windows: RateWindow[] = [];
+  const windows: Run['windows'][number][] = [];
   let saturation = { rps: Number.NaN, p99Ms: Number.NaN };
   let server: ChildServer;
+  let token: string;
   try {
-    server = await startServer(c.args, env, port, join(folder, 'server.log'), BENCH_DIR);
+    const prepared = prepareCase(c, database, port);
+    token = prepared.token;
+    server = await startServer(c.args, prepared.env, port, join(folder, 'server.log'), BENCH_DIR);
   } catch (error) {
-    return { rep, name: c.name, windows, saturation, failures: [String(error)] };
+    return { rep, name: c.name, windows, saturation, failures: [`${error}; kept ${folder}`] };
   }
   const counter = { next: 0 };
   const loads: LoadResult[] = [];
@@ -138,7 +140,7 @@ async function measure(c: Case, rep: number): Promise<Run> {
   }
   const exit = await server.stop();
   const sum = (key: 'ok' | 'non2xx' | 'errors') => loads.reduce((total, r) => total + r[key], 0);
-  const rows = countPlants(database);
+  const rows = storedPlants(database).length;
   if (sum('non2xx') > 0) failures.push(`${sum('non2xx')} non-2xx answers`);
   if (sum('errors') > 0) failures.push(`${sum('errors')} connection errors or timeouts`);
   if (rows < sum('ok') || rows > counter.next) {

@@ -9,11 +9,11 @@ export interface PlantRow {
 
 export type CreateOutcome = 'created' | 'conflict';
 
-interface Pending {
-  readonly row: PlantRow;
-  readonly resolve: (outcome: CreateOutcome) => void;
-  readonly reject: (error: unknown) => void;
-}
+type Pending = {
+  row: PlantRow;
+  resolve: (outcome: CreateOutcome) => void;
+  reject: (error: unknown) => void;
+};
 
 /**
  * The peers' durable store, the server's SQLite settings written plainly: the server's
@@ -78,32 +78,15 @@ export class SqliteGroupCommit {
   };
 }
 
-/**
- * The rows of a plants table, ids exact, in id order (for checks and tests).
- *
- * @example
- * storedPlants('/tmp/plants.db'); // [{ id: 1n, name: 'Fern', tag: null }]
- */
+/** The rows of a plants table, ids exact, in id order (for checks and tests). */
 export function storedPlants(filename: string): { id: bigint; name: string; tag: string | null }[] {
   const db = new Database(filename, { readonly: true });
   try {
-    db.defaultSafeIntegers(true);
-    return db.prepare('SELECT id, name, tag FROM plants ORDER BY id').all() as {
+    return db.prepare('SELECT id, name, tag FROM plants ORDER BY id').safeIntegers().all() as {
       id: bigint;
       name: string;
       tag: string | null;
     }[];
-  } finally {
-    db.close();
-  }
-}
-
-/** How many plants a SQLite file holds. */
-export function countPlants(filename: string): number {
-  const db = new Database(filename, { readonly: true });
-  try {
-    const row = db.prepare('SELECT count(*) AS n FROM plants').get() as { n: number };
-    return row.n;
   } finally {
     db.close();
   }

@@ -2,6 +2,7 @@ import { hash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import {
   ERROR_CATALOG,
+  ERROR_ENTRIES,
   type ErrorName,
   formatIssues,
   JsonTooDeepError,
@@ -70,7 +71,7 @@ export class PeerWork {
   readonly #store: SqliteGroupCommit;
   readonly #consumers = new Map<string, string>();
   readonly #limiter: BurstyRateLimiter | undefined;
-  readonly #rateHeaders: number;
+  readonly #ratePerSecond: number;
   readonly #logger: Logger;
   readonly #duration: Histogram<'method' | 'route' | 'status'>;
 
@@ -80,7 +81,7 @@ export class PeerWork {
     options.tokens.forEach((token, i) => {
       this.#consumers.set(hash('sha256', token, 'hex'), `env#${i + 1}`);
     });
-    this.#rateHeaders = options.ratePerSecond;
+    this.#ratePerSecond = options.ratePerSecond;
     if (options.ratePerSecond > 0) {
       this.#limiter = new BurstyRateLimiter(
         new RateLimiterMemory({ points: options.ratePerSecond, duration: 1 }),
@@ -137,7 +138,7 @@ export class PeerWork {
 
   #allowance(res: RateLimiterRes, floor: number): Record<string, string> {
     return {
-      [RATE_LIMIT_HEADERS.limit]: String(this.#rateHeaders),
+      [RATE_LIMIT_HEADERS.limit]: String(this.#ratePerSecond),
       [RATE_LIMIT_HEADERS.remaining]: String(Math.max(0, res.remainingPoints)),
       [RATE_LIMIT_HEADERS.reset]: String(Math.max(floor, Math.ceil(res.msBeforeNext / 1000))),
     };
@@ -158,10 +159,7 @@ export class PeerWork {
       value = parseJson(text);
     } catch (error) {
       const kind = error instanceof JsonTooDeepError ? 'jsonTooDeep' : 'malformedJson';
-      throw new PeerFailure(
-        kind,
-        `The body ${error instanceof Error ? error.message : 'is not JSON'}`,
-      );
+      throw new PeerFailure(kind, `The body ${(error as Error).message}`);
     }
     const result = NewPlant.safeParse(value);
     if (!result.success)
@@ -175,24 +173,15 @@ export class PeerWork {
     if ((await this.#store.create(row)) === 'conflict') {
       throw new PeerFailure('conflict', `A plant with id ${row.id} already exists`);
     }
-    return row.tag === undefined
-      ? JSON.stringify({ name: row.name })
-      : JSON.stringify({ name: row.name, tag: row.tag });
+    const { name, tag } = row;
+    return JSON.stringify(tag === undefined ? { name } : { name, tag });
   }
 
   /** The status, headers and Error body for anything a step threw (HTTP errors by status). */
-  failure(thrown: unknown): {
-    status: number;
-    headers: Readonly<Record<string, string>>;
-    body: string;
-  } {
-    const failure = thrown instanceof PeerFailure ? thrown : fromStatus(thrown);
-    const { code, status } = ERROR_CATALOG[failure.kind];
-    return {
-      status,
-      headers: failure.headers,
-      body: JSON.stringify({ error: code, message: failure.message }),
-    };
+  failure(thrown: unknown): { status: number; headers: PeerFailure['headers']; body: string } {
+    const { kind, message, headers } = thrown instanceof PeerFailure ? thrown : fromStatus(thrown);
+    const { code, status } = ERROR_CATALOG[kind];
+    return { status, headers, body: JSON.stringify({ error: code, message }) };
   }
 
   /** Observes the answered request and writes its log line. */
@@ -220,20 +209,11 @@ export class PeerWork {
   }
 }
 
-const BY_STATUS: Readonly<Record<number, ErrorName>> = {
-  400: 'malformedJson',
-  404: 'notFound',
-  405: 'methodNotAllowed',
-  413: 'payloadTooLarge',
-  415: 'unsupportedMediaType',
-};
-
 /** A framework's HTTP error (`status` or `statusCode`) as a PeerFailure; anything else is a 500. */
 function fromStatus(thrown: unknown): PeerFailure {
   const { status, statusCode } = (thrown ?? {}) as { status?: unknown; statusCode?: unknown };
-  const kind = BY_STATUS[Number(status ?? statusCode)] ?? 'internal';
-  return new PeerFailure(
-    kind,
-    kind === 'internal' ? 'The request failed' : ERROR_CATALOG[kind].meaning,
-  );
+  const kind = ERROR_ENTRIES.find((entry) => entry.status === Number(status ?? statusCode))?.name;
+  return kind === undefined
+    ? new PeerFailure('internal', 'The request failed')
+    : new PeerFailure(kind, ERROR_CATALOG[kind].meaning);
 }
