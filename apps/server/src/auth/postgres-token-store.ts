@@ -5,13 +5,9 @@ import { translatePostgresError } from '../store/postgres/errors.ts';
 import { migratePostgres } from '../store/postgres/migrations.ts';
 import { createPostgresPool, type PostgresPoolConfig } from '../store/postgres/pool.ts';
 import {
-  type NewTokenRecord,
-  type RevokeResult,
   TOKEN_COLUMNS,
   TokenNameTakenError,
-  type TokenRecord,
   type TokenRow,
-  type TokenSelector,
   type TokenStore,
   toTokenRecord,
 } from './token-store.ts';
@@ -52,99 +48,82 @@ export async function createPostgresTokenStore(
       { cause: error },
     );
   }
-  return new PostgresTokenStore(pool);
+  return tokenStoreOn(pool);
 }
 
-class PostgresTokenStore implements TokenStore {
-  readonly #pool: pg.Pool;
-  #closed = false;
-
-  constructor(pool: pg.Pool) {
-    this.#pool = pool;
-  }
-
-  /** Retires an expired holder of the name and inserts, in one transaction. */
-  async insert(token: NewTokenRecord): Promise<TokenRecord> {
-    const client = await this.#connect();
-    let failure: Error | undefined;
+function tokenStoreOn(pool: pg.Pool): TokenStore {
+  let closed = false;
+  const open = () => {
+    if (closed) throw new StoreUnavailableError('The token store is closed');
+  };
+  const query = async (text: string, values: unknown[]): Promise<TokenRow[]> => {
+    open();
     try {
-      await client.query('BEGIN');
-      await client.query(
-        `UPDATE tokens SET revoked_at = $1
-         WHERE name = $2 AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1`,
-        [token.createdAt, token.name],
-      );
-      const { rows } = await client.query<TokenRow>(
-        `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES ($1, $2, $3, $4)
-         RETURNING ${TOKEN_COLUMNS}`,
-        [token.name, token.digest, token.createdAt, token.expiresAt],
-      );
-      await client.query('COMMIT');
-      return toTokenRecord(rows[0] as TokenRow);
+      return (await pool.query<TokenRow>(text, values)).rows;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      const { code, constraint } = error as { code?: unknown; constraint?: unknown };
-      if (code === UNIQUE_VIOLATION && constraint === 'tokens_active_name') {
-        throw new TokenNameTakenError(token.name);
+      throw translatePostgresError(error);
+    }
+  };
+  return {
+    /** Retires an expired holder of the name and inserts, in one transaction. */
+    insert: async (token) => {
+      open();
+      const client = await pool.connect().catch((error: unknown) => {
+        throw translatePostgresError(error);
+      });
+      let failure: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        await client.query(
+          `UPDATE tokens SET revoked_at = $1
+           WHERE name = $2 AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1`,
+          [token.createdAt, token.name],
+        );
+        const { rows } = await client.query<TokenRow>(
+          `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES ($1, $2, $3, $4)
+           RETURNING ${TOKEN_COLUMNS}`,
+          [token.name, token.digest, token.createdAt, token.expiresAt],
+        );
+        await client.query('COMMIT');
+        return toTokenRecord(rows[0] as TokenRow);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+        if (code === UNIQUE_VIOLATION && constraint === 'tokens_active_name') {
+          throw new TokenNameTakenError(token.name);
+        }
+        failure = error instanceof Error ? error : new Error(String(error));
+        throw translatePostgresError(error);
+      } finally {
+        client.release(failure);
       }
-      failure = error instanceof Error ? error : new Error(String(error));
-      throw translatePostgresError(error);
-    } finally {
-      client.release(failure);
-    }
-  }
-
-  async list(): Promise<TokenRecord[]> {
-    return (await this.#query(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY id`, [])).map(
-      toTokenRecord,
-    );
-  }
-
-  async revoke(selector: TokenSelector, at: Date): Promise<RevokeResult> {
-    const [column, value] = 'id' in selector ? ['id', selector.id] : ['name', selector.name];
-    const revoked = await this.#query(
-      `UPDATE tokens SET revoked_at = $2 WHERE ${column} = $1 AND revoked_at IS NULL
-       RETURNING ${TOKEN_COLUMNS}`,
-      [value, at],
-    );
-    if (revoked[0] !== undefined) return { status: 'revoked', token: toTokenRecord(revoked[0]) };
-    const [existing] = await this.#query(
-      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`,
-      [value],
-    );
-    return existing === undefined
-      ? { status: 'not-found' }
-      : { status: 'already-revoked', token: toTokenRecord(existing) };
-  }
-
-  async findByDigest(digest: string): Promise<TokenRecord | undefined> {
-    const [row] = await this.#query(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE digest = $1`, [
-      digest,
-    ]);
-    return row === undefined ? undefined : toTokenRecord(row);
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#pool.end();
-  }
-
-  async #connect(): Promise<pg.PoolClient> {
-    if (this.#closed) throw new StoreUnavailableError('The token store is closed');
-    try {
-      return await this.#pool.connect();
-    } catch (error) {
-      throw translatePostgresError(error);
-    }
-  }
-
-  async #query(text: string, values: unknown[]): Promise<TokenRow[]> {
-    if (this.#closed) throw new StoreUnavailableError('The token store is closed');
-    try {
-      return (await this.#pool.query<TokenRow>(text, values)).rows;
-    } catch (error) {
-      throw translatePostgresError(error);
-    }
-  }
+    },
+    list: async () =>
+      (await query(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY id`, [])).map(toTokenRecord),
+    revoke: async (selector, at) => {
+      const [column, value] = 'id' in selector ? ['id', selector.id] : ['name', selector.name];
+      const [revoked] = await query(
+        `UPDATE tokens SET revoked_at = $2 WHERE ${column} = $1 AND revoked_at IS NULL
+         RETURNING ${TOKEN_COLUMNS}`,
+        [value, at],
+      );
+      if (revoked !== undefined) return { status: 'revoked', token: toTokenRecord(revoked) };
+      const [latest] = await query(
+        `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`,
+        [value],
+      );
+      return latest === undefined
+        ? { status: 'not-found' }
+        : { status: 'already-revoked', token: toTokenRecord(latest) };
+    },
+    findByDigest: async (digest) => {
+      const [row] = await query(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE digest = $1`, [digest]);
+      return row === undefined ? undefined : toTokenRecord(row);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
 }

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../store/plant-store.ts';
 import { openSqlite, SqliteError } from '../store/sqlite/driver.ts';
 import { migrate } from '../store/sqlite/migrations.ts';
@@ -9,7 +8,6 @@ import {
   type RevokeResult,
   TOKEN_COLUMNS,
   TokenNameTakenError,
-  type TokenRecord,
   type TokenRow,
   type TokenSelector,
   type TokenStore,
@@ -45,110 +43,92 @@ export function createSqliteTokenStore(options: SqliteTokenStoreOptions): TokenS
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     migrate(db);
-    return new SqliteTokenStore(db);
+    return tokenStoreOn(db);
   } catch (error) {
     db.close();
     throw error;
   }
 }
 
-class SqliteTokenStore implements TokenStore {
-  readonly #db: Database.Database;
-  readonly #insert: Database.Transaction<(token: NewTokenRecord) => TokenRecord>;
-  readonly #selectAll: Database.Statement<[], TokenRow>;
-  readonly #selectByDigest: Database.Statement<[string], TokenRow>;
-  readonly #revoke: Database.Transaction<(selector: TokenSelector, at: Date) => RevokeResult>;
-  #closed = false;
-
-  constructor(db: Database.Database) {
-    this.#db = db;
-    const retireExpired = db.prepare<[string, string, string]>(
-      `UPDATE tokens SET revoked_at = ?
-       WHERE name = ? AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ?`,
-    );
-    const insert = db.prepare<[string, string, string, string | null], TokenRow>(
-      `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES (?, ?, ?, ?)
-       RETURNING ${TOKEN_COLUMNS}`,
-    );
-    this.#insert = db.transaction((token: NewTokenRecord) => {
-      const now = token.createdAt.toISOString();
-      retireExpired.run(now, token.name, now);
-      try {
-        return toTokenRecord(
-          insert.get(
-            token.name,
-            token.digest,
-            now,
-            token.expiresAt?.toISOString() ?? null,
-          ) as TokenRow,
-        );
-      } catch (error) {
-        if (isUniqueViolation(error, 'tokens.name')) throw new TokenNameTakenError(token.name);
-        throw error;
-      }
-    });
-    this.#selectAll = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY id`);
-    this.#selectByDigest = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE digest = ?`);
-    const byId = db.prepare<[number], TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ?`);
-    const activeByName = db.prepare<[string], TokenRow>(
-      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE name = ? AND revoked_at IS NULL`,
-    );
-    const lastByName = db.prepare<[string], TokenRow>(
-      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE name = ? ORDER BY id DESC LIMIT 1`,
-    );
-    const setRevoked = db.prepare<[string, number], TokenRow>(
-      `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING ${TOKEN_COLUMNS}`,
-    );
-    this.#revoke = db.transaction((selector: TokenSelector, at: Date): RevokeResult => {
-      const row =
-        'id' in selector
-          ? byId.get(selector.id)
-          : (activeByName.get(selector.name) ?? lastByName.get(selector.name));
-      if (row === undefined) return { status: 'not-found' };
-      if (row.revoked_at !== null) return { status: 'already-revoked', token: toTokenRecord(row) };
-      const revoked = setRevoked.get(at.toISOString(), row.id) as TokenRow;
-      return { status: 'revoked', token: toTokenRecord(revoked) };
-    });
-  }
-
-  async insert(token: NewTokenRecord): Promise<TokenRecord> {
-    this.#open();
-    return this.#insert.immediate(token);
-  }
-
-  async list(): Promise<TokenRecord[]> {
-    this.#open();
-    return this.#selectAll.all().map(toTokenRecord);
-  }
-
-  async revoke(selector: TokenSelector, at: Date): Promise<RevokeResult> {
-    this.#open();
-    return this.#revoke.immediate(selector, at);
-  }
-
-  async findByDigest(digest: string): Promise<TokenRecord | undefined> {
-    this.#open();
-    let row: TokenRow | undefined;
+function tokenStoreOn(db: ReturnType<typeof openSqlite>): TokenStore {
+  const select = `SELECT ${TOKEN_COLUMNS} FROM tokens`;
+  const retireExpired = db.prepare<[string, string, string]>(
+    `UPDATE tokens SET revoked_at = ?
+     WHERE name = ? AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ?`,
+  );
+  const insertRow = db.prepare<[string, string, string, string | null], TokenRow>(
+    `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES (?, ?, ?, ?)
+     RETURNING ${TOKEN_COLUMNS}`,
+  );
+  const insert = db.transaction((token: NewTokenRecord) => {
+    const now = token.createdAt.toISOString();
+    retireExpired.run(now, token.name, now);
     try {
-      row = this.#selectByDigest.get(digest);
+      const expires = token.expiresAt?.toISOString() ?? null;
+      return toTokenRecord(insertRow.get(token.name, token.digest, now, expires) as TokenRow);
     } catch (error) {
-      // The server answers 503 (and the client retries) rather than 500 on a locked file.
-      throw new StoreUnavailableError(`SQLite could not look up a token: ${String(error)}`, {
-        cause: error,
-      });
+      if (isUniqueViolation(error, 'tokens.name')) throw new TokenNameTakenError(token.name);
+      throw error;
     }
-    return row === undefined ? undefined : toTokenRecord(row);
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#db.close();
-  }
-
-  #open(): void {
-    if (this.#closed) throw new StoreUnavailableError('The token store is closed');
-  }
+  });
+  const all = db.prepare<[], TokenRow>(`${select} ORDER BY id`);
+  const byDigest = db.prepare<[string], TokenRow>(`${select} WHERE digest = ?`);
+  // Per selector column: revoke the token not yet revoked, else find the latest one.
+  const revoking = (column: 'id' | 'name') => ({
+    revoke: db.prepare<[string, number | string], TokenRow>(
+      `UPDATE tokens SET revoked_at = ? WHERE ${column} = ? AND revoked_at IS NULL
+       RETURNING ${TOKEN_COLUMNS}`,
+    ),
+    latest: db.prepare<[number | string], TokenRow>(
+      `${select} WHERE ${column} = ? ORDER BY id DESC LIMIT 1`,
+    ),
+  });
+  const by = { id: revoking('id'), name: revoking('name') };
+  const revoke = db.transaction((selector: TokenSelector, at: Date): RevokeResult => {
+    const [statements, value] = 'id' in selector ? [by.id, selector.id] : [by.name, selector.name];
+    const revoked = statements.revoke.get(at.toISOString(), value);
+    if (revoked !== undefined) return { status: 'revoked', token: toTokenRecord(revoked) };
+    const latest = statements.latest.get(value);
+    return latest === undefined
+      ? { status: 'not-found' }
+      : { status: 'already-revoked', token: toTokenRecord(latest) };
+  });
+  let closed = false;
+  const open = () => {
+    if (closed) throw new StoreUnavailableError('The token store is closed');
+  };
+  return {
+    insert: async (token) => {
+      open();
+      return insert.immediate(token);
+    },
+    list: async () => {
+      open();
+      return all.all().map(toTokenRecord);
+    },
+    revoke: async (selector, at) => {
+      open();
+      return revoke.immediate(selector, at);
+    },
+    findByDigest: async (digest) => {
+      open();
+      let row: TokenRow | undefined;
+      try {
+        row = byDigest.get(digest);
+      } catch (error) {
+        // The server answers 503 (and the client retries) rather than 500 on a locked file.
+        throw new StoreUnavailableError(`SQLite could not look up a token: ${String(error)}`, {
+          cause: error,
+        });
+      }
+      return row === undefined ? undefined : toTokenRecord(row);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
 }
 
 function isUniqueViolation(error: unknown, column: string): boolean {
