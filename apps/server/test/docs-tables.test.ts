@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 import { ERROR_ENTRIES } from '@plant-store/schema';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../src/config.ts';
@@ -33,4 +34,96 @@ describe('the documentation', () => {
     expect(read('README.md')).toContain(command);
     expect(read('.ci/run').split('\n')).toContain(command);
   });
+
+  it('has no broken cross-reference: every relative link names a file, every #anchor a heading', () => {
+    const links = documentationFiles().flatMap((file) =>
+      linksOf(read(file)).map((link) => ({ file, link })),
+    );
+    expect(links.length).toBeGreaterThan(10);
+    const broken = links.flatMap(({ file, link }) => {
+      const problem = checkLink(file, link);
+      return problem === undefined ? [] : [`${file}: (${link}) ${problem}`];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  it('catches a broken link, a missing file and a missing heading', () => {
+    expect(checkLink('docs/deployment.md', 'operations.md#configuration')).toBeUndefined();
+    expect(checkLink('docs/deployment.md', 'operations.md#tokens')).toBeUndefined();
+    expect(checkLink('README.md', 'docs/api.md#the-typescript-client')).toBeUndefined();
+    expect(checkLink('docs/deployment.md', 'operations.md#no-such-heading')).toMatch(/heading/);
+    expect(checkLink('docs/deployment.md', 'README.md#tokens')).toMatch(/no file/);
+    expect(checkLink('README.md', '#tokens')).toMatch(/heading/);
+    expect(linksOf('[a](x.md) `[b](y.md)`\n```\n[c](z.md)\n```\n[d](https://e.org)')).toEqual([
+      'x.md',
+    ]);
+  });
 });
+
+/** README.md, docs/*.md and every package's README (relative to the repository root). */
+function documentationFiles(): string[] {
+  const root = new URL('../../../', import.meta.url);
+  const inFolder = (folder: string, pattern: RegExp) =>
+    existsSync(new URL(folder, root))
+      ? readdirSync(new URL(folder, root))
+          .filter((name) => pattern.test(name))
+          .map((name) => `${folder}${name}`)
+      : [];
+  const packages = ['packages/', 'apps/'].flatMap((folder) =>
+    readdirSync(new URL(folder, root)).map((name) => `${folder}${name}/README.md`),
+  );
+  return [
+    'README.md',
+    ...inFolder('docs/', /\.md$/),
+    ...[...packages, 'apps/server/bench/README.md', 'bench/README.md'].filter((file) =>
+      existsSync(new URL(file, root)),
+    ),
+  ];
+}
+
+/** Markdown text without fenced code blocks and code spans (their brackets are not links). */
+function prose(text: string): string {
+  return text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+}
+
+/** The relative link targets of a Markdown text (not http:, mailto: …). */
+function linksOf(text: string): string[] {
+  const withoutFences = text.replace(/^```[\s\S]*?^```/gm, '');
+  // A link text may hold a code span (`[`x`](x)`): drop only spans that are not link texts.
+  const links = [...withoutFences.matchAll(/\[((?:[^\]`]|`[^`]*`)*)\]\(([^)\s]+)\)/g)];
+  const spans = [...withoutFences.matchAll(/`[^`\n]*`/g)].map((match) => [
+    match.index,
+    match.index + match[0].length,
+  ]);
+  return links
+    .filter((match) => !spans.some(([from = 0, to = 0]) => match.index > from && match.index < to))
+    .map((match) => match[2] ?? '')
+    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
+}
+
+/** GitHub's anchors for the headings of a Markdown text. */
+function anchorsOf(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  for (const match of prose(text.replace(/`([^`\n]*)`/g, '$1')).matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = (match[1] ?? '')
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return anchors;
+}
+
+/** Why the link `target` in `file` is broken, or undefined when it resolves. */
+function checkLink(file: string, target: string): string | undefined {
+  const [path = '', anchor] = target.split('#');
+  const linked = path === '' ? file : normalize(join(dirname(file), decodeURI(path)));
+  if (!existsSync(new URL(`../../../${linked}`, import.meta.url))) return `no file ${linked}`;
+  if (anchor === undefined || anchor === '') return undefined;
+  if (!linked.endsWith('.md')) return undefined;
+  return anchorsOf(read(linked)).has(anchor) ? undefined : `no heading #${anchor} in ${linked}`;
+}
