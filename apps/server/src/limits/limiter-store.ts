@@ -3,6 +3,7 @@ import {
   type RateLimiterLike,
   RateLimiterMemory,
   RateLimiterPostgres,
+  RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
 import { parseDatabaseUrl } from '../store/open-store.ts';
 import { createPostgresPool, type PostgresPoolConfig } from '../store/postgres/pool.ts';
@@ -39,11 +40,13 @@ export const clusterStore: LimiterStore = {
  * Counts in PostgreSQL, shared by every instance (and worker) on the database: one table per
  * limiter, named after its key prefix and created when missing, one atomic upsert per
  * decision. A key that used its points is refused from memory until its window ends
- * (`inMemoryBlockOnConsumed`), and while the database fails each instance counts in its own
- * memory (`insuranceLimiter`), so an outage costs precision, never a 500.
+ * (`inMemoryBlockOnConsumed`), and while the database fails, or takes longer than
+ * PG_CONNECT_TIMEOUT_MS to answer (`RLWrapperTimeouts`: a silent network would otherwise add
+ * the whole query timeout to every request), each instance counts in its own memory
+ * (`insuranceLimiter`): an outage costs precision, never a 500 or a hang.
  */
 export function postgresStore(url: string, postgres: PostgresPoolConfig = {}): LimiterStore {
-  const { pool } = createPostgresPool({
+  const { pool, settings } = createPostgresPool({
     ...postgres,
     url,
     role: 'rate-limits',
@@ -59,7 +62,10 @@ export function postgresStore(url: string, postgres: PostgresPoolConfig = {}): L
           inMemoryBlockOnConsumed: shape.points,
           insuranceLimiter: new RateLimiterMemory(shape),
         },
-        (error) => (error ? reject(error) : resolve(limiter)),
+        (error) =>
+          error
+            ? reject(error)
+            : resolve(new RLWrapperTimeouts({ limiter, timeoutMs: settings.connectTimeoutMs })),
       );
     });
   return {
