@@ -13,8 +13,7 @@ import { serveTracked } from './http/graceful-shutdown.ts';
 import { lingerOnClose } from './http/lingering-close.ts';
 import { answerExpectations } from './http/protocol-checks.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
-import { rateLimitBackendFor } from './limits/backend-for.ts';
-import type { IpcChannel } from './limits/cluster-backend.ts';
+import { limiterStoreFor } from './limits/limiter-store.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
 import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './store/open-store.ts';
@@ -56,8 +55,8 @@ type ServerConfig = Pick<
 
 /** What a cluster worker does differently from a server alone in its process. */
 export interface ClusterWorkerRole {
-  /** The channel to the primary, which counts the rate limits of every worker (SQLite). */
-  readonly primary: IpcChannel;
+  /** The worker's place among its siblings (named in its log lines). */
+  readonly slot: number;
 }
 
 /**
@@ -188,7 +187,7 @@ async function openResources(
   const rateLimits = config.rateLimit
     ? await RateLimits.create(
         config.rateLimit,
-        await rateLimitBackendFor(config.databaseUrl, postgres, config.cluster?.primary),
+        limiterStoreFor(config.databaseUrl, postgres, config.cluster !== undefined),
         service ? { onLimited: (limit) => service.rateLimited.inc({ limit }) } : {},
       )
     : undefined;
