@@ -1,4 +1,4 @@
-import { contract, type NewPlant, type Plant, toPlant } from '@plant-store/schema';
+import { contract, ERROR_MESSAGES, type NewPlant, type Plant, toPlant } from '@plant-store/schema';
 import { REFERENCE_TITLE, renderReferencePage } from './docs/reference-page.ts';
 import { loadRendererScript } from './docs/renderer-script.ts';
 import { ApiError } from './http/api-error.ts';
@@ -12,10 +12,7 @@ import type { PlantStore } from './store/plant-store.ts';
  */
 export async function createPlant(store: PlantStore, newPlant: NewPlant): Promise<Plant> {
   if ((await store.create(newPlant)) === 'conflict') {
-    throw new ApiError(
-      'conflict',
-      `A plant with id ${newPlant.id} already exists with a different name or tag`,
-    );
+    throw new ApiError('conflict', ERROR_MESSAGES.conflict(BigInt(newPlant.id)));
   }
   return toPlant(newPlant);
 }
@@ -32,7 +29,7 @@ export function contractHandlers(store: PlantStore, openApiDocument: object): Co
       if (!readiness.ready) {
         throw new ApiError(
           'storeUnavailable',
-          `Not ready: the store cannot commit (${readiness.cause.code})`,
+          ERROR_MESSAGES.storeUnavailable.notReady(readiness.cause.code),
           { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
         );
       }

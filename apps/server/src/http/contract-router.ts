@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import {
   type Contract,
+  ERROR_MESSAGES,
   RESPONSE_MEDIA_TYPES,
   type Route,
   type RouteBody,
@@ -116,10 +117,12 @@ export const answerUnrouted: AppMiddleware = async (ctx, next) => {
   await next();
   // Unset is undefined at run time, whatever the type says.
   const allow: string | undefined = ctx.response.get('Allow');
-  if (!allow) throw new ApiError('notFound', `No operation at ${ctx.method} ${ctx.path}`);
+  if (!allow) throw new ApiError('notFound', ERROR_MESSAGES.notFound(ctx.method, ctx.path));
   throw new ApiError(
     'methodNotAllowed',
-    `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`,
-    { Allow: allow },
+    ERROR_MESSAGES.methodNotAllowed(ctx.method, ctx.path, allow.split(', ')),
+    {
+      Allow: allow,
+    },
   );
 };

@@ -1,9 +1,14 @@
-import { formatIssues, JsonTooDeepError, MalformedJsonError, parseJson } from '@plant-store/schema';
+import {
+  ERROR_MESSAGES,
+  formatIssues,
+  JsonTooDeepError,
+  MalformedJsonError,
+  parseJson,
+} from '@plant-store/schema';
 import bodyParser from 'koa-bodyparser';
 import type * as z from 'zod/mini';
 import { ApiError } from './api-error.ts';
 import type { AppMiddleware } from './app-state.ts';
-import { UNSUPPORTED_CODING_MESSAGE } from './to-api-error.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
@@ -41,7 +46,7 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): AppMiddlewa
       const given = ctx.request.type || 'no content type';
       throw new ApiError(
         'unsupportedMediaType',
-        `Request body must be application/json, not ${given}`,
+        ERROR_MESSAGES.unsupportedMediaType.notJson(given),
       );
     }
     // Content codings are case-insensitive (RFC 9110 §8.4.1); the decoder compares exactly.
@@ -49,11 +54,12 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): AppMiddlewa
     if (coding !== undefined) headers['content-encoding'] = coding;
     // Brotli is refused: its decoder takes a window of up to 16 MB for a body of a few dozen
     // bytes (a 27-byte body cost 16 MB; 32 at once, 380 MB). gzip and deflate need 32 KiB.
-    if (coding === 'br') throw new ApiError('unsupportedMediaType', UNSUPPORTED_CODING_MESSAGE);
+    if (coding === 'br')
+      throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
     // Refused at once, before a byte is read: co-body hands raw-body the length as `~~length`,
     // which misreads 2^31 and more (as 0 or a negative number).
     if (declaredLength > limitBytes && (coding === undefined || coding === 'identity')) {
-      throw new ApiError('payloadTooLarge', `Request body is larger than ${limitBytes} bytes`);
+      throw new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
     }
     await next();
   };
@@ -70,7 +76,7 @@ function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
   try {
     text = UTF8.decode(Buffer.from(raw ?? '', 'latin1'));
   } catch {
-    throw new ApiError('malformedJson', 'Request body is not valid UTF-8');
+    throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
   }
   if (text.trim() === '') throw missingBody();
   let value: unknown;
@@ -78,10 +84,10 @@ function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
     value = parseJson(text);
   } catch (error) {
     if (error instanceof MalformedJsonError) {
-      throw new ApiError('malformedJson', `Request body ${error.message}`);
+      throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notJson(error));
     }
     if (error instanceof JsonTooDeepError) {
-      throw new ApiError('jsonTooDeep', `Request body ${error.message}`);
+      throw new ApiError('jsonTooDeep', ERROR_MESSAGES.jsonTooDeep(error));
     }
     throw error;
   }
@@ -91,8 +97,5 @@ function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
 }
 
 function missingBody(): ApiError {
-  return new ApiError(
-    'missingBody',
-    'Request body is required: send a NewPlant as application/json',
-  );
+  return new ApiError('missingBody', ERROR_MESSAGES.missingBody);
 }

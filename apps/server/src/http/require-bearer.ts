@@ -1,3 +1,4 @@
+import { ERROR_MESSAGES } from '@plant-store/schema';
 import type { TokenRegistry } from '../auth/token-registry.ts';
 import { ApiError } from './api-error.ts';
 import type { RequestStep } from './app-state.ts';
@@ -21,14 +22,14 @@ export function requireBearer(tokens: TokenRegistry): RequestStep {
   return async function checkBearer(ctx) {
     const header = ctx.get('Authorization');
     if (!/^bearer(?: |$)/i.test(header)) {
-      throw new ApiError('unauthorized', 'A bearer credential is required', {
+      throw new ApiError('unauthorized', ERROR_MESSAGES.unauthorized.missing, {
         'WWW-Authenticate': REALM,
       });
     }
     const token = BEARER.exec(header)?.[1];
     const credential = token === undefined ? undefined : await tokens.authenticate(token);
     if (!credential) {
-      throw new ApiError('unauthorized', 'The bearer credential is not valid', {
+      throw new ApiError('unauthorized', ERROR_MESSAGES.unauthorized.refused, {
         'WWW-Authenticate': `${REALM}, error="invalid_token"`,
       });
     }

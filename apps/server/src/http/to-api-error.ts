@@ -1,9 +1,6 @@
+import { ERROR_MESSAGES } from '@plant-store/schema';
 import { StoreUnavailableError } from '../store/plant-store.ts';
 import { ApiError } from './api-error.ts';
-
-/** The 415 message for a body in a content coding the server does not decode. */
-export const UNSUPPORTED_CODING_MESSAGE =
-  'Request body must be application/json in UTF-8, with no content encoding other than gzip or deflate';
 
 /** Seconds a client should wait before retrying when the store is unavailable. */
 export const STORE_RETRY_AFTER_SECONDS = 1;
@@ -31,7 +28,7 @@ function isDecodingError(code: unknown): boolean {
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) {
-    return new ApiError('storeUnavailable', 'The store is unavailable; retry later', {
+    return new ApiError('storeUnavailable', ERROR_MESSAGES.storeUnavailable.unreachable, {
       'Retry-After': String(STORE_RETRY_AFTER_SECONDS),
     });
   }
@@ -40,23 +37,18 @@ export function toApiError(error: unknown): ApiError {
   if (type === 'entity.too.large' || status === 413) {
     return new ApiError(
       'payloadTooLarge',
-      typeof limit === 'number'
-        ? `Request body is larger than ${limit} bytes`
-        : 'Request body is too large',
+      ERROR_MESSAGES.payloadTooLarge(typeof limit === 'number' ? limit : undefined),
     );
   }
   if (type === 'encoding.unsupported' || type === 'charset.unsupported' || status === 415) {
-    return new ApiError('unsupportedMediaType', UNSUPPORTED_CODING_MESSAGE);
+    return new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
   }
   // A body that says gzip or deflate but is not (or is cut short) is the client's mistake.
   if (isDecodingError(code)) {
-    return new ApiError(
-      'malformedJson',
-      'Request body could not be decoded as its Content-Encoding says',
-    );
+    return new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.undecodable);
   }
   if (type === 'request.aborted' || type === 'request.size.invalid') {
-    return new ApiError('malformedJson', 'Request body ended before its declared length');
+    return new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.cutShort);
   }
-  return new ApiError('internal', 'Internal server error');
+  return new ApiError('internal', ERROR_MESSAGES.internal);
 }
