@@ -2,9 +2,9 @@ import type { AppMiddleware } from '../http/app-state.ts';
 import type { RendererScript } from './renderer-script.ts';
 
 /** A versioned URL (`?v=<hash>`) never changes content: browsers keep it a year unasked. */
-export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
+const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 /** Any other URL of the script: kept, but asked again each time (a 304 while unchanged). */
-export const REVALIDATE_CACHE = 'public, no-cache';
+const REVALIDATE_CACHE = 'public, no-cache';
 
 /**
  * Koa middleware around the route that serves the renderer script at `path` (the way
