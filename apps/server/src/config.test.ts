@@ -20,7 +20,7 @@ describe('loadConfig', () => {
         poolMax: 10,
         connectTimeoutMs: 2000,
         statementTimeoutMs: 5000,
-        startupWaitMs: 30_000,
+        startupWaitMs: 0,
       },
       rateLimit: { perSecond: 100, burst: 200, authFailuresPerMinute: 30 },
       trustProxyHops: 0,
@@ -111,7 +111,7 @@ describe('loadStoreConfig (the command-line tool)', () => {
       poolMax: 3,
       connectTimeoutMs: 750,
       statementTimeoutMs: 1234,
-      startupWaitMs: 30_000,
+      startupWaitMs: 0,
     });
     expect(loadStoreConfig(env).postgres).toEqual(loadConfig(env).postgres);
     expect(loadStoreConfig({}).postgres).toEqual(

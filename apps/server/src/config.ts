@@ -46,7 +46,7 @@ const Env = z.object({
   PG_STATEMENT_TIMEOUT_MS: count(1, 'at least 1 (milliseconds)').default(
     POSTGRES_DEFAULTS.statementTimeoutMs,
   ),
-  PG_STARTUP_WAIT_MS: count(0, '0 or more (milliseconds)').default(30_000),
+  PG_STARTUP_WAIT_MS: count(0, '0 or more (milliseconds)').default(0),
   METRICS_PORT: port().optional(),
   METRICS_HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
   RATE_LIMIT_PER_SECOND: count().default(100),

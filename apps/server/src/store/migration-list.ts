@@ -9,7 +9,9 @@ export interface Migration {
 }
 
 /** Thrown when the database was migrated by newer code than this one. */
-export class SchemaTooNewError extends StoreOpenError {}
+export class SchemaTooNewError extends StoreOpenError {
+  override readonly name: string = 'SchemaTooNewError';
+}
 
 /** Throws unless the versions are 1, 2, 3, ... in order. */
 export function checkMigrationList(migrations: readonly Migration[]): void {

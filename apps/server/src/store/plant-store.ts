@@ -1,5 +1,5 @@
 import type { NewPlant } from '@plant-store/schema';
-import { ConfigError } from '../config.ts';
+import { StartupError } from '../config.ts';
 
 /**
  * What `create` did with a NewPlant:
@@ -16,9 +16,11 @@ export class StoreUnavailableError extends Error {
 
 /**
  * The database named by DATABASE_URL cannot be opened: one line naming it, why, and what to do.
- * A ConfigError, so the process entry prints it as one line, without a stack.
+ * A StartupError, so the process entry prints it as one line, without a stack.
  */
-export class StoreOpenError extends ConfigError {}
+export class StoreOpenError extends StartupError {
+  override readonly name: string = 'StoreOpenError';
+}
 
 /** Hooks a store calls so that metrics can watch it without reaching into its internals. */
 export interface StoreObserver {

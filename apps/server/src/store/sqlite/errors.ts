@@ -1,4 +1,5 @@
-import { dirname } from 'node:path';
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { type NotReadyCause, StoreOpenError, StoreUnavailableError } from '../plant-store.ts';
 import { SqliteError } from './driver.ts';
 
@@ -114,16 +115,28 @@ export function sqliteOpenError(error: unknown, filename: string): StoreOpenErro
   const message = error instanceof Error ? error.message : String(error);
   const code = sqliteCode(error) ?? (error as { code?: unknown }).code;
   if (error instanceof StoreOpenError) return error;
-  let text: string;
-  if (typeof code !== 'string') text = `${opening}: ${message}`;
-  else if (code.startsWith('SQLITE_READONLY')) {
-    text = `${opening}: it is read-only for this user (${code}: ${message}). Make ${WRITABLE}, ${other}.`;
+  if (typeof code !== 'string')
+    return new StoreOpenError(`${opening}: ${message}`, { cause: error });
+  const why = message.startsWith(code) ? message : `${code}: ${message}`;
+  let text = `${opening}: ${why}.`;
+  if (code.startsWith('SQLITE_READONLY')) {
+    text = `${opening}: it is read-only for this user (${why}). Make ${WRITABLE}, ${other}.`;
+  } else if (isDirectory(filename)) {
+    text = `${opening}: it is a directory. Set DATABASE_URL to a file, e.g. ${join(filename, 'plants.db')}.`;
   } else if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('E')) {
     text =
-      `${opening}: the file cannot be created or opened there (${code}: ${message}). ` +
-      `Make sure ${dirname(filename)} exists or can be created, and that the server's user can write it, ${other}.`;
+      `${opening}: the file cannot be created or opened there (${why}). ` +
+      `Make sure ${dirname(filename)} is a directory the server's user can write (or can create), ${other}.`;
   } else if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
     text = `${opening}: it is not a SQLite database, or it is damaged (${code}). Point DATABASE_URL at a plant-store database or a new file.`;
-  } else text = `${opening}: ${message} (${code}).`;
+  }
   return new StoreOpenError(text, { cause: error });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
