@@ -16,7 +16,7 @@ import { PAGE_SECURITY_HEADERS } from './page-security-headers.ts';
 import { requireBearer } from './require-bearer.ts';
 
 /** The function that serves one route: validated body in, success body out. */
-export type RouteHandler<R extends Route> = (body: RouteBody<R>) => Promise<RouteResult<R>>;
+type RouteHandler<R extends Route> = (body: RouteBody<R>) => Promise<RouteResult<R>>;
 /** One handler per route of the contract. */
 export type ContractHandlers = { [K in keyof Contract]: RouteHandler<Contract[K]> };
 
@@ -34,7 +34,7 @@ export interface ContractRouterOptions {
 const ROUTER_METHODS = ['HEAD', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE'];
 
 /** `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router). */
-export function toRouterPath(path: string): string {
+function toRouterPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
 }
 
