@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StoreUnavailableError } from '../store/plant-store.ts';
 import { openSqlite, SqliteError } from '../store/sqlite/driver.ts';
+import { sqliteOpenError } from '../store/sqlite/errors.ts';
 import { migrate } from '../store/sqlite/migrations.ts';
 import {
   type NewTokenRecord,
@@ -37,16 +38,18 @@ export function createSqliteTokenStore(options: SqliteTokenStoreOptions): TokenS
   if (filename === '' || filename === ':memory:') {
     throw new Error(`The SQLite store needs a database file, not ${JSON.stringify(filename)}`);
   }
-  mkdirSync(dirname(filename), { recursive: true });
-  const db = openSqlite(filename, { timeout: options.busyTimeoutMs ?? 5000 });
+  let db: ReturnType<typeof openSqlite> | undefined;
   try {
+    mkdirSync(dirname(filename), { recursive: true });
+    db = openSqlite(filename, { timeout: options.busyTimeoutMs ?? 5000 });
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     migrate(db);
     return tokenStoreOn(db);
   } catch (error) {
-    db.close();
-    throw error;
+    db?.close();
+    // One line naming the file, why and what to do (the tool and the server print it).
+    throw sqliteOpenError(error, filename);
   }
 }
 

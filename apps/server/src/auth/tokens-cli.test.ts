@@ -177,6 +177,13 @@ describe('runCli', () => {
     const badUrl = await runCliInProcess(['tokens', 'list'], { DATABASE_URL: 'mysql://db/x' });
     expect(badUrl.status).toBe(1);
     expect(badUrl.stderr).toMatch(/scheme "mysql:" is not supported/);
+    // A database it cannot open: one line naming the file, why and what to do.
+    const directory = await run(folder, 'tokens', 'list');
+    expect(directory.status).toBe(1);
+    expect(directory.stderr).toBe(
+      `plant-store: Cannot open the SQLite database ${folder}: it is a directory. ` +
+        `Set DATABASE_URL to a file, e.g. ${join(folder, 'plants.db')}.\n`,
+    );
   });
 
   it('reports a configuration problem with exit status 1', async () => {
