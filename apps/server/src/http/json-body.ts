@@ -54,8 +54,9 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): AppMiddlewa
     if (coding !== undefined) headers['content-encoding'] = coding;
     // Brotli is refused: its decoder takes a window of up to 16 MB for a body of a few dozen
     // bytes (a 27-byte body cost 16 MB; 32 at once, 380 MB). gzip and deflate need 32 KiB.
-    if (coding === 'br')
+    if (coding === 'br') {
       throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
+    }
     // Refused at once, before a byte is read: co-body hands raw-body the length as `~~length`,
     // which misreads 2^31 and more (as 0 or a negative number).
     if (declaredLength > limitBytes && (coding === undefined || coding === 'identity')) {
