@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import { maskUrl } from '../store/mask-url.ts';
 import { StoreUnavailableError } from '../store/plant-store.ts';
-import { translatePostgresError } from '../store/postgres/errors.ts';
+import { postgresOpenError, translatePostgresError } from '../store/postgres/errors.ts';
 import { migratePostgres } from '../store/postgres/migrations.ts';
 import { createPostgresPool, type PostgresPoolConfig } from '../store/postgres/pool.ts';
 import {
@@ -43,10 +42,7 @@ export async function createPostgresTokenStore(
     await migratePostgres(pool);
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new Error(
-      `Cannot open the PostgreSQL token store at ${maskUrl(options.url)}: ${String(error)}`,
-      { cause: error },
-    );
+    throw postgresOpenError(error, options.url); // one line: the masked URL, why, what to do
   }
   return tokenStoreOn(pool);
 }
