@@ -213,7 +213,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const values = result.data;
   if (env.RATE_LIMIT_PER_MINUTE !== undefined) {
     // A fixed one-minute window made a client over it wait up to a minute; its replacement is
-    // the token bucket. Ignoring the old setting would silently change an operator's limit.
+    // a burst plus a rate per second. Ignoring the old setting would silently change a limit.
     throw new ConfigError(
       'Invalid configuration: RATE_LIMIT_PER_MINUTE is no longer read: set RATE_LIMIT_PER_SECOND ' +
         '(sustained requests per second per credential, default 100) and RATE_LIMIT_BURST ' +
