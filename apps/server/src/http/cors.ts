@@ -20,7 +20,12 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  */
 export function cors(allowedOrigins: readonly string[], router: Router<AppState>): AppMiddleware {
   const allowed = new Set(allowedOrigins);
-  const methods = new Set(Object.values(contract).map((route) => route.method.toUpperCase()));
+  // The contract's methods, and HEAD wherever GET is (as @koa/router serves it).
+  const methods = new Set(
+    Object.values(contract).flatMap(({ method }) =>
+      method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()],
+    ),
+  );
   return koaCors({
     origin: (ctx: Context) => {
       const origin = ctx.get('origin');
