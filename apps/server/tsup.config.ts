@@ -18,11 +18,11 @@ export default defineConfig({
   sourcemap: true,
   noExternal: [/^@plant-store\//],
   // The API reference page's renderer (one self-contained browser script) travels with the
-  // build, precompressed (brotli at its highest quality, gzip), so the production install needs
-  // no @scalar/api-reference (and its ~150 MB of dependencies) and compresses nothing at run
+  // build, precompressed (brotli, gzip), so the production install needs no
+  // @scalar/api-reference (and its ~150 MB of dependencies) and compresses nothing at run
   // time: docs/renderer-script.ts reads these files when they exist.
   onSuccess: async () => {
-    const script = encodeRendererScript(readPackageScript(), 11);
+    const script = encodeRendererScript(readPackageScript());
     await mkdir('dist/assets', { recursive: true });
     await writeFile(`dist/assets/${RENDERER_FILE}`, script.text);
     await writeFile(`dist/assets/${RENDERER_FILE}.br`, script.encoded.br);
