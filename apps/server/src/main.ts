@@ -150,11 +150,16 @@ function startupFailure(error: unknown, config: Config | undefined): string {
 
 /** A listener that could not bind (Node's error carries `address` and `port`). */
 function listenFailure(error: unknown, config: Config): string | undefined {
-  // 'bind' in a cluster worker, whose listening socket the primary opens.
+  // 'bind' in a cluster worker, whose listening socket the primary opens; 'getaddrinfo' for
+  // a host name that does not resolve.
   const syscall = error instanceof Error && 'syscall' in error ? error.syscall : undefined;
-  if (!(error instanceof Error) || (syscall !== 'listen' && syscall !== 'bind')) return undefined;
+  if (!(error instanceof Error) || !['listen', 'bind', 'getaddrinfo'].includes(String(syscall))) {
+    return undefined;
+  }
   const port = 'port' in error ? Number(error.port) : config.port;
-  const address = 'address' in error ? String(error.address) : config.host;
+  const address = String(
+    ('address' in error && error.address) || ('hostname' in error && error.hostname) || config.host,
+  );
   const metrics = config.metrics !== undefined && port === config.metrics.port;
   const portSetting = metrics ? 'METRICS_PORT' : 'PORT';
   const hostSetting = metrics ? 'METRICS_HOST' : 'HOST';
@@ -164,6 +169,9 @@ function listenFailure(error: unknown, config: Config): string | undefined {
       return `${where}: the port is already in use; stop the process that holds it or set ${portSetting} to a free port`;
     case 'EACCES':
       return `${where}: permission denied (ports below 1024 need privileges); set ${portSetting} to 1024 or above`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `${where}: the host name ${address} does not resolve; set ${hostSetting} to an address of this machine (127.0.0.1, or 0.0.0.0 for all)`;
     case 'EADDRNOTAVAIL':
       return `${where}: no network interface of this machine has that address; set ${hostSetting} to one it has (127.0.0.1, or 0.0.0.0 for all)`;
     default:

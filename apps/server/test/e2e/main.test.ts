@@ -216,6 +216,19 @@ describe('a start-up failure', () => {
     });
   });
 
+  it('of a HOST that does not resolve names it and says to set HOST', async () => {
+    const server = start({
+      HOST: 'no-such-host.invalid',
+      PLANT_STORE_TOKENS: token,
+      DATABASE_URL: join(folder, 'no-host.db'),
+    });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toBe(
+      'plant-store: cannot listen on no-such-host.invalid:0: the host name no-such-host.invalid ' +
+        'does not resolve; set HOST to an address of this machine (127.0.0.1, or 0.0.0.0 for all)\n',
+    );
+  });
+
   it('of a data directory the development token cannot be kept in names the directory', async () => {
     const file = join(folder, 'a-file');
     writeFileSync(file, '');
