@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSocket } from '../support/raw-socket.ts';
+
+// A server process under a lowered descriptor limit (`ulimit -n 256`) with MAX_CONNECTIONS=200,
+// and 450 keep-alive connections from a caller without a credential, each left open after one
+// request: a third GET /healthz, the rest GET /openapi.json. Before, such a crowd took
+// every descriptor and new clients waited out the 65 s keep-alive; now probes are answered with
+// `Connection: close`, a connection over the cap is closed at once and the idle ones with it
+// (to make room), the cap is logged once, and a client with a token is served.
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CROWD = 450;
+const ASKS = ['/healthz', '/openapi.json', '/openapi.json'];
+
+const folder = mkdtempSync(join(tmpdir(), 'plant-store-cap-'));
+const token = `cap-${randomBytes(16).toString('base64url')}`;
+let child: ChildProcess | undefined;
+let output = '';
+let url = '';
+const crowd: Socket[] = [];
+
+beforeAll(async () => {
+  child = spawn(
+    'sh',
+    ['-c', 'ulimit -n 256 && exec "$0" "$@"', process.execPath, '--import', 'tsx', MAIN],
+    {
+      cwd: APP_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: join(folder, 'plants.db'),
+        PLANT_STORE_TOKENS: token,
+        MAX_CONNECTIONS: '200',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  url = await new Promise<string>((resolve, reject) => {
+    child?.stdout?.on('data', () => {
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child?.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
+  });
+}, 60_000);
+
+afterAll(() => {
+  for (const socket of crowd) socket.destroy();
+  child?.kill('SIGKILL');
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describe('the connection cap under ulimit -n 256', () => {
+  it(`serves a client with a token while ${CROWD} connections without one crowd the server, and logs the cap once`, async () => {
+    for (let i = 0; i < CROWD; i++) {
+      const socket = await openSocket(url).catch(() => undefined);
+      if (socket === undefined) continue;
+      socket.on('error', () => undefined);
+      socket.write(`GET ${ASKS[i % ASKS.length]} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      crowd.push(socket);
+    }
+    // Every connection of the crowd has been accepted (and answered) or closed.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const served: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await fetch(`${url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 500 + i, name: `Capped ${i}` }),
+      });
+      served.push(response.status);
+    }
+    expect(served).toEqual([200, 200, 200, 200, 200]);
+    // The log is written in chunks, at least once a second.
+    for (let waited = 0; waited < 3_000 && !output.includes('connection cap'); waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(output.match(/connection cap reached/g), output).toHaveLength(1);
+    expect(output).toContain('raise MAX_CONNECTIONS');
+    expect(output).not.toMatch(/EMFILE/);
+  }, 60_000);
+});
