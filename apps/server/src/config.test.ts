@@ -26,6 +26,8 @@ describe('loadConfig', () => {
       trustProxyHops: 0,
       corsOrigins: [],
       keepAliveTimeoutMs: 65_000,
+      maxConnections: 900,
+      shutdownDelayMs: 0,
       webConcurrency: 1,
     });
   });

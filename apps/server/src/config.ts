@@ -203,14 +203,7 @@ export const NO_CREDENTIAL_MESSAGE =
  * const config = loadConfig({ PORT: '8080', PLANT_STORE_TOKENS: 'a-long-secret-token-1' });
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const result = Env.safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map(
-      (issue) => `${issue.path.join('.')}: ${issue.message}`,
-    );
-    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
-  }
-  const values = result.data;
+  const values = parseEnv(Env, env);
   if (env.RATE_LIMIT_PER_MINUTE !== undefined) {
     // A fixed one-minute window made a client over it wait up to a minute; its replacement is
     // a burst plus a rate per second. Ignoring the old setting would silently change a limit.
@@ -289,18 +282,24 @@ export interface StoreConfig {
 export function loadStoreConfig(
   env: Record<string, string | undefined> = process.env,
 ): StoreConfig {
-  const result = Env.pick({
+  const schema = Env.pick({
     DATABASE_URL: true,
     PG_POOL_MAX: true,
     PG_CONNECT_TIMEOUT_MS: true,
     PG_STATEMENT_TIMEOUT_MS: true,
     PG_STARTUP_WAIT_MS: true,
-  }).safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map(
-      (issue) => `${issue.path.join('.')}: ${issue.message}`,
-    );
-    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
-  }
-  return { databaseUrl: result.data.DATABASE_URL, postgres: postgresConfig(result.data) };
+  });
+  const values = parseEnv(schema, env);
+  return { databaseUrl: values.DATABASE_URL, postgres: postgresConfig(values) };
+}
+
+/** `env` parsed by `schema`, or a ConfigError naming every variable that is wrong and why. */
+function parseEnv<Schema extends z.ZodType>(
+  schema: Schema,
+  env: Record<string, string | undefined>,
+): z.output<Schema> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
 }
