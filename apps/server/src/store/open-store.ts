@@ -81,15 +81,8 @@ export async function openStore(
   return createSqliteStore({ ...sqlite, ...shared, filename: location.filename });
 }
 
-/**
- * `databaseUrl` safe to log: the password of a URL is replaced by `***`.
- *
- * @example
- * maskDatabaseUrl('postgres://app:secret@db/plants'); // 'postgres://app:***@db/plants'
- */
-export function maskDatabaseUrl(databaseUrl: string): string {
-  return maskUrl(databaseUrl);
-}
+/** `databaseUrl` safe to log: the password of a URL is replaced by `***`. */
+export const maskDatabaseUrl = maskUrl;
 
 function fileUrlToPath(url: string): string {
   if (url.includes('?') || url.includes('#')) {

@@ -34,57 +34,39 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/**
- * The key of the transaction-level advisory lock that serialises migrations of all instances
- * on one database (an arbitrary constant: "plant-store migrations").
- */
-export const MIGRATION_LOCK_KEY = 7_283_514_092_001n;
-
-/** What `migratePostgres` did: the schema version before and after, and the versions it applied. */
-export interface PostgresMigrationReport {
-  readonly from: number;
-  readonly to: number;
-  readonly applied: readonly number[];
-}
+/** The transaction-level advisory lock that serialises migrations of all instances on one database. */
+const MIGRATION_LOCK_KEY = '7283514092001';
 
 /**
  * Brings the database to the latest of `migrations`, recorded one row per version in
- * `schema_migrations`. Everything runs in one transaction that first takes an advisory lock,
- * so instances starting at once migrate one after the other: the first applies the pending
- * versions, the others wait, then find nothing to do. A failing migration changes nothing.
+ * `schema_migrations`, in one transaction that first takes an advisory lock: instances
+ * starting at once migrate one after the other, and a failing migration changes nothing.
  * Throws SchemaTooNewError when the database has a version this code does not know.
  *
  * @example
- * await migratePostgres(pool); // { from: 0, to: 1, applied: [1] }, then { from: 1, to: 1, applied: [] }
+ * await migratePostgres(pool); // { from: 0, to: 2, applied: [1, 2] }, then { from: 2, to: 2, applied: [] }
  */
 export async function migratePostgres(
   pool: Pool,
   migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
-): Promise<PostgresMigrationReport> {
+): Promise<{ from: number; to: number; applied: number[] }> {
   checkMigrationList(migrations);
   const client = await pool.connect();
-  // A checked-out client has no pool listener: without this one, a connection lost
-  // mid-migration would be an unhandled 'error' event. The failing query reports it.
+  // A checked-out client has no pool listener: the failing query reports a lost connection.
   const ignore = () => undefined;
   client.on('error', ignore);
-  let failure: Error | undefined;
   try {
     await client.query('BEGIN');
-    try {
-      const report = await migrateInTransaction(client, migrations);
-      await client.query('COMMIT');
-      return report;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-  } catch (error) {
-    failure = error instanceof Error ? error : new Error(String(error));
-    throw error;
-  } finally {
-    // A client whose transaction failed is discarded rather than reused.
+    const report = await migrateInTransaction(client, migrations);
+    await client.query('COMMIT');
     client.off('error', ignore);
-    client.release(failure);
+    client.release();
+    return report;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    client.off('error', ignore);
+    client.release(true); // a client whose transaction failed is discarded, not reused
+    throw error;
   }
 }
 
@@ -99,11 +81,8 @@ export async function appliedPostgresVersions(pool: Pool): Promise<number[]> {
   return rows.map((row) => row.version);
 }
 
-async function migrateInTransaction(
-  client: ClientBase,
-  migrations: readonly Migration[],
-): Promise<PostgresMigrationReport> {
-  await client.query('SELECT pg_advisory_xact_lock($1)', [String(MIGRATION_LOCK_KEY)]);
+async function migrateInTransaction(client: ClientBase, migrations: readonly Migration[]) {
+  await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
   await client.query(`
     CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY,

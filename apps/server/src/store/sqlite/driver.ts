@@ -10,12 +10,9 @@ const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
  * statement is collected, at exit or by an idle GC). 13 is an optional dependency under the
  * alias `better-sqlite3-13`, which pnpm installs only where its `engines` allow.
  */
-export const SQLITE_DRIVER = NODE_MAJOR >= 22 ? 'better-sqlite3-13' : 'better-sqlite3';
-
-/** Where that driver's module is, for code that loads it elsewhere (a worker thread). */
-export const SQLITE_DRIVER_PATH = require.resolve(SQLITE_DRIVER);
-
-const Driver = require(SQLITE_DRIVER_PATH) as typeof BetterSqlite3;
+const Driver = require(
+  NODE_MAJOR >= 22 ? 'better-sqlite3-13' : 'better-sqlite3',
+) as typeof BetterSqlite3;
 
 /**
  * Opens a SQLite database with the driver that suits this Node.
