@@ -18,14 +18,6 @@ export interface ManagedTokenVerifierOptions {
   readonly now?: () => number;
 }
 
-/** Counters: store lookups, tokens refused by shape alone, and the caches' sizes. */
-export interface ManagedTokenVerifierStats {
-  readonly storeLookups: number;
-  readonly refusedByFormat: number;
-  readonly cachedValid: number;
-  readonly cachedRefused: number;
-}
-
 /**
  * Checks managed (`pst_…`) tokens against the token store, with a short-lived cache in front:
  * - a token with a bad shape or checksum is refused without a lookup;
@@ -46,8 +38,6 @@ export class ManagedTokenVerifier {
   readonly #valid: LRUCache<string, { credential: Credential; expiresAt: number }>;
   readonly #refused: LRUCache<string, true>;
   readonly #pending = new Map<string, Promise<Credential | undefined>>();
-  #storeLookups = 0;
-  #refusedByFormat = 0;
 
   constructor(store: Pick<TokenStore, 'findByDigest'>, options: ManagedTokenVerifierOptions = {}) {
     this.#store = store;
@@ -64,10 +54,7 @@ export class ManagedTokenVerifier {
 
   /** The credential of a valid (known, not revoked, not expired) managed token, else `undefined`. */
   async verify(token: string): Promise<Credential | undefined> {
-    if (checkTokenFormat(token) !== 'ok') {
-      this.#refusedByFormat++;
-      return undefined;
-    }
+    if (checkTokenFormat(token) !== 'ok') return undefined;
     const digest = digestToken(token);
     const cached = this.#valid.get(digest);
     if (cached !== undefined && cached.expiresAt > this.#now()) return cached.credential;
@@ -80,17 +67,7 @@ export class ManagedTokenVerifier {
     return pending;
   }
 
-  stats(): ManagedTokenVerifierStats {
-    return {
-      storeLookups: this.#storeLookups,
-      refusedByFormat: this.#refusedByFormat,
-      cachedValid: this.#valid.size,
-      cachedRefused: this.#refused.size,
-    };
-  }
-
   async #lookUp(digest: string): Promise<Credential | undefined> {
-    this.#storeLookups++;
     const record = await this.#store.findByDigest(digest);
     const now = this.#now();
     const expiresAt = record?.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
