@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, type StoreConfig } from '../config.ts';
+import type { StoreConfig } from '../config.ts';
 import { maskUrl } from '../store/mask-url.ts';
 import { parseDatabaseUrl } from '../store/open-store.ts';
 import {
@@ -10,7 +10,7 @@ import {
 } from './manage-tokens.ts';
 import { TOKEN_CACHE_TTL_MS } from './managed-token-verifier.ts';
 import { openTokenStore } from './open-token-store.ts';
-import { TokenNameTakenError, type TokenRecord, type TokenStore } from './token-store.ts';
+import type { TokenRecord, TokenStore } from './token-store.ts';
 
 /** Where the command writes, and how it finds the store (tests pass their own). */
 export interface CliIo {
@@ -59,10 +59,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
       io.stderr.write(`plant-store: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    if (error instanceof TokenNameTakenError || error instanceof ConfigError) {
-      io.stderr.write(`plant-store: ${error.message}\n`);
-      return 1;
-    }
+    // A taken name, a bad configuration, a store it cannot open: one line, exit status 1.
     io.stderr.write(`plant-store: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
