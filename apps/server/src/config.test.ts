@@ -28,8 +28,6 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 65_000,
       maxConnections: 900,
       shutdownDelayMs: 0,
-      maxConnections: 900,
-      shutdownDelayMs: 0,
       webConcurrency: 1,
     });
   });
