@@ -54,7 +54,8 @@ export function contractRouter(
   handlers: ContractHandlers,
   options: ContractRouterOptions,
 ): Router<AppState> {
-  const router = new Router<AppState>({ methods: ROUTER_METHODS });
+  // Paths exactly as the contract writes them: `/plants/` and `/PLANTS` are 404s.
+  const router = new Router<AppState>({ methods: ROUTER_METHODS, strict: true, sensitive: true });
   const bearer = requireBearer(options.tokens);
   const authenticate = options.guardAuthentication?.(bearer) ?? bearer;
   const authenticated: AppMiddleware = async (ctx, next) => {

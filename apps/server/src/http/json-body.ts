@@ -49,6 +49,11 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): AppMiddlewa
         ERROR_MESSAGES.unsupportedMediaType.notJson(given),
       );
     }
+    // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused, not misread.
+    const charset = ctx.request.charset.toLowerCase();
+    if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
+      throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
+    }
     // Content codings are case-insensitive (RFC 9110 §8.4.1); the decoder compares exactly.
     const coding = headers['content-encoding']?.trim().toLowerCase();
     if (coding !== undefined) headers['content-encoding'] = coding;

@@ -40,7 +40,9 @@ const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
 /**
  * Throws the ApiError for a request that breaks HTTP/1.1 rules Node leaves (or is told to leave,
  * see `server.ts`) to the application, so they are answered in the Error shape like every other
- * refusal: an HTTP/1.1 request without `Host` (RFC 9112 §3.2) → 400 40004, more than
+ * refusal: a request line with a version other than HTTP/1.x (`HTTP/2.0`, which Node's parser
+ * would serve as HTTP/1.1) → 400 40004, an HTTP/1.1 request without `Host` (RFC 9112 §3.2) →
+ * 400 40004, more than
  * {@link MAX_HEADER_FIELDS} header fields → 400 40004, an `Expect` other than `100-continue`
  * (RFC 9110 §10.1.1) → 417 41701. The 40004s close the connection, as a parser error does.
  *
@@ -49,6 +51,11 @@ const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
  */
 export function checkProtocol(request: IncomingMessage): void {
   const headers = request.headers;
+  if (request.httpVersionMajor !== 1) {
+    throw malformed(
+      `HTTP/${request.httpVersion} is not spoken here: send HTTP/1.1 (or HTTP/1.0) requests`,
+    );
+  }
   if (headers.host === undefined && request.httpVersion === '1.1') {
     throw malformed('HTTP/1.1 requests must have a Host header');
   }
