@@ -34,7 +34,7 @@ async function withUnpackLock<T>(run: () => Promise<T>): Promise<T> {
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = Date.now() - statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs;
+      const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (age > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
       else await sleep(100);
     }
