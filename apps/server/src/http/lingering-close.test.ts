@@ -1,8 +1,9 @@
-import type { Socket } from 'node:net';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSocket, receivedUntilClose } from '../../test/support/raw-socket.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
-import { LINGER_MAX_BYTES } from './lingering-close.ts';
+import { LINGER_MAX_BYTES, lingerOnClose } from './lingering-close.ts';
 
 // Answers sent before the request body was read (here a 413: the limit is 64 KiB) while the
 // client is still sending, over raw sockets on 127.0.0.1. test/e2e/early-refusals.test.ts
@@ -96,6 +97,46 @@ describe('an answer sent while the client is still sending its body', () => {
     expect(await connectionCount()).toBe(0); // the server's side is gone
     socket.destroy();
     expect(await received).toMatch(/^HTTP\/1\.1 413 /);
+  });
+});
+
+describe("the Node behaviour lingering close relies on (Node's HTTP server has no public hook for it)", () => {
+  it('Node ends the socket of a Connection: close answer with socket.destroySoon(), which lingerOnClose replaces', async () => {
+    // If a Node version ends such a socket another way, the drain silently stops and clients
+    // get resets again: this test fails first. lingering-close.ts is the one place to change.
+    const bare = createServer((_request, response) => {
+      response.setHeader('Connection', 'close');
+      response.end('refused');
+    });
+    let answering: ServerResponse | undefined;
+    bare.on('request', (_request, response: ServerResponse) => {
+      answering = response;
+    });
+    lingerOnClose(bare, { answering: () => answering }, 5_000);
+    let lingered = 0;
+    bare.on('connection', (socket: Socket) => {
+      const replaced = socket.destroySoon;
+      expect(replaced, 'net.Socket#destroySoon is gone').toBeTypeOf('function');
+      socket.destroySoon = () => {
+        lingered += 1;
+        replaced.call(socket);
+      };
+    });
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = bare.address() as AddressInfo;
+      const socket = await openSocket(`http://127.0.0.1:${port}`, { allowHalfOpen: true });
+      const received = receivedUntilClose(socket);
+      // Headers and part of a body: the answer comes while the body is still incomplete.
+      socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc');
+      const answer = await firstAnswer(socket);
+      socket.end('d'.repeat(97)); // the rest of the body, read and discarded by the linger
+      expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(await received).toMatch(/refused$/);
+      expect(lingered, 'Node no longer ends the socket with destroySoon()').toBe(1);
+    } finally {
+      bare.close();
+    }
   });
 });
 

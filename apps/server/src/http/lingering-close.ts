@@ -31,6 +31,9 @@ export function lingerOnClose(
   server.on('connection', (socket: Socket) => {
     // Node's HTTP server ends a `Connection: close` response's socket with `destroySoon()`,
     // while the response being finished is still the socket's (its `close` comes a tick later).
+    // Node has no public hook between the answer and that close: this replacement is the one
+    // reach into how Node ends a connection, and `lingering-close.test.ts` fails first if a
+    // Node version ends it another way.
     socket.destroySoon = () => {
       const request = connections.answering(socket)?.req;
       if (
