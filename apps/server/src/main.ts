@@ -109,6 +109,7 @@ function announce(
   if (config.production) {
     const announcer = logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
     announcer.info({ url }, `Plant Store is listening on ${url}`);
+    announcer.flush(); // now, not with the next 4 KiB of lines or the next second
     return;
   }
   console.log(`Plant Store is listening on ${url}`);
