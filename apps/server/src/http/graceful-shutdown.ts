@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { ApiError } from './api-error.ts';
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -12,8 +13,8 @@ export interface DrainOptions {
   /** `/readyz` answers 503 this long before the listener closes (SHUTDOWN_DELAY_MS). */
   readonly delayMs?: number;
   /**
-   * An idle keep-alive connection is closed once it has been idle this long (and has received
-   * nothing since): a client may have sent a request toward it that is not here yet.
+   * While draining, an idle keep-alive connection is closed once it has been idle this long
+   * with nothing received: a client may have sent a request toward it that is not here yet.
    */
   readonly idleGraceMs?: number;
 }
@@ -33,8 +34,7 @@ export interface ConnectionTracker {
 
 /**
  * Serves `handle` on `server` (its one `request` listener) and tracks its connections and the
- * response on each. The set holds connections, added and removed once per connection; per
- * request only weak-map entries keyed by the socket are written.
+ * response on each (the set is written once per connection, the map once per request).
  *
  * Probes (`/healthz`, `/readyz`) are answered with `Connection: close`: a caller without a
  * credential cannot keep connections open with them.
@@ -51,23 +51,16 @@ export function serveTracked(
   const idleGraceMs = options.idleGraceMs ?? 1_000;
   const connections = new Set<Socket>();
   const answering = new WeakMap<Duplex, ServerResponse>();
-  // When each connection last became idle, and how many bytes it had read by then.
-  const idle = new WeakMap<Duplex, { since: number; bytesRead: number }>();
-  const markIdle = (socket: Socket) =>
-    idle.set(socket, { since: performance.now(), bytesRead: socket.bytesRead });
   let draining = false;
   server.on('connection', (socket: Socket) => {
     connections.add(socket);
-    markIdle(socket);
     socket.once('close', () => connections.delete(socket));
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
     answering.set(socket, response);
     response.once('close', () => {
-      if (answering.get(socket) !== response) return;
-      answering.delete(socket);
-      markIdle(socket);
+      if (answering.get(socket) === response) answering.delete(socket);
     });
     const url = request.url;
     if (url === '/healthz' || url === '/readyz') response.setHeader('Connection', 'close');
@@ -78,15 +71,18 @@ export function serveTracked(
     handle(request, response);
   });
 
-  /** Closes the connections idle for the grace that have received nothing since. */
+  // While draining: since when each connection has been seen idle, and its bytes read then
+  // (more read since: a request is arriving, its headers not complete yet).
+  const idle = new WeakMap<Socket, { since: number; bytesRead: number }>();
   const closeLongIdle = () => {
     const now = performance.now();
     for (const socket of connections) {
-      const since = idle.get(socket);
-      if (answering.has(socket) || since === undefined) continue;
-      // Bytes read since: a request is arriving (its headers are not complete yet).
-      if (socket.bytesRead !== since.bytesRead) markIdle(socket);
-      else if (now - since.since >= idleGraceMs) socket.destroy();
+      const seen = idle.get(socket);
+      if (answering.has(socket) || seen === undefined || seen.bytesRead !== socket.bytesRead) {
+        idle.set(socket, { since: now, bytesRead: socket.bytesRead });
+      } else if (now - seen.since >= idleGraceMs) {
+        socket.destroy();
+      }
     }
   };
 
@@ -131,7 +127,9 @@ function stopAccepting(server: Server): Promise<void> {
 
 /** `/readyz` while draining: load balancers stop sending here. */
 function answerShuttingDown(response: ServerResponse): void {
-  const body = JSON.stringify({ error: 50301, message: 'Not ready: shutting down' });
+  const body = JSON.stringify(
+    new ApiError('storeUnavailable', 'Not ready: shutting down').toBody(),
+  );
   response.writeHead(503, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
