@@ -6,7 +6,8 @@ import { startTestServer, type TestServer } from '../support/start-test-server.t
 // 127.0.0.1: these wait real seconds, so they are in the e2e tier. Each is decided by what the
 // sockets see (which closes, what was sent before), not by reading a clock.
 
-const GET = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n';
+// Not a probe: /healthz and /readyz are answered with `Connection: close`.
+const GET = 'GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n';
 
 describe('the default HTTP timeouts', () => {
   let server: TestServer;
