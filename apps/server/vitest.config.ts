@@ -14,11 +14,7 @@ export default defineConfig({
           // the same server modules, and loading them once per worker halves the tier's time.
           pool: 'threads',
           isolate: false,
-          include: [
-            'src/**/*.test.ts',
-            'test/*.test.ts',
-            'test/security/**/*.test.ts',
-          ],
+          include: ['src/**/*.test.ts', 'test/*.test.ts', 'test/security/**/*.test.ts'],
           testTimeout: 10_000,
           hookTimeout: 10_000,
         },

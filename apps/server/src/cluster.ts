@@ -193,11 +193,14 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
       return;
     }
     for (const worker of running) worker.process.kill('SIGTERM');
-    killTimer = setTimeout(() => {
-      logger.error('workers did not stop in time: killing them');
-      failed = true;
-      for (const worker of running) worker.process.kill('SIGKILL');
-    }, STOP_TIMEOUT_MS + (options.shutdownDelayMs ?? 0));
+    killTimer = setTimeout(
+      () => {
+        logger.error('workers did not stop in time: killing them');
+        failed = true;
+        for (const worker of running) worker.process.kill('SIGKILL');
+      },
+      STOP_TIMEOUT_MS + (options.shutdownDelayMs ?? 0),
+    );
   };
 
   // A second signal (Ctrl-C reaches the whole process group, and a script runner may forward
