@@ -112,20 +112,21 @@ describe('GET /metrics', () => {
     expect(text).not.toContain('wp-admin');
   });
 
-  it('has group-commit batch sizes: concurrent creates share a transaction', async () => {
+  it('has group-commit batch sizes: creates of one turn share a transaction', async () => {
     const before = await scrape();
     const count = (text: string) => sample(text, 'plant_store_group_commit_batch_size_count') ?? 0;
     const sum = (text: string) => sample(text, 'plant_store_group_commit_batch_size_sum') ?? 0;
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => createPlant(100 + i, `Batch ${i}`)),
+    // Submitted in one event-loop turn through the server's own (measured) store: whether 50
+    // HTTP requests reach the server within one turn depends on the machine's timing.
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        server.store.create({ id: BigInt(100 + i), name: `Batch ${i}` }),
+      ),
     );
-    for (const response of responses) await response.arrayBuffer();
-    expect(responses.every((response) => response.status === 200)).toBe(true);
+    expect(outcomes.every((outcome) => outcome === 'created')).toBe(true);
     const after = await scrape();
-    const batches = count(after) - count(before);
     expect(sum(after) - sum(before)).toBe(50);
-    expect(batches).toBeGreaterThanOrEqual(1);
-    expect(batches).toBeLessThan(50);
+    expect(count(after) - count(before)).toBe(1);
     expect(
       sample(after, 'plant_store_group_commit_duration_seconds_count', { committed: 'true' }),
     ).toBe(count(after));
