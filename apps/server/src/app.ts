@@ -9,7 +9,6 @@ import { contractHandlers } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
 import { answerUnrouted, contractRouter } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
-import { errorResponder } from './http/error-responder.ts';
 import { requestContext } from './http/request-context.ts';
 import { rateLimited } from './limits/guard.ts';
 import type { RateLimits } from './limits/rate-limits.ts';
@@ -51,16 +50,15 @@ export function createApp(options: AppOptions): Koa<AppState> {
     tokens: options.tokens,
     bodyLimitBytes: options.bodyLimitBytes,
     ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
+    around: { getDocsScript: scriptCaching(loadRendererScript) },
   });
+  // Outermost: request id, headers, metric, log line, and every error in the Error shape.
   app.use(requestContext(options.logger, options.metrics));
-  // Before the error responder, so an error answer keeps the CORS headers.
   if (corsOrigins.length > 0) app.use(cors(corsOrigins, router));
-  app.use(errorResponder(options.logger));
-  app.use(scriptCaching(contract.getDocsScript.path, loadRendererScript));
   app.use(router.routes());
   app.use(answerUnrouted);
   app.use(router.allowedMethods());
-  // Errors are answered by errorResponder; anything reaching Koa's own handler (a failure
+  // Errors are answered by requestContext; anything reaching Koa's own handler (a failure
   // while writing a response) is logged, not printed.
   app.silent = true;
   app.on('error', (error: unknown) => options.logger.error({ err: error }, 'koa error'));

@@ -7,7 +7,8 @@ export interface Credential {
 
 /** Tokens kept outside the registry (the store's managed tokens), checked after its own. */
 export interface ManagedTokens {
-  verify(token: string): Promise<Credential | undefined>;
+  /** `digest` is `digestToken(token)`, worked out once per request by the registry. */
+  verify(token: string, digest?: string): Promise<Credential | undefined>;
 }
 
 /** The SHA-256 of a token, hex: how tokens are kept and looked up. */
@@ -56,6 +57,7 @@ export class TokenRegistry {
    * await TokenRegistry.fromTokens([], managedTokens).authenticate('pst_…'); // { name: 'acme' }
    */
   authenticate(token: string): Credential | undefined | Promise<Credential | undefined> {
-    return this.verify(token) ?? this.managed?.verify(token);
+    const digest = digestToken(token);
+    return this.byDigest.get(digest) ?? this.managed?.verify(token, digest);
   }
 }

@@ -7,20 +7,18 @@ const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 const REVALIDATE_CACHE = 'public, no-cache';
 
 /**
- * Koa middleware around the route that serves the renderer script at `path` (the way
+ * Koa middleware around the answer of the route that serves the renderer script (the way
  * koa-compress, koa-etag and koa-conditional-get work, in one layer for this one response):
  * once the route has answered 200 with the script's text, it adds an ETag and a cache lifetime,
  * answers 304 to a matching `If-None-Match`, and otherwise sends the precompressed brotli or
  * gzip bytes the request accepts (`Vary: Accept-Encoding`). The page links the script as
- * `path?v=<hash>`, so that URL is cached as immutable; a new script has a new hash. Every other
- * request passes straight through.
+ * `path?v=<hash>`, so that URL is cached as immutable; a new script has a new hash.
  *
  * @example
- * app.use(scriptCaching(contract.getDocsScript.path, loadRendererScript));
+ * contractRouter(contract, handlers, { …, around: { getDocsScript: scriptCaching(loadRendererScript) } });
  */
-export function scriptCaching(path: string, script: () => RendererScript): AppMiddleware {
+export function scriptCaching(script: () => RendererScript): AppMiddleware {
   return function cacheScript(ctx, next) {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path !== path) return next();
     return next().then(() => {
       const current = script();
       if (ctx.status !== 200 || ctx.body !== current.text) return;

@@ -8,8 +8,6 @@ export interface AppState {
   consumer?: string;
   /** The contract path of the matched route, for the request log and metrics. */
   route?: string;
-  /** The validated request body. */
-  body?: unknown;
 }
 
 export type AppMiddleware = Middleware<AppState>;

@@ -10,7 +10,7 @@ import {
 } from '@plant-store/schema';
 import type { TokenRegistry } from '../auth/token-registry.ts';
 import { ApiError } from './api-error.ts';
-import type { AppMiddleware, AppState, RequestStep } from './app-state.ts';
+import type { AppContext, AppMiddleware, AppState, RequestStep } from './app-state.ts';
 import { jsonBody } from './json-body.ts';
 import { PAGE_SECURITY_HEADERS } from './page-security-headers.ts';
 import { requireBearer } from './require-bearer.ts';
@@ -25,6 +25,8 @@ export interface ContractRouterOptions {
   readonly bodyLimitBytes: number;
   /** Wraps the bearer check of authenticated routes (the rate limits: see `rateLimited`). */
   readonly guardAuthentication?: (authenticate: RequestStep) => RequestStep;
+  /** Middleware around the answer of one route (the docs script's caching, say). */
+  readonly around?: { readonly [K in keyof Contract]?: AppMiddleware };
 }
 
 /**
@@ -39,11 +41,12 @@ function toRouterPath(path: string): string {
 }
 
 /**
- * The @koa/router routes of the contract: for each route its method and path, and the
- * middlewares that name the route for the log, check the bearer credential when the route
- * requires it, read the JSON body when it has one, and call the handler, whose result is sent
- * with the route's success status: as JSON, or as the HTML page (with the page security
- * headers) or script text the route's `responseType` names.
+ * The @koa/router routes of the contract, three middlewares a route at most, as a stock Koa
+ * route would have them: one that names the route for the log, checks the bearer credential
+ * when the route requires it and the body's headers when it has one; koa-bodyparser reading
+ * the body's text; and one that validates the body, calls the handler and sends its result with
+ * the route's success status: as JSON, or as the HTML page (with the page security headers) or
+ * script text the route's `responseType` names.
  *
  * @example
  * const router = contractRouter(contract, handlers, { tokens, bodyLimitBytes: 65536 });
@@ -58,24 +61,24 @@ export function contractRouter(
   const router = new Router<AppState>({ methods: ROUTER_METHODS, strict: true, sensitive: true });
   const bearer = requireBearer(options.tokens);
   const authenticate = options.guardAuthentication?.(bearer) ?? bearer;
-  const authenticated: AppMiddleware = async (ctx, next) => {
-    await authenticate(ctx);
-    await next();
-  };
   for (const key of Object.keys(contract) as (keyof Contract)[]) {
     const route: Route = contract[key];
-    const named: AppMiddleware = async (ctx, next) => {
+    const body = route.body ? jsonBody(route.body, options.bodyLimitBytes) : undefined;
+    const admit: AppMiddleware = async (ctx, next) => {
       ctx.state.route = route.path;
+      if (route.auth === 'bearer') await authenticate(ctx);
+      body?.checkHeaders(ctx);
       await next();
     };
+    const around = options.around?.[key];
     router.register(
       toRouterPath(route.path),
       [route.method],
       [
-        named,
-        ...(route.auth === 'bearer' ? [authenticated] : []),
-        ...(route.body ? jsonBody(route.body, options.bodyLimitBytes) : []),
-        respond(route, handlers[key] as (body: unknown) => Promise<unknown>),
+        admit,
+        ...(body ? [body.readText] : []),
+        ...(around ? [around] : []),
+        respond(route, handlers[key] as (body: unknown) => Promise<unknown>, body?.validate),
       ],
       { name: route.operationId },
     );
@@ -83,21 +86,24 @@ export function contractRouter(
   return router;
 }
 
-/** The last middleware of a route: calls its handler and sends the result. */
-function respond(route: Route, handler: (body: unknown) => Promise<unknown>): AppMiddleware {
+function respond(
+  route: Route,
+  handler: (body: unknown) => Promise<unknown>,
+  validate?: (ctx: AppContext) => unknown,
+): AppMiddleware {
   const responseType = route.responseType ?? 'json';
   // A handler that answers the same object every time (the OpenAPI document) is serialised once.
   let lastResult: unknown;
   let lastJson = '';
   const toJson = (result: unknown): string => {
     if (result !== lastResult || lastJson === '') {
-      lastJson = stringifyJson(result);
+      lastJson = jsonText(result);
       lastResult = result;
     }
     return lastJson;
   };
   return async function serveRoute(ctx) {
-    const result = await handler(ctx.state.body);
+    const result = await handler(validate?.(ctx));
     ctx.status = route.response.status;
     ctx.type = RESPONSE_MEDIA_TYPES[responseType];
     if (responseType === 'html') ctx.set(PAGE_SECURITY_HEADERS);
@@ -114,6 +120,19 @@ function respond(route: Route, handler: (body: unknown) => Promise<unknown>): Ap
  * @example
  * app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());
  */
+/**
+ * `JSON.stringify`, which writes strings and safe numbers exactly as the lossless serializer
+ * does; only a value holding a bigint (an int64 bound of the OpenAPI document), which
+ * `JSON.stringify` refuses, is written by the lossless one.
+ */
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return stringifyJson(value);
+  }
+}
+
 export const answerUnrouted: AppMiddleware = async (ctx, next) => {
   await next();
   // Unset is undefined at run time, whatever the type says.

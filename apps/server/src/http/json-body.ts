@@ -8,16 +8,25 @@ import {
 import bodyParser from 'koa-bodyparser';
 import type * as z from 'zod/mini';
 import { ApiError } from './api-error.ts';
-import type { AppMiddleware } from './app-state.ts';
+import type { AppContext, AppMiddleware } from './app-state.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /** JSON is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never replaced. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The three parts of reading a required JSON body, in the order a route runs them. */
+export interface JsonBody {
+  /** Refuses, before anything is read, what the headers already rule out (400, 415, 413). */
+  readonly checkHeaders: (ctx: AppContext) => void;
+  /** koa-bodyparser: reads the raw text, within the limit. */
+  readonly readText: AppMiddleware;
+  /** The text decoded, parsed and validated: the body the handler gets. */
+  readonly validate: (ctx: AppContext) => unknown;
+}
+
 /**
- * The middlewares that read, parse and validate a required JSON request body against
- * `schema`, leaving the result in `ctx.state.body`:
+ * Reading, parsing and validating a required JSON request body against `schema`:
  * - no body or an empty one → 400 `missingBody`; a non-JSON content type → 415; `br` → 415;
  * - a declared `Content-Length` over `limitBytes` → 413 before anything is read; a longer
  *   body (counted after any gzip/deflate decoding) → 413 once the limit is passed;
@@ -27,9 +36,11 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  *   failures → 400 `validationFailed`, listing every problem with its field path.
  *
  * @example
- * router.post('/plants', ...jsonBody(NewPlant, 65536), handler); // ctx.state.body is a NewPlant
+ * const body = jsonBody(NewPlant, 65536);
+ * router.post('/plants', async (ctx, next) => { body.checkHeaders(ctx); await next(); }, body.readText,
+ *   async (ctx) => { ctx.body = await create(body.validate(ctx)); });
  */
-export function jsonBody(schema: z.ZodMiniType, limitBytes: number): AppMiddleware[] {
+export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
   const readText = bodyParser({
     enableTypes: ['text'],
     extendTypes: { text: JSON_TYPES },
@@ -38,7 +49,7 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): AppMiddlewa
     // below (as utf-8, bytes that are not would become U+FFFD: a name the client never sent).
     encoding: 'latin1',
   });
-  const checkHeaders: AppMiddleware = async (ctx, next) => {
+  const checkHeaders = (ctx: AppContext): void => {
     const headers = ctx.req.headers;
     const declaredLength = Number(headers['content-length'] ?? 0);
     if (headers['transfer-encoding'] === undefined && declaredLength === 0) throw missingBody();
@@ -67,13 +78,9 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): AppMiddlewa
     if (declaredLength > limitBytes && (coding === undefined || coding === 'identity')) {
       throw new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
     }
-    await next();
   };
-  const validate: AppMiddleware = async (ctx, next) => {
-    ctx.state.body = validated(schema, ctx.request.rawBody);
-    await next();
-  };
-  return [checkHeaders, readText, validate];
+  const validate = (ctx: AppContext): unknown => validated(schema, ctx.request.rawBody);
+  return { checkHeaders, readText, validate };
 }
 
 /** The body's bytes (as latin1 text), decoded strictly as UTF-8, parsed and validated. */

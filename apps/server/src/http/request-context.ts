@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from '../observability/metrics.ts';
 import type { AppMiddleware } from './app-state.ts';
+import { answerError } from './error-responder.ts';
+import { checkProtocol } from './protocol-checks.ts';
 
 // A caller's X-Request-Id is kept only when it is short and made of safe characters.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -15,8 +17,9 @@ const UNMATCHED_ROUTE = 'unmatched';
  * response of a JSON API carries, and once the response is decided observes it in
  * `http_request_duration_seconds` (labelled by the contract path, never the raw URL) and logs
  * one line at info: request id, method, route, status, duration and the credential's name —
- * never the token, the headers or the body. Errors are answered further in, by
- * `errorResponder`.
+ * never the token, the headers or the body. Requests that break HTTP/1.1 rules Node leaves to
+ * the app are refused first (`checkProtocol`), and whatever a later middleware throws is
+ * answered in the Error shape (`answerError`): one layer, like a stock Koa app's error handler.
  *
  * @example
  * app.use(requestContext(logger, metrics));
@@ -33,7 +36,10 @@ export function requestContext(logger: Logger, metrics?: ServiceMetrics): AppMid
       'Cache-Control': 'no-store',
     });
     try {
+      checkProtocol(ctx.req);
       await next();
+    } catch (thrown) {
+      answerError(ctx, thrown, logger);
     } finally {
       const durationMs = performance.now() - started;
       const { method, status } = ctx;
