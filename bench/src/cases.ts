@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tokenChecksum } from './peers/work.ts';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REAL_MAIN = resolve(BENCH_DIR, '../apps/server/dist/main.js');
@@ -107,7 +108,8 @@ export function prepareCase(
     else env[key] = value;
   }
   if (c.cli === undefined) {
-    const token = randomBytes(24).toString('base64url');
+    const body = `pst_${randomBytes(32).toString('base64url')}`;
+    const token = `${body}${tokenChecksum(body)}`;
     return { env: { ...env, PLANT_STORE_TOKENS: token }, token };
   }
   const token = execFileSync(process.execPath, [c.cli, 'tokens', 'create', '--name', 'bench'], {

@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedPlants } from './sqlite-commit.ts';
-import { PeerWork } from './work.ts';
+import { PeerWork, tokenChecksum } from './work.ts';
 
-const TOKEN = 'peer-test-token-0123456789abcdef';
+// A token in the server's managed shape (`pst_`, 43 characters, a CRC-32 checksum).
+const TOKEN_BODY = `pst_${'a'.repeat(43)}`;
+const TOKEN = `${TOKEN_BODY}${tokenChecksum(TOKEN_BODY)}`;
 const LIMIT = 1024;
 
 /**
@@ -134,7 +136,12 @@ export function describePeer(
 
     it('answers 401, 409, 413, 415 and 404 in the Error shape and stores nothing', async () => {
       const before = storedPlants(file).length;
-      for (const authorization of ['', 'Bearer wrong-token-0123456789abcdef', `Basic ${TOKEN}`]) {
+      for (const authorization of [
+        '',
+        'Bearer wrong-token-0123456789abcdef',
+        `Bearer ${TOKEN_BODY}AAAAAA`,
+        `Basic ${TOKEN}`,
+      ]) {
         await expectError(await post('{"id": 20, "name": "x"}', { authorization }), 401);
       }
       await expectError(await post('{"id": 1, "name": "Again"}'), 409);

@@ -29,7 +29,14 @@ export class SqliteGroupCommit {
   readonly #commit: (batch: readonly Pending[]) => CreateOutcome[];
   #queue: Pending[] = [];
 
-  constructor(filename: string) {
+  readonly #onCommit: (size: number, seconds: number, committed: boolean) => void;
+
+  /** `onCommit` hears of every batch (its size, how long it took), as the server's metrics do. */
+  constructor(
+    filename: string,
+    onCommit: (size: number, seconds: number, committed: boolean) => void = () => undefined,
+  ) {
+    this.#onCommit = onCommit;
     this.#db = new Database(filename);
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = FULL');
@@ -67,12 +74,15 @@ export class SqliteGroupCommit {
     const batch = this.#queue;
     if (batch.length === 0) return;
     this.#queue = [];
+    const started = performance.now();
     try {
       const outcomes = this.#commit(batch);
+      this.#onCommit(batch.length, (performance.now() - started) / 1000, true);
       batch.forEach((pending, i) => {
         pending.resolve(outcomes[i] ?? 'conflict');
       });
     } catch (error) {
+      this.#onCommit(batch.length, (performance.now() - started) / 1000, false);
       for (const pending of batch) pending.reject(error);
     }
   };

@@ -1,5 +1,6 @@
 import { hash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { crc32 } from 'node:zlib';
 import {
   ERROR_CATALOG,
   ERROR_ENTRIES,
@@ -11,7 +12,7 @@ import {
   RATE_LIMIT_HEADERS,
 } from '@plant-store/schema';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { type PlantRow, SqliteGroupCommit } from './sqlite-commit.ts';
 
@@ -60,7 +61,10 @@ const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  * The work every peer does, shared so the peers differ only in their HTTP layer: request id
  * and headers, the bearer check by SHA-256 digest, a per-token rate + burst limit
  * (rate-limiter-flexible), the JSON media type, lossless parse + the schema's strict NewPlant,
- * the durable group commit, one pino request line at info, one prom-client histogram.
+ * the durable group commit, one pino request line at info, and the server's metrics (request
+ * histogram, store timings, plants created, group-commit batches). Tokens are checked as the
+ * server checks its managed tokens: shape and checksum, then by digest in a cache whose entries
+ * expire.
  *
  * @example
  * const work = new PeerWork({ databaseFile, tokens, bodyLimitBytes: 65536, ratePerSecond: 0, burst: 1, logLevel: 'info', log: pino.destination(1) });
@@ -69,17 +73,51 @@ export class PeerWork {
   readonly registry = new Registry();
   readonly bodyLimitBytes: number;
   readonly #store: SqliteGroupCommit;
-  readonly #consumers = new Map<string, string>();
+  readonly #consumers = new Map<string, { name: string; expiresAt: number }>();
   readonly #limiter: BurstyRateLimiter | undefined;
   readonly #ratePerSecond: number;
   readonly #logger: Logger;
   readonly #duration: Histogram<'method' | 'route' | 'status'>;
+  readonly #created: Counter;
+  readonly #createDuration: { observe(seconds: number): void };
 
   constructor(options: WorkOptions) {
     this.bodyLimitBytes = options.bodyLimitBytes;
-    this.#store = new SqliteGroupCommit(options.databaseFile);
+    const registers = [this.registry];
+    const batchSize = new Histogram({
+      name: 'plant_store_group_commit_batch_size',
+      help: 'Creates committed together in one transaction.',
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+      registers,
+    });
+    const batchDuration = new Histogram({
+      name: 'plant_store_group_commit_duration_seconds',
+      help: 'Time one group-commit transaction took, by whether it committed.',
+      labelNames: ['committed'],
+      buckets: BUCKETS,
+      registers,
+    });
+    this.#store = new SqliteGroupCommit(options.databaseFile, (size, seconds, committed) => {
+      if (committed) batchSize.observe(size);
+      batchDuration.observe({ committed: String(committed) }, seconds);
+    });
+    this.#created = new Counter({
+      name: 'plant_store_plants_created_total',
+      help: 'Plants newly stored.',
+      registers,
+    });
+    this.#createDuration = new Histogram({
+      name: 'plant_store_operation_duration_seconds',
+      help: 'Store calls by operation and outcome.',
+      labelNames: ['operation', 'outcome'],
+      buckets: BUCKETS,
+      registers,
+    }).labels({ operation: 'create', outcome: 'created' });
     options.tokens.forEach((token, i) => {
-      this.#consumers.set(hash('sha256', token, 'hex'), `env#${i + 1}`);
+      this.#consumers.set(hash('sha256', token, 'hex'), {
+        name: `env#${i + 1}`,
+        expiresAt: Number.POSITIVE_INFINITY,
+      });
     });
     this.#ratePerSecond = options.ratePerSecond;
     if (options.ratePerSecond > 0) {
@@ -116,11 +154,13 @@ export class PeerWork {
   /** The consumer's name for an accepted `Authorization` value; throws 401 otherwise. */
   authenticate(authorization: string | undefined): string {
     const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
-    const consumer =
-      token === undefined ? undefined : this.#consumers.get(hash('sha256', token, 'hex'));
-    if (consumer === undefined)
+    const cached =
+      token === undefined || !hasManagedShape(token)
+        ? undefined
+        : this.#consumers.get(hash('sha256', token, 'hex'));
+    if (cached === undefined || cached.expiresAt <= Date.now())
       throw new PeerFailure('unauthorized', 'A valid bearer token is required');
-    return consumer;
+    return cached.name;
   }
 
   /** Takes one request from the consumer's allowance: its `X-RateLimit-*` headers, or a 429. */
@@ -170,7 +210,13 @@ export class PeerWork {
 
   /** Stores the plant durably; resolves with the Plant's JSON text, or throws 409. */
   async create(row: PlantRow): Promise<string> {
-    if ((await this.#store.create(row)) === 'conflict') {
+    const started = performance.now();
+    const outcome = await this.#store.create(row);
+    if (outcome === 'created') {
+      this.#created.inc();
+      this.#createDuration.observe((performance.now() - started) / 1000);
+    }
+    if (outcome === 'conflict') {
       throw new PeerFailure('conflict', `A plant with id ${row.id} already exists`);
     }
     const { name, tag } = row;
@@ -216,4 +262,21 @@ function fromStatus(thrown: unknown): PeerFailure {
   return kind === undefined
     ? new PeerFailure('internal', 'The request failed')
     : new PeerFailure(kind, ERROR_CATALOG[kind].meaning);
+}
+
+const MANAGED_SHAPE = /^pst_[A-Za-z0-9_-]{43}[A-Za-z0-9_-]{6}$/;
+const CHECKSUM_CHARS = 6;
+
+/** The checksum the server's managed tokens end with: CRC-32 of the rest, base64url. */
+export function tokenChecksum(text: string): string {
+  const sum = Buffer.alloc(4);
+  sum.writeUInt32BE(crc32(text), 0);
+  return sum.toString('base64url');
+}
+
+/** Whether `token` has a managed token's shape and checksum (the server's first check). */
+function hasManagedShape(token: string): boolean {
+  if (!MANAGED_SHAPE.test(token)) return false;
+  const split = token.length - CHECKSUM_CHARS;
+  return tokenChecksum(token.slice(0, split)) === token.slice(split);
 }
