@@ -82,7 +82,7 @@ const RESPONSE_HEADERS: Record<string, ResponseHeader> = {
     statuses: AFTER_CREDENTIAL_CHECK,
     onAuthenticatedSuccess: true,
     required: false,
-    description: `Seconds (rounded up) until \`${RATE_LIMIT_HEADERS.remaining}\` is back at the full burst; 0 when it is. ${RATE_LIMIT_NOTE}`,
+    description: `Seconds (rounded up) until the allowance grows again: while \`${RATE_LIMIT_HEADERS.remaining}\` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). ${RATE_LIMIT_NOTE}`,
     schema: { type: 'integer', minimum: 0 },
   },
 };
@@ -266,7 +266,7 @@ ${
   second (the operator's settings). Every answer to a request whose credential was accepted
   says where it stands: \`${RATE_LIMIT_HEADERS.limit}\` (requests per second),
   \`${RATE_LIMIT_HEADERS.remaining}\` (requests that may be sent now) and
-  \`${RATE_LIMIT_HEADERS.reset}\` (seconds until the full burst is back). A client that keeps
+  \`${RATE_LIMIT_HEADERS.reset}\` (seconds until the allowance grows again). A client that keeps
   \`${RATE_LIMIT_HEADERS.remaining}\` above 0, or else sends at most
   \`${RATE_LIMIT_HEADERS.limit}\` per second, is never refused. A request over the limit
   answers 429 (\`error\` ${RATE_LIMIT.code}) with a \`Retry-After\` header: the real wait
@@ -283,6 +283,13 @@ ${ERROR_ENTRIES.map((e) => `| ${e.code} | ${e.status} | ${e.meaning} |`).join('\
 Every operation lists 404 (\`NotFound\`: any unknown path, e.g. a server URL missing its path
 prefix) and 405 (\`MethodNotAllowed\`: another method on a known path, with an \`Allow\`
 header), because the router answers them for any request.
+
+**How strictly requests are read.** Paths are exact and case-sensitive: \`/plants/\` and
+\`/PLANTS\` answer 404. A request line in absolute form (\`POST http://host/plants\`) is served
+like \`/plants\` (RFC 9112 §3.2.2). Only HTTP/1.1 and HTTP/1.0 are spoken: an \`HTTP/2.0\`
+request line answers 400 (\`error\` 40004). A JSON body must be UTF-8: a \`charset\` other
+than \`utf-8\` answers 415 (\`error\` 41501). \`Expect: 100-continue\` is answered with
+\`100 Continue\` only once the credential, the content type and the declared size have passed.
 
 **What this document cannot express.** JSON Schema has no keyword for well-formed Unicode: a
 \`name\` or \`tag\` holding a lone surrogate (written in JSON as an unpaired \`\\ud800\`…\`\\udfff\`
