@@ -155,7 +155,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -210,7 +210,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -225,7 +225,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -240,7 +240,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -266,7 +266,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -292,7 +292,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -329,7 +329,7 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds (rounded up) until `X-RateLimit-Remaining` is back at the full burst; 0 when it is. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                    /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                     "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
