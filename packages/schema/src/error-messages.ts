@@ -53,5 +53,6 @@ export const ERROR_MESSAGES = {
     unreachable: 'The store is unavailable; retry later',
     /** `cause` is the code of the store's last failure, e.g. `SQLITE_FULL`. */
     notReady: (cause: string) => `Not ready: the store cannot commit (${cause})`,
+    shuttingDown: 'Not ready: shutting down',
   },
 } as const;

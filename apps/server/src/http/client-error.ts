@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ERROR_MESSAGES } from '@plant-store/schema';
 import { ApiError } from './api-error.ts';
 import type { ConnectionTracker } from './graceful-shutdown.ts';
 
@@ -96,14 +97,14 @@ function parserError(error: NodeJS.ErrnoException): ApiError {
   return new ApiError(
     'malformedRequest',
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? 'Request headers are too large'
-      : 'Malformed HTTP request',
+      ? ERROR_MESSAGES.malformedRequest.headersTooLarge
+      : ERROR_MESSAGES.malformedRequest.unparsable,
   );
 }
 
 function timeoutError(server: Server): ApiError {
   return new ApiError(
     'requestTimeout',
-    `Request body did not arrive within ${server.requestTimeout / 1000} s`,
+    ERROR_MESSAGES.requestTimeout(server.requestTimeout / 1000),
   );
 }

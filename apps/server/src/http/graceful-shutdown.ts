@@ -1,7 +1,12 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { contract, ERROR_MESSAGES } from '@plant-store/schema';
 import { ApiError } from './api-error.ts';
+import { STORE_RETRY_AFTER_SECONDS } from './to-api-error.ts';
+
+const HEALTH_PATH = contract.getHealth.path;
+const READINESS_PATH = contract.getReadiness.path;
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -63,10 +68,10 @@ export function serveTracked(
       if (answering.get(socket) === response) answering.delete(socket);
     });
     const url = request.url;
-    if (url === '/healthz' || url === '/readyz') response.setHeader('Connection', 'close');
+    if (url === HEALTH_PATH || url === READINESS_PATH) response.setHeader('Connection', 'close');
     if (draining) {
       response.setHeader('Connection', 'close');
-      if (url === '/readyz') return answerShuttingDown(response);
+      if (url === READINESS_PATH) return answerShuttingDown(response);
     }
     handle(request, response);
   });
@@ -127,14 +132,13 @@ function stopAccepting(server: Server): Promise<void> {
 
 /** `/readyz` while draining: load balancers stop sending here. */
 function answerShuttingDown(response: ServerResponse): void {
-  const body = JSON.stringify(
-    new ApiError('storeUnavailable', 'Not ready: shutting down').toBody(),
-  );
-  response.writeHead(503, {
+  const error = new ApiError('storeUnavailable', ERROR_MESSAGES.storeUnavailable.shuttingDown);
+  const body = JSON.stringify(error.toBody());
+  response.writeHead(error.status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-store',
-    'Retry-After': '1',
+    'Retry-After': String(STORE_RETRY_AFTER_SECONDS),
   });
   response.end(body);
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ERROR_MESSAGES } from '@plant-store/schema';
 import { ApiError } from './api-error.ts';
 
 /**
@@ -57,17 +58,14 @@ export function checkProtocol(request: IncomingMessage): void {
     );
   }
   if (headers.host === undefined && request.httpVersion === '1.1') {
-    throw malformed('HTTP/1.1 requests must have a Host header');
+    throw malformed(ERROR_MESSAGES.malformedRequest.noHost);
   }
   if (request.rawHeaders.length > 2 * MAX_HEADER_FIELDS) {
-    throw malformed(`Request has more than ${MAX_HEADER_FIELDS} header fields`);
+    throw malformed(ERROR_MESSAGES.malformedRequest.tooManyHeaders(MAX_HEADER_FIELDS));
   }
   const expect = headers.expect;
   if (expect !== undefined && !CONTINUE_EXPECTATION.test(expect)) {
-    throw new ApiError(
-      'expectationFailed',
-      'The only expectation this server meets is Expect: 100-continue',
-    );
+    throw new ApiError('expectationFailed', ERROR_MESSAGES.expectationFailed);
   }
 }
 

@@ -1,4 +1,4 @@
-import { RATE_LIMIT_HEADERS } from '@plant-store/schema';
+import { ERROR_MESSAGES, RATE_LIMIT_HEADERS } from '@plant-store/schema';
 import { BurstyRateLimiter, type RateLimiterLike, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimitConfig } from '../config.ts';
 import { ApiError } from '../http/api-error.ts';
@@ -108,7 +108,7 @@ export class RateLimits {
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       this.onLimited('token');
-      throw tooManyRequests(rejection, 'Too many requests for this credential', {
+      throw tooManyRequests(rejection, 'credential', {
         ...this.#headers(rejection),
         [RATE_LIMIT_HEADERS.remaining]: '0',
       });
@@ -126,10 +126,7 @@ export class RateLimits {
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       this.onLimited('address');
-      throw tooManyRequests(
-        rejection,
-        'Too many requests with a refused credential from this address',
-      );
+      throw tooManyRequests(rejection, 'refused credential');
     }
   }
 
@@ -151,13 +148,12 @@ export class RateLimits {
 
 function tooManyRequests(
   state: RateLimiterRes,
-  what: string,
+  who: 'credential' | 'refused credential',
   headers: Record<string, string> = {},
 ): ApiError {
   const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-  return new ApiError(
-    'rateLimited',
-    `${what}; retry after ${seconds} second${seconds === 1 ? '' : 's'}`,
-    { ...headers, 'Retry-After': String(seconds) },
-  );
+  return new ApiError('rateLimited', ERROR_MESSAGES.rateLimited(who, seconds), {
+    ...headers,
+    'Retry-After': String(seconds),
+  });
 }
