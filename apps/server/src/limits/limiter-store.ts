@@ -6,6 +6,7 @@ import {
   RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
 import { parseDatabaseUrl } from '../store/open-store.ts';
+import { postgresCode } from '../store/postgres/errors.ts';
 import { createPostgresPool, type PostgresPoolConfig } from '../store/postgres/pool.ts';
 
 /** One limiter: `points` per fixed window of `duration` seconds, its keys prefixed. */
@@ -73,7 +74,7 @@ export function postgresStore(url: string, postgres: PostgresPoolConfig = {}): L
     // 23505 from PostgreSQL): the table exists by then, so a second try succeeds.
     limiter: (shape) =>
       create(shape).catch((error: unknown) => {
-        const code = (error as { code?: unknown } | null)?.code;
+        const code = postgresCode(error);
         if (code === '42P07' || code === '42710' || code === '23505') return create(shape);
         throw error;
       }),
