@@ -1,6 +1,7 @@
 import { contract, ERROR_MESSAGES, type NewPlant, type Plant, toPlant } from '@plant-store/schema';
 import { REFERENCE_TITLE, renderReferencePage } from './docs/reference-page.ts';
 import { loadRendererScript } from './docs/renderer-script.ts';
+import { versionedScriptUrl } from './docs/script-caching.ts';
 import { ApiError } from './http/api-error.ts';
 import type { ContractHandlers } from './http/contract-router.ts';
 import { STORE_RETRY_AFTER_SECONDS } from './http/to-api-error.ts';
@@ -40,8 +41,7 @@ export function contractHandlers(store: PlantStore, openApiDocument: object): Co
     getDocs: async () => {
       referencePage ??= renderReferencePage({
         document: openApiDocument,
-        // Versioned by the script's hash: that URL is cached as immutable (docs/script-caching.ts).
-        scriptUrl: `${contract.getDocsScript.path}?v=${loadRendererScript().hash}`,
+        scriptUrl: versionedScriptUrl(),
         documentUrl: contract.getOpenApiDocument.path,
         title: REFERENCE_TITLE,
       });

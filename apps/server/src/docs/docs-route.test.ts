@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../http/page-security-headers.ts';
 import { loadRendererScript } from './renderer-script.ts';
+import { versionedScriptUrl } from './script-caching.ts';
 
 describe('GET /docs and its script over real HTTP', () => {
   let server: TestServer;
@@ -10,8 +11,7 @@ describe('GET /docs and its script over real HTTP', () => {
     server = await startTestServer();
   });
   afterAll(() => server.dispose());
-  const scriptUrl = () =>
-    `${server.url}${contract.getDocsScript.path}?v=${loadRendererScript().hash}`;
+  const scriptUrl = () => `${server.url}${versionedScriptUrl()}`;
 
   it('answers the page as HTML without a credential, with a self-only CSP', async () => {
     const response = await fetch(`${server.url}${contract.getDocs.path}`);

@@ -4,6 +4,7 @@ import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
 import { loadRendererScript } from './renderer-script.ts';
+import { versionedScriptUrl } from './script-caching.ts';
 
 describe('the renderer script over real HTTP: compressed, with an ETag and a cache lifetime', () => {
   let server: TestServer;
@@ -11,8 +12,7 @@ describe('the renderer script over real HTTP: compressed, with an ETag and a cac
     server = await startTestServer();
   });
   afterAll(() => server.dispose());
-  const scriptUrl = () =>
-    `${server.url}${contract.getDocsScript.path}?v=${loadRendererScript().hash}`;
+  const scriptUrl = () => `${server.url}${versionedScriptUrl()}`;
 
   it.each([
     ['br', 'br', brotliDecompressSync],

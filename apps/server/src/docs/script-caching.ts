@@ -1,10 +1,16 @@
+import { contract } from '@plant-store/schema';
 import type { AppMiddleware } from '../http/app-state.ts';
-import type { RendererScript } from './renderer-script.ts';
+import { loadRendererScript, type RendererScript } from './renderer-script.ts';
 
 /** A versioned URL (`?v=<hash>`) never changes content: browsers keep it a year unasked. */
 const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 /** Any other URL of the script: kept, but asked again each time (a 304 while unchanged). */
 const REVALIDATE_CACHE = 'public, no-cache';
+
+/** The script's versioned URL, `path?v=<hash>`: the one {@link scriptCaching} keeps a year. */
+export function versionedScriptUrl(script: RendererScript = loadRendererScript()): string {
+  return `${contract.getDocsScript.path}?v=${script.hash}`;
+}
 
 /**
  * Koa middleware around the answer of the route that serves the renderer script (the way
