@@ -109,7 +109,7 @@ function announce(
   if (config.production) {
     const announcer = logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
     announcer.info({ url }, `Plant Store is listening on ${url}`);
-    announcer.flush(); // now, not with the next 4 KiB of lines or the next second
+    announcer.flush(); // now, not with the next 16 KiB of lines or the next second
     return;
   }
   console.log(`Plant Store is listening on ${url}`);
