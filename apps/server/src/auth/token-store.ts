@@ -1,24 +1,19 @@
+import { StoreUnavailableError } from '../store/plant-store.ts';
+
 /** A managed token as stored: never the token itself, and never shown with its digest. */
 export interface TokenRecord {
   readonly id: number;
   /** The consumer's name: unique among tokens that are not revoked; logged with each request. */
   readonly name: string;
   readonly createdAt: Date;
-  /** `null`: never expires. */
   readonly expiresAt: Date | null;
-  /** `null`: not revoked. */
   readonly revokedAt: Date | null;
 }
 
 /** What `TokenStore.insert` stores: the token's SHA-256 (hex), never the token. */
-export interface NewTokenRecord {
-  readonly name: string;
-  readonly digest: string;
-  readonly createdAt: Date;
-  readonly expiresAt: Date | null;
-}
+export type NewTokenRecord = Omit<TokenRecord, 'id' | 'revokedAt'> & { readonly digest: string };
 
-/** Which token `TokenStore.revoke` means: by id, or the one not yet revoked with this name. */
+/** Which token `revoke` means: by id, or the one not yet revoked with this name. */
 export type TokenSelector = { readonly id: number } | { readonly name: string };
 
 /** What `revoke` did. `already-revoked` changed nothing; `not-found` matched no token. */
@@ -37,24 +32,25 @@ export class TokenNameTakenError extends Error {
 }
 
 /**
- * The managed tokens, in the same database as the plants. Only SHA-256 digests are stored.
- * A name is unique among tokens that are not revoked; inserting a name whose holder has
- * expired marks that expired token revoked first (it was refused already).
+ * The managed tokens, in the same database as the plants; only SHA-256 digests are stored.
+ * Inserting a name whose holder has expired revokes that token first.
  */
 export interface TokenStore {
-  /** Stores a new token; throws TokenNameTakenError when an active token has the name. */
+  /** Throws TokenNameTakenError when an active token has the name. */
   insert(token: NewTokenRecord): Promise<TokenRecord>;
   /** Every token, oldest first. */
   list(): Promise<TokenRecord[]>;
-  /** Sets the revocation time of the selected token (once; a second revoke changes nothing). */
+  /** Sets the selected token's revocation time, once (a second revoke changes nothing). */
   revoke(selector: TokenSelector, at: Date): Promise<RevokeResult>;
-  /** The token with this digest, revoked or expired ones included; `undefined` when none. */
+  /** The token with this digest, revoked or expired ones included. */
   findByDigest(digest: string): Promise<TokenRecord | undefined>;
-  /** Releases the database. */
   close(): Promise<void>;
 }
 
-/** A `tokens` row as both stores read it: SQLite gives the times as ISO text, pg as Dates. */
+/** One statement: SQL with `$1`, `$2`… parameters, and their values (times as ISO text). */
+export type Statement = readonly [sql: string, values: readonly (string | number | null)[]];
+
+/** A `tokens` row: SQLite gives the times as ISO text, pg as Dates. */
 export interface TokenRow {
   readonly id: number;
   readonly name: string;
@@ -63,17 +59,87 @@ export interface TokenRow {
   readonly revoked_at: string | Date | null;
 }
 
-/** The columns of a `TokenRow`, for the stores' SELECT and RETURNING lists. */
-export const TOKEN_COLUMNS = 'id, name, created_at, expires_at, revoked_at';
+/** What each database adds to the store below. */
+export interface TokenSql {
+  /** Runs the statements (more than one: in one transaction) and gives the rows of each. */
+  run(statements: readonly Statement[]): Promise<TokenRow[][]>;
+  /** True when `error` is the unique index of active names refusing an insert. */
+  isNameTaken(error: unknown): boolean;
+  /** What a failed digest lookup becomes (default: the error as `run` threw it). */
+  lookUpError?(error: unknown): unknown;
+  close(): Promise<void>;
+}
 
-/** A stored row as a `TokenRecord`. */
-export function toTokenRecord(row: TokenRow): TokenRecord {
-  const date = (value: string | Date | null) => (value === null ? null : new Date(value));
+const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
+const date = (value: string | Date | null) => (value === null ? null : new Date(value));
+const toRecord = (row: TokenRow): TokenRecord => ({
+  id: Number(row.id),
+  name: row.name,
+  createdAt: new Date(row.created_at),
+  expiresAt: date(row.expires_at),
+  revokedAt: date(row.revoked_at),
+});
+
+/** The token store on either database: the same statements, run by `sql`. */
+export function sqlTokenStore(sql: TokenSql): TokenStore {
+  let closed = false;
+  const run = async (...statements: Statement[]) => {
+    if (closed) throw new StoreUnavailableError('The token store is closed');
+    return sql.run(statements);
+  };
   return {
-    id: Number(row.id),
-    name: row.name,
-    createdAt: new Date(row.created_at),
-    expiresAt: date(row.expires_at),
-    revokedAt: date(row.revoked_at),
+    insert: async ({ name, digest, createdAt, expiresAt }) => {
+      const now = createdAt.toISOString();
+      try {
+        const [, [row] = []] = await run(
+          [
+            `UPDATE tokens SET revoked_at = $1
+             WHERE name = $2 AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1`,
+            [now, name],
+          ],
+          [
+            `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES ($1, $2, $3, $4)
+             RETURNING ${COLUMNS}`,
+            [name, digest, now, expiresAt?.toISOString() ?? null],
+          ],
+        );
+        return toRecord(row as TokenRow);
+      } catch (error) {
+        throw sql.isNameTaken(error) ? new TokenNameTakenError(name) : error;
+      }
+    },
+    list: async () => {
+      const [rows = []] = await run([`SELECT ${COLUMNS} FROM tokens ORDER BY id`, []]);
+      return rows.map(toRecord);
+    },
+    // The token not yet revoked is revoked; failing that, the latest one says why not.
+    revoke: async (selector, at) => {
+      const [column, value] = 'id' in selector ? ['id', selector.id] : ['name', selector.name];
+      const [[revoked] = [], [latest] = []] = await run(
+        [
+          `UPDATE tokens SET revoked_at = $1 WHERE ${column} = $2 AND revoked_at IS NULL
+           RETURNING ${COLUMNS}`,
+          [at.toISOString(), value],
+        ],
+        [`SELECT ${COLUMNS} FROM tokens WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`, [value]],
+      );
+      if (revoked !== undefined) return { status: 'revoked', token: toRecord(revoked) };
+      if (latest !== undefined) return { status: 'already-revoked', token: toRecord(latest) };
+      return { status: 'not-found' };
+    },
+    findByDigest: async (digest) => {
+      const [[row] = []] = await run([
+        `SELECT ${COLUMNS} FROM tokens WHERE digest = $1`,
+        [digest],
+      ]).catch((error: unknown) => {
+        throw sql.lookUpError?.(error) ?? error;
+      });
+      return row === undefined ? undefined : toRecord(row);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await sql.close();
+    },
   };
 }
