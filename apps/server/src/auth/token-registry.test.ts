@@ -13,14 +13,14 @@ describe('TokenRegistry', () => {
   const registry = TokenRegistry.fromTokens(['first-token-0123456789', 'second-token-0123456789']);
 
   it('names each configured token by its position, never by its value', () => {
-    expect(registry.verify('first-token-0123456789')).toEqual({ name: 'env#1' });
-    expect(registry.verify('second-token-0123456789')).toEqual({ name: 'env#2' });
+    expect(registry.authenticate('first-token-0123456789')).toEqual({ name: 'env#1' });
+    expect(registry.authenticate('second-token-0123456789')).toEqual({ name: 'env#2' });
   });
 
   it('refuses unknown tokens and near misses', () => {
-    expect(registry.verify('first-token-012345678')).toBeUndefined();
-    expect(registry.verify('FIRST-TOKEN-0123456789')).toBeUndefined();
-    expect(registry.verify('')).toBeUndefined();
+    expect(registry.authenticate('first-token-012345678')).toBeUndefined();
+    expect(registry.authenticate('FIRST-TOKEN-0123456789')).toBeUndefined();
+    expect(registry.authenticate('')).toBeUndefined();
   });
 
   it('keeps only SHA-256 digests', () => {
@@ -45,7 +45,6 @@ describe('TokenRegistry.authenticate', () => {
       );
       expect(await registry.authenticate('first-token-0123456789')).toEqual({ name: 'env#1' });
       expect(await registry.authenticate(token)).toEqual({ name: 'acme' });
-      expect(registry.verify(token)).toBeUndefined();
       expect(await registry.authenticate(generateToken())).toBeUndefined();
       expect(await registry.authenticate('unknown-token-0123456789')).toBeUndefined();
       // Without managed tokens, only the configured ones count.
