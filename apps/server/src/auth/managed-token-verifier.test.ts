@@ -45,7 +45,7 @@ function countingVerifier(options: ManagedTokenVerifierOptions = {}) {
 describe('ManagedTokenVerifier', () => {
   it('accepts a stored token by its consumer name and caches it for the TTL', async () => {
     const { token } = await create('acme');
-    const { verifier, counted } = countingVerifier({ ttlMs: 3000 });
+    const { verifier, counted } = countingVerifier();
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
     clock += 3000;
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
@@ -57,7 +57,7 @@ describe('ManagedTokenVerifier', () => {
 
   it('refuses a revoked token once the cached entry lapses', async () => {
     const { token } = await create('acme');
-    const { verifier } = countingVerifier({ ttlMs: 3000 });
+    const { verifier } = countingVerifier();
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
     await store.revoke({ name: 'acme' }, new Date(clock));
     clock += 3001;
@@ -66,7 +66,7 @@ describe('ManagedTokenVerifier', () => {
 
   it('refuses an expired token at its expiry, even while cached', async () => {
     const { token } = await create('short', '1s');
-    const { verifier, counted } = countingVerifier({ ttlMs: 3000 });
+    const { verifier, counted } = countingVerifier();
     expect(await verifier.verify(token)).toEqual({ name: 'short' });
     clock += 999;
     expect(await verifier.verify(token)).toEqual({ name: 'short' });
@@ -86,7 +86,7 @@ describe('ManagedTokenVerifier', () => {
   });
 
   it('remembers an unknown token as refused for the negative TTL', async () => {
-    const { verifier, counted } = countingVerifier({ negativeTtlMs: 2000 });
+    const { verifier, counted } = countingVerifier();
     const unknown = generateToken();
     expect(await verifier.verify(unknown)).toBeUndefined();
     clock += 2000;

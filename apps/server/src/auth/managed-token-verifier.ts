@@ -5,36 +5,25 @@ import type { TokenStore } from './token-store.ts';
 
 /** How long a valid token is trusted without asking the store again: a revocation takes effect within it. */
 export const TOKEN_CACHE_TTL_MS = 3000;
-/** How long an unknown, revoked or expired digest is remembered as refused. */
-export const NEGATIVE_CACHE_TTL_MS = 2000;
-/** The most digests each cache (valid, refused) holds; the least recently used go first. */
-export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
 
-export interface ManagedTokenVerifierOptions {
-  readonly ttlMs?: number;
-  readonly negativeTtlMs?: number;
+/** `maxEntries` caps each cache (default 10 000); `now` is the clock (ms since the epoch). */
+export type ManagedTokenVerifierOptions = {
   readonly maxEntries?: number;
-  /** The clock (ms since the epoch); `Date.now` by default. */
   readonly now?: () => number;
-}
+};
 
 /**
  * Checks managed (`pst_…`) tokens against the token store, with a short-lived cache in front:
  * - a token with a bad shape or checksum is refused without a lookup;
- * - a valid token is trusted for `ttlMs` (3 s), never past its expiry, so a revocation
- *   reaches every instance within that time and an expiry takes effect on the dot;
- * - an unknown, revoked or expired digest is refused from memory for `negativeTtlMs` (2 s);
- * - both caches are capped (lru-cache), so a flood of random tokens cannot grow memory, and
- *   concurrent requests with one token share one lookup.
- *
- * @example
- * const verifier = new ManagedTokenVerifier(tokenStore);
- * await verifier.verify('pst_…'); // { name: 'acme' } or undefined
+ * - a valid token is trusted for 3 s, never past its expiry, so a revocation reaches every
+ *   instance within that time and an expiry takes effect on the dot;
+ * - an unknown, revoked or expired digest is refused from memory for 2 s;
+ * - both caches are capped (least recently used go first), so a flood of random tokens cannot
+ *   grow memory, and concurrent requests with one token share one lookup.
  */
 export class ManagedTokenVerifier {
   readonly #store: Pick<TokenStore, 'findByDigest'>;
   readonly #now: () => number;
-  /** Valid tokens' credentials, with the token's expiry (ms; Infinity when none). */
   readonly #valid: LRUCache<string, { credential: Credential; expiresAt: number }>;
   readonly #refused: LRUCache<string, true>;
   readonly #pending = new Map<string, Promise<Credential | undefined>>();
@@ -43,13 +32,9 @@ export class ManagedTokenVerifier {
     this.#store = store;
     this.#now = options.now ?? Date.now;
     // The same clock as the expiry checks, read at every lookup (ttlResolution 0).
-    const cache = {
-      max: options.maxEntries ?? TOKEN_CACHE_MAX_ENTRIES,
-      perf: { now: this.#now },
-      ttlResolution: 0,
-    };
-    this.#valid = new LRUCache({ ...cache, ttl: options.ttlMs ?? TOKEN_CACHE_TTL_MS });
-    this.#refused = new LRUCache({ ...cache, ttl: options.negativeTtlMs ?? NEGATIVE_CACHE_TTL_MS });
+    const cache = { max: options.maxEntries ?? 10_000, perf: { now: this.#now }, ttlResolution: 0 };
+    this.#valid = new LRUCache({ ...cache, ttl: TOKEN_CACHE_TTL_MS });
+    this.#refused = new LRUCache({ ...cache, ttl: 2000 });
   }
 
   /** The credential of a valid (known, not revoked, not expired) managed token, else `undefined`. */
@@ -68,13 +53,12 @@ export class ManagedTokenVerifier {
 
   async #lookUp(digest: string): Promise<Credential | undefined> {
     const record = await this.#store.findByDigest(digest);
-    const now = this.#now();
     const expiresAt = record?.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
-    if (record === undefined || record.revokedAt !== null || expiresAt <= now) {
+    if (record === undefined || record.revokedAt !== null || expiresAt <= this.#now()) {
       this.#refused.set(digest, true);
       return undefined;
     }
-    const credential: Credential = { name: record.name };
+    const credential = { name: record.name };
     this.#valid.set(digest, { credential, expiresAt });
     return credential;
   }
