@@ -4,62 +4,65 @@ import { dirname, join } from 'node:path';
 import { ConfigError, StartupError } from '../config.ts';
 import { parseDatabaseUrl } from '../store/open-store.ts';
 
-/** The file's name in the data directory. */
-export const DEVELOPMENT_TOKEN_FILE = 'dev-token';
-
-/** What a generated development token looks like: 32 random bytes, base64url. */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
-
 /**
- * Where the development token of `databaseUrl`'s store is kept: next to a SQLite file (its
- * data directory), and for PostgreSQL, which has no local data directory, in `./data/` of
- * the working directory (where the default SQLite file lives).
- *
- * @example
- * developmentTokenPath('./data/plants.db'); // 'data/dev-token'
- * developmentTokenPath('postgres://db/plants'); // 'data/dev-token'
+ * Where the development token of `databaseUrl`'s store is kept: next to a SQLite file, and
+ * for PostgreSQL (no local data directory) in `./data/`, where the default SQLite file lives.
  */
 export function developmentTokenPath(databaseUrl: string): string {
   const location = parseDatabaseUrl(databaseUrl);
-  const folder = location.kind === 'sqlite' ? dirname(location.filename) : 'data';
-  return join(folder, DEVELOPMENT_TOKEN_FILE);
+  return join(location.kind === 'sqlite' ? dirname(location.filename) : 'data', 'dev-token');
 }
 
-/** The token, and whether this call made it. */
-export interface DevelopmentToken {
+/** The token, the file it is kept in, and whether this call made it. */
+type DevelopmentToken = {
   readonly token: string;
   readonly file: string;
   readonly created: boolean;
-}
+};
+
+/** Why a file system call failed, in words, by its error code. */
+const FILE_SYSTEM_REASONS: Record<string, string> = {
+  ENOENT: 'it does not exist and cannot be made',
+  ENOTDIR: 'a part of its path is a file, not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+  EISDIR: 'dev-token in it is a directory',
+};
 
 /**
- * Reads the development token from `file`, or makes one and writes it there (mode 0600, the
- * folder created when missing), so that the token outlives restarts. A file readable by
- * others is narrowed to 0600; one that does not hold a token is refused with a ConfigError
- * that says to delete it.
- *
- * @example
- * const { token } = await loadDevelopmentToken(developmentTokenPath(config.databaseUrl));
+ * Reads the development token from `file`, or makes one and writes it there (mode 0600), so
+ * that it outlives restarts. A file readable by others is narrowed to 0600; one that does not
+ * hold a token is refused with a ConfigError that says to delete it.
  */
 export async function loadDevelopmentToken(file: string): Promise<DevelopmentToken> {
   try {
     return await readOrMake(file);
   } catch (error) {
     if (error instanceof StartupError) throw error;
-    throw unusableDataDirectory(file, error);
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    const why =
+      FILE_SYSTEM_REASONS[code] ?? (error instanceof Error ? error.message : String(error));
+    throw new StartupError(
+      `cannot use the data directory ${dirname(file)} (of DATABASE_URL; the development token is kept there): ${why}; ` +
+        'set DATABASE_URL to a file in a directory this user can write, or set PLANT_STORE_TOKENS',
+      { cause: error },
+    );
   }
 }
 
-async function readOrMake(file: string): Promise<DevelopmentToken> {
-  let text: string | undefined;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+async function readOrMake(
+  file: string,
+): Promise<{ token: string; file: string; created: boolean }> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
   if (text !== undefined) {
     const token = text.trim();
-    if (!TOKEN_SHAPE.test(token)) {
+    // What a generated token looks like: 32 random bytes, base64url.
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) {
       throw new ConfigError(
         `Invalid development token file ${file}: it does not hold a token; delete it to get a new one`,
       );
@@ -77,26 +80,4 @@ async function readOrMake(file: string): Promise<DevelopmentToken> {
     throw error;
   }
   return { token, file, created: true };
-}
-
-/** Why a file system call failed, in words, by its error code. */
-const FILE_SYSTEM_REASONS: Record<string, string> = {
-  ENOENT: 'it does not exist and cannot be made',
-  ENOTDIR: 'a part of its path is a file, not a directory',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'the disk is full',
-  EISDIR: `${DEVELOPMENT_TOKEN_FILE} in it is a directory`,
-};
-
-/** The one-line refusal of a data directory the development token cannot be kept in. */
-function unusableDataDirectory(file: string, error: unknown): StartupError {
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  const why = FILE_SYSTEM_REASONS[code] ?? (error instanceof Error ? error.message : String(error));
-  return new StartupError(
-    `cannot use the data directory ${dirname(file)} (of DATABASE_URL; the development token is kept there): ${why}; ` +
-      'set DATABASE_URL to a file in a directory this user can write, or set PLANT_STORE_TOKENS',
-    { cause: error },
-  );
 }
