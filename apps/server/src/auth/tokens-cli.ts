@@ -21,7 +21,7 @@ export interface CliIo {
   readonly storeConfig: () => StoreConfig;
 }
 
-export const USAGE = `Usage: plant-store tokens <command>
+const USAGE = `Usage: plant-store tokens <command>
 
 Manage the bearer tokens the Plant Store server accepts, in the database DATABASE_URL names
 (the server's: a SQLite file or a PostgreSQL URL; default ./data/plants.db).
@@ -44,13 +44,9 @@ Exit status: 0 done, 1 failed (e.g. name taken, no such token, store unreachable
 /** A mistake in the command line: usage on stderr, exit status 2. */
 class UsageError extends Error {}
 
-/**
- * Runs `plant-store <args>` and resolves with the exit status. Output goes to `io`; the
- * store is opened only for a valid command, and closed before returning.
- *
- * @example
- * const status = await runCli(['tokens', 'list'], { stdout: process.stdout, stderr: process.stderr, storeConfig: () => loadStoreConfig() });
- */
+const HELP = ['--help', '-h', 'help'];
+
+/** Runs `plant-store <args>`, writing to `io`, and resolves with the exit status. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   try {
     return await dispatch(args, io);
@@ -66,148 +62,127 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
 }
 
 async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
-  const [group, command, ...rest] = args;
-  if (group === '--help' || group === '-h' || group === 'help') {
+  const [group = '', command = '', ...rest] = args;
+  if (HELP.includes(group) || (group === 'tokens' && HELP.includes(command))) {
     io.stdout.write(USAGE);
     return 0;
   }
   if (group !== 'tokens') {
-    throw new UsageError(group === undefined ? 'no command given' : `unknown command "${group}"`);
+    throw new UsageError(args.length === 0 ? 'no command given' : `unknown command "${group}"`);
   }
-  if (command === '--help' || command === '-h' || command === 'help') {
-    io.stdout.write(USAGE);
-    return 0;
-  }
-  switch (command) {
-    case 'create': {
-      const { values } = parse(rest, {
-        name: { type: 'string' },
-        expires: { type: 'string' },
-      });
-      if (values.name === undefined) throw new UsageError('tokens create needs --name <consumer>');
-      return withStore(io, async (store, where) => {
-        const { token, record } = await createManagedToken(store, {
-          name: values.name as string,
-          expires: values.expires as string | undefined,
-        });
-        io.stdout.write(`${token}\n`);
-        // For a person at a terminal; `TOKEN=$(plant-store tokens create …)` gets the token alone.
-        if (io.stderr.isTTY === true)
-          io.stderr.write(
-            `Created token ${record.id} for "${record.name}" in ${where}, ` +
-              `${record.expiresAt === null ? 'never expires' : `expires ${record.expiresAt.toISOString()}`}.\n` +
-              'The token above is shown only now: keep it as a secret (only its SHA-256 is stored).\n',
-          );
-        return 0;
-      });
-    }
-    case 'list': {
-      const { values } = parse(rest, { json: { type: 'boolean' } });
-      return withStore(io, async (store) => {
-        const tokens = await store.list();
-        const now = new Date();
-        io.stdout.write(values.json ? `${listJson(tokens, now)}\n` : listTable(tokens, now));
-        return 0;
-      });
-    }
-    case 'revoke': {
-      const { positionals } = parse(rest, {}, true);
-      const [target, extra] = positionals;
-      if (target === undefined || extra !== undefined) {
-        throw new UsageError('tokens revoke needs exactly one <id|name>');
-      }
-      return withStore(io, async (store) => {
-        const result = await revokeManagedToken(store, target);
-        if (result.status === 'not-found') {
-          io.stderr.write(`plant-store: no token with id or name "${target}"\n`);
-          return 1;
-        }
-        const { id, name, revokedAt } = result.token;
-        io.stdout.write(
-          result.status === 'revoked'
-            ? `Revoked token ${id} "${name}" at ${revokedAt?.toISOString()}; running servers refuse it within ${TOKEN_CACHE_TTL_MS / 1000} s.\n`
-            : `Token ${id} "${name}" was already revoked at ${revokedAt?.toISOString()}.\n`,
+  if (command === 'create') {
+    const { values } = parse(rest, { name: { type: 'string' }, expires: { type: 'string' } });
+    const name = values.name as string | undefined;
+    if (name === undefined) throw new UsageError('tokens create needs --name <consumer>');
+    return withStore(io, async (store, where) => {
+      const expires = values.expires as string | undefined;
+      const { token, record } = await createManagedToken(store, { name, expires });
+      io.stdout.write(`${token}\n`);
+      // For a person at a terminal; `TOKEN=$(plant-store tokens create …)` gets the token alone.
+      if (io.stderr.isTTY === true)
+        io.stderr.write(
+          `Created token ${record.id} for "${record.name}" in ${where}, ` +
+            `${record.expiresAt === null ? 'never expires' : `expires ${record.expiresAt.toISOString()}`}.\n` +
+            'The token above is shown only now: keep it as a secret (only its SHA-256 is stored).\n',
         );
-        return 0;
-      });
-    }
-    default:
-      throw new UsageError(
-        command === undefined ? 'tokens needs a command' : `unknown command "tokens ${command}"`,
-      );
+      return 0;
+    });
   }
+  if (command === 'list') {
+    const { values } = parse(rest, { json: { type: 'boolean' } });
+    return withStore(io, async (store) => {
+      const tokens = await store.list();
+      io.stdout.write(values.json ? `${JSON.stringify(listed(tokens), null, 2)}\n` : table(tokens));
+      return 0;
+    });
+  }
+  if (command === 'revoke') {
+    const { positionals } = parse(rest, {}, true);
+    const [target, extra] = positionals;
+    if (target === undefined || extra !== undefined) {
+      throw new UsageError('tokens revoke needs exactly one <id|name>');
+    }
+    return withStore(io, async (store) => {
+      const result = await revokeManagedToken(store, target);
+      if (result.status === 'not-found') {
+        io.stderr.write(`plant-store: no token with id or name "${target}"\n`);
+        return 1;
+      }
+      const { id, name, revokedAt } = result.token;
+      io.stdout.write(
+        result.status === 'revoked'
+          ? `Revoked token ${id} "${name}" at ${revokedAt?.toISOString()}; running servers refuse it within ${TOKEN_CACHE_TTL_MS / 1000} s.\n`
+          : `Token ${id} "${name}" was already revoked at ${revokedAt?.toISOString()}.\n`,
+      );
+      return 0;
+    });
+  }
+  throw new UsageError(
+    args.length === 1 ? 'tokens needs a command' : `unknown command "tokens ${command}"`,
+  );
 }
 
-type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
-
-function parse(args: readonly string[], options: OptionSpec, allowPositionals = false) {
+function parse(
+  args: string[],
+  options: Record<string, { type: 'string' | 'boolean' }>,
+  allowPositionals = false,
+) {
   try {
-    return parseArgs({ args: [...args], options, strict: true, allowPositionals });
+    return parseArgs({ args, options, strict: true, allowPositionals });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
 }
 
+/** Opens the store `io.storeConfig()` names, runs `run` with it, and closes it. */
 async function withStore(
   io: CliIo,
   run: (store: TokenStore, where: string) => Promise<number>,
 ): Promise<number> {
   const { databaseUrl, postgres } = io.storeConfig();
   const store = await openTokenStore(databaseUrl, postgres);
+  const location = parseDatabaseUrl(databaseUrl);
   try {
-    return await run(store, describeDatabase(databaseUrl));
+    // The SQLite file, or the PostgreSQL URL with its password masked.
+    return await run(store, location.kind === 'sqlite' ? location.filename : maskUrl(location.url));
   } finally {
     await store.close();
   }
 }
 
-/** The database for a message: the SQLite file, or the PostgreSQL URL with its password masked. */
-function describeDatabase(databaseUrl: string): string {
-  const location = parseDatabaseUrl(databaseUrl);
-  if (location.kind === 'sqlite') return location.filename;
-  return maskUrl(location.url);
-}
+/** The tokens as `list --json` shows them: never the token nor its digest. */
+const listed = (tokens: readonly TokenRecord[], now = new Date()) =>
+  tokens.map((token) => ({
+    id: token.id,
+    name: token.name,
+    status: tokenStatus(token, now),
+    createdAt: token.createdAt.toISOString(),
+    expiresAt: token.expiresAt?.toISOString() ?? null,
+    revokedAt: token.revokedAt?.toISOString() ?? null,
+  }));
 
-const time = (date: Date | null, none: string) => (date === null ? none : date.toISOString());
-
-function listTable(tokens: readonly TokenRecord[], now: Date): string {
+function table(tokens: readonly TokenRecord[]): string {
   if (tokens.length === 0)
     return 'No tokens. Create one with: plant-store tokens create --name <consumer>\n';
+  const header = ['ID', 'NAME', 'STATUS', 'CREATED', 'EXPIRES', 'REVOKED'];
   const rows = [
-    ['ID', 'NAME', 'STATUS', 'CREATED', 'EXPIRES', 'REVOKED'],
-    ...tokens.map((token) => [
-      String(token.id),
-      token.name,
-      tokenStatus(token, now),
-      time(token.createdAt, '-'),
-      time(token.expiresAt, 'never'),
-      time(token.revokedAt, '-'),
+    header,
+    ...listed(tokens).map((t) => [
+      String(t.id),
+      t.name,
+      t.status,
+      t.createdAt,
+      t.expiresAt ?? 'never',
+      t.revokedAt ?? '-',
     ]),
   ];
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n')
-    .concat('\n');
-}
-
-function listJson(tokens: readonly TokenRecord[], now: Date): string {
-  return JSON.stringify(
-    tokens.map((token) => ({
-      id: token.id,
-      name: token.name,
-      status: tokenStatus(token, now),
-      createdAt: token.createdAt.toISOString(),
-      expiresAt: token.expiresAt?.toISOString() ?? null,
-      revokedAt: token.revokedAt?.toISOString() ?? null,
-    })),
-    null,
-    2,
+  const widths = header.map((_, column) =>
+    Math.max(...rows.map((row) => row[column]?.length ?? 0)),
   );
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return `${rows.map(line).join('\n')}\n`;
 }
