@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_LIFETIME_MS, TokenLifetime } from './manage-tokens.ts';
+import { MAX_LIFETIME_MS, TokenLifetime, tokenNameProblem } from './manage-tokens.ts';
 
 describe('TokenLifetime (--expires)', () => {
   it('reads each unit and sums', () => {
@@ -19,5 +19,28 @@ describe('TokenLifetime (--expires)', () => {
     expect(() => TokenLifetime.parse('0s')).toThrow(/must be > 0/);
     expect(() => TokenLifetime.parse('3651d')).toThrow(/at most 3650d/);
     expect(() => TokenLifetime.parse('99999999999999999999d')).toThrow(/at most 3650d/);
+  });
+});
+
+describe('tokenNameProblem', () => {
+  it('accepts letters first, then letters, digits, dot, underscore and dash', () => {
+    for (const good of ['a', 'acme', 'Acme_Mobile-2.0', `a${'b'.repeat(63)}`]) {
+      expect(tokenNameProblem(good), good).toBeUndefined();
+    }
+  });
+
+  it('refuses numbers, env names, spaces, control characters and long names', () => {
+    for (const bad of [
+      '',
+      '42',
+      '1acme',
+      'env#1',
+      'ac me',
+      'acme\n',
+      '-acme',
+      `a${'b'.repeat(64)}`,
+    ]) {
+      expect(tokenNameProblem(bad), bad).toMatch(/starts with a letter/);
+    }
   });
 });
