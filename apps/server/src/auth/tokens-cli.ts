@@ -41,9 +41,6 @@ Commands:
 Exit status: 0 done, 1 failed (e.g. name taken, no such token, store unreachable), 2 usage.
 `;
 
-/** A mistake in the command line: usage on stderr, exit status 2. */
-class UsageError extends Error {}
-
 const HELP = ['--help', '-h', 'help'];
 
 /** Runs `plant-store <args>`, writing to `io`, and resolves with the exit status. */
@@ -51,13 +48,14 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
   try {
     return await dispatch(args, io);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof TokenUsageError) {
-      io.stderr.write(`plant-store: ${error.message}\n\n${USAGE}`);
-      return 2;
-    }
-    // A taken name, a bad configuration, a store it cannot open: one line, exit status 1.
-    io.stderr.write(`plant-store: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    // A mistake (parseArgs's own included) gets the usage and 2; a taken name, a bad
+    // configuration or a store it cannot open, one line and 1.
+    const mistake =
+      error instanceof TokenUsageError ||
+      String((error as { code?: unknown } | undefined)?.code).startsWith('ERR_PARSE_ARGS');
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`plant-store: ${message}\n${mistake ? `\n${USAGE}` : ''}`);
+    return mistake ? 2 : 1;
   }
 }
 
@@ -68,14 +66,15 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (group !== 'tokens') {
-    throw new UsageError(args.length === 0 ? 'no command given' : `unknown command "${group}"`);
+    throw new TokenUsageError(
+      args.length === 0 ? 'no command given' : `unknown command "${group}"`,
+    );
   }
   if (command === 'create') {
-    const { values } = parse(rest, { name: { type: 'string' }, expires: { type: 'string' } });
-    const name = values.name as string | undefined;
-    if (name === undefined) throw new UsageError('tokens create needs --name <consumer>');
+    const options = { name: { type: 'string' }, expires: { type: 'string' } } as const;
+    const { name, expires } = parseArgs({ args: rest, options }).values;
+    if (name === undefined) throw new TokenUsageError('tokens create needs --name <consumer>');
     return withStore(io, async (store, where) => {
-      const expires = values.expires as string | undefined;
       const { token, record } = await createManagedToken(store, { name, expires });
       io.stdout.write(`${token}\n`);
       // For a person at a terminal; `TOKEN=$(plant-store tokens create …)` gets the token alone.
@@ -89,7 +88,7 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
     });
   }
   if (command === 'list') {
-    const { values } = parse(rest, { json: { type: 'boolean' } });
+    const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' } } });
     return withStore(io, async (store) => {
       const tokens = await store.list();
       io.stdout.write(values.json ? `${JSON.stringify(listed(tokens), null, 2)}\n` : table(tokens));
@@ -97,10 +96,9 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
     });
   }
   if (command === 'revoke') {
-    const { positionals } = parse(rest, {}, true);
-    const [target, extra] = positionals;
+    const [target, extra] = parseArgs({ args: rest, allowPositionals: true }).positionals;
     if (target === undefined || extra !== undefined) {
-      throw new UsageError('tokens revoke needs exactly one <id|name>');
+      throw new TokenUsageError('tokens revoke needs exactly one <id|name>');
     }
     return withStore(io, async (store) => {
       const result = await revokeManagedToken(store, target);
@@ -117,21 +115,9 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
       return 0;
     });
   }
-  throw new UsageError(
+  throw new TokenUsageError(
     args.length === 1 ? 'tokens needs a command' : `unknown command "tokens ${command}"`,
   );
-}
-
-function parse(
-  args: string[],
-  options: Record<string, { type: 'string' | 'boolean' }>,
-  allowPositionals = false,
-) {
-  try {
-    return parseArgs({ args, options, strict: true, allowPositionals });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
 }
 
 /** Opens the store `io.storeConfig()` names, runs `run` with it, and closes it. */
