@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { generateToken } from './token-format.ts';
 import { digestToken } from './token-registry.ts';
-import type { RevokeResult, TokenRecord, TokenStore } from './token-store.ts';
+import type { TokenRecord, TokenStore } from './token-store.ts';
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
@@ -24,16 +24,15 @@ export const TokenLifetime = z
   .pipe(z.number().min(1, 'must be > 0').max(MAX_LIFETIME_MS, 'at most 3650d (ten years)'));
 
 /**
- * Why `name` cannot name a token's consumer, or `undefined` when it can. Names start with a
- * letter, so they never look like a token id (a number) or an env token's name (`env#1`), and
- * they are safe to print in logs.
+ * Why `name` cannot name a token's consumer, or `undefined`. Names start with a letter, so they
+ * never look like a token id or an env token's name (`env#1`), and are safe to print in logs.
  */
 export function tokenNameProblem(name: string): string | undefined {
   if (/^[A-Za-z][A-Za-z0-9._-]{0,63}$/.test(name)) return undefined;
   return `a token name starts with a letter and has at most 64 letters, digits, ".", "_" or "-" (got ${JSON.stringify(name)})`;
 }
 
-/** A request the token commands refuse before touching the store (bad name, duration, id). */
+/** A mistake in a `tokens` command (bad arguments, name, duration or id): usage, exit status 2. */
 export class TokenUsageError extends Error {
   override readonly name = 'TokenUsageError';
 }
@@ -65,11 +64,8 @@ export async function createManagedToken(
 }
 
 /** Revokes the token `<id|name>` names: digits are an id, anything else a name. */
-export async function revokeManagedToken(
-  store: TokenStore,
-  idOrName: string,
-  now = new Date(),
-): Promise<RevokeResult> {
+export async function revokeManagedToken(store: TokenStore, idOrName: string) {
+  const now = new Date();
   if (/^\d{1,15}$/.test(idOrName)) return store.revoke({ id: Number(idOrName) }, now);
   const problem = tokenNameProblem(idOrName);
   if (problem !== undefined) throw new TokenUsageError(`Not a token id or name: ${problem}`);
@@ -77,10 +73,7 @@ export async function revokeManagedToken(
 }
 
 /** A token's state at `now` (revocation wins over expiry). */
-export function tokenStatus(
-  record: TokenRecord,
-  now = new Date(),
-): 'active' | 'expired' | 'revoked' {
+export function tokenStatus(record: TokenRecord, now = new Date()) {
   if (record.revokedAt !== null) return 'revoked';
   if (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime()) return 'expired';
   return 'active';
