@@ -4,21 +4,11 @@ import { dirname, join } from 'node:path';
 import { ConfigError, StartupError } from '../config.ts';
 import { parseDatabaseUrl } from '../store/open-store.ts';
 
-/**
- * Where the development token of `databaseUrl`'s store is kept: next to a SQLite file, and
- * for PostgreSQL (no local data directory) in `./data/`, where the default SQLite file lives.
- */
+/** Where the development token is kept: next to the SQLite file, else in `./data/` (its default). */
 export function developmentTokenPath(databaseUrl: string): string {
   const location = parseDatabaseUrl(databaseUrl);
   return join(location.kind === 'sqlite' ? dirname(location.filename) : 'data', 'dev-token');
 }
-
-/** The token, the file it is kept in, and whether this call made it. */
-type DevelopmentToken = {
-  readonly token: string;
-  readonly file: string;
-  readonly created: boolean;
-};
 
 /** Why a file system call failed, in words, by its error code. */
 const FILE_SYSTEM_REASONS: Record<string, string> = {
@@ -32,11 +22,10 @@ const FILE_SYSTEM_REASONS: Record<string, string> = {
 };
 
 /**
- * Reads the development token from `file`, or makes one and writes it there (mode 0600), so
- * that it outlives restarts. A file readable by others is narrowed to 0600; one that does not
- * hold a token is refused with a ConfigError that says to delete it.
+ * Reads the development token from `file`, or makes one there (mode 0600) so that it outlives
+ * restarts; `created` says which. A file others can read is narrowed to 0600.
  */
-export async function loadDevelopmentToken(file: string): Promise<DevelopmentToken> {
+export async function loadDevelopmentToken(file: string) {
   try {
     return await readOrMake(file);
   } catch (error) {
