@@ -4,10 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../store/plant-store.ts';
 import { createManagedToken } from './manage-tokens.ts';
-import {
-  ManagedTokenVerifier,
-  type ManagedTokenVerifierOptions,
-} from './managed-token-verifier.ts';
+import { ManagedTokenVerifier } from './managed-token-verifier.ts';
 import { createSqliteTokenStore } from './sqlite-token-store.ts';
 import { generateToken } from './token-format.ts';
 import type { TokenStore } from './token-store.ts';
@@ -31,7 +28,7 @@ const create = (name: string, expires?: string) =>
   createManagedToken(store, { name, expires, now: new Date(clock) });
 
 /** A verifier on `store` that counts its lookups there. */
-function countingVerifier(options: ManagedTokenVerifierOptions = {}) {
+function countingVerifier(options: ConstructorParameters<typeof ManagedTokenVerifier>[1] = {}) {
   const counted = { lookups: 0 };
   const lookUp = {
     findByDigest: (digest: string) => {

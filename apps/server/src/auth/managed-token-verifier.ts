@@ -6,12 +6,6 @@ import type { TokenStore } from './token-store.ts';
 /** How long a valid token is trusted without asking the store again: a revocation takes effect within it. */
 export const TOKEN_CACHE_TTL_MS = 3000;
 
-/** `maxEntries` caps each cache (default 10 000); `now` is the clock (ms since the epoch). */
-export type ManagedTokenVerifierOptions = {
-  readonly maxEntries?: number;
-  readonly now?: () => number;
-};
-
 /**
  * Checks managed (`pst_…`) tokens against the token store, with a short-lived cache in front:
  * - a token with a bad shape or checksum is refused without a lookup;
@@ -28,11 +22,15 @@ export class ManagedTokenVerifier {
   readonly #refused: LRUCache<string, true>;
   readonly #pending = new Map<string, Promise<Credential | undefined>>();
 
-  constructor(store: Pick<TokenStore, 'findByDigest'>, options: ManagedTokenVerifierOptions = {}) {
+  /** `maxEntries` caps each cache; `now` is the clock (ms since the epoch). */
+  constructor(
+    store: Pick<TokenStore, 'findByDigest'>,
+    { maxEntries = 10_000, now = Date.now } = {},
+  ) {
     this.#store = store;
-    this.#now = options.now ?? Date.now;
+    this.#now = now;
     // The same clock as the expiry checks, read at every lookup (ttlResolution 0).
-    const cache = { max: options.maxEntries ?? 10_000, perf: { now: this.#now }, ttlResolution: 0 };
+    const cache = { max: maxEntries, perf: { now }, ttlResolution: 0 };
     this.#valid = new LRUCache({ ...cache, ttl: TOKEN_CACHE_TTL_MS });
     this.#refused = new LRUCache({ ...cache, ttl: 2000 });
   }
@@ -43,11 +41,9 @@ export class ManagedTokenVerifier {
     const cached = this.#valid.get(digest);
     if (cached !== undefined && cached.expiresAt > this.#now()) return cached.credential;
     if (this.#refused.has(digest)) return undefined;
-    let pending = this.#pending.get(digest);
-    if (pending === undefined) {
-      pending = this.#lookUp(digest).finally(() => this.#pending.delete(digest));
-      this.#pending.set(digest, pending);
-    }
+    const pending =
+      this.#pending.get(digest) ?? this.#lookUp(digest).finally(() => this.#pending.delete(digest));
+    this.#pending.set(digest, pending);
     return pending;
   }
 
