@@ -1,14 +1,10 @@
 import { hash } from 'node:crypto';
 
 /** A credential the server accepts, by the name it is logged under. */
-export interface Credential {
-  readonly name: string;
-}
+export type Credential = { readonly name: string };
 
 /** The store's managed tokens, asked about any token the registry does not hold. */
-interface ManagedTokens {
-  verify(token: string, digest: string): Promise<Credential | undefined>;
-}
+type ManagedTokens = { verify(token: string, digest: string): Promise<Credential | undefined> };
 
 /** The SHA-256 of a token, hex: how tokens are kept and looked up. */
 export function digestToken(token: string): string {

@@ -13,7 +13,6 @@ export interface TokenRecord {
 /** What `TokenStore.insert` stores: the token's SHA-256 (hex), never the token. */
 export type NewTokenRecord = Omit<TokenRecord, 'id' | 'revokedAt'> & { readonly digest: string };
 
-/** Which token `revoke` means: by id, or the one not yet revoked with this name. */
 export type TokenSelector = { readonly id: number } | { readonly name: string };
 
 /** What `revoke` did. `already-revoked` changed nothing; `not-found` matched no token. */
@@ -40,7 +39,7 @@ export interface TokenStore {
   insert(token: NewTokenRecord): Promise<TokenRecord>;
   /** Every token, oldest first. */
   list(): Promise<TokenRecord[]>;
-  /** Sets the selected token's revocation time, once (a second revoke changes nothing). */
+  /** Revokes the token with this id, or the one not yet revoked with this name; only once. */
   revoke(selector: TokenSelector, at: Date): Promise<RevokeResult>;
   /** The token with this digest, revoked or expired ones included. */
   findByDigest(digest: string): Promise<TokenRecord | undefined>;
@@ -71,6 +70,14 @@ export interface TokenSql {
 }
 
 const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
+const SELECT = `SELECT ${COLUMNS} FROM tokens`;
+const RETIRE_EXPIRED = `UPDATE tokens SET revoked_at = $1
+  WHERE name = $2 AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1`;
+const INSERT = `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES ($1, $2, $3, $4)
+  RETURNING ${COLUMNS}`;
+const REVOKE = (column: 'id' | 'name') =>
+  `UPDATE tokens SET revoked_at = $1 WHERE ${column} = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}`;
+
 const date = (value: string | Date | null) => (value === null ? null : new Date(value));
 const toRecord = (row: TokenRow): TokenRecord => ({
   id: Number(row.id),
@@ -90,18 +97,11 @@ export function sqlTokenStore(sql: TokenSql): TokenStore {
   return {
     insert: async ({ name, digest, createdAt, expiresAt }) => {
       const now = createdAt.toISOString();
+      const expires = expiresAt?.toISOString() ?? null;
       try {
         const [, [row] = []] = await run(
-          [
-            `UPDATE tokens SET revoked_at = $1
-             WHERE name = $2 AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1`,
-            [now, name],
-          ],
-          [
-            `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES ($1, $2, $3, $4)
-             RETURNING ${COLUMNS}`,
-            [name, digest, now, expiresAt?.toISOString() ?? null],
-          ],
+          [RETIRE_EXPIRED, [now, name]],
+          [INSERT, [name, digest, now, expires]],
         );
         return toRecord(row as TokenRow);
       } catch (error) {
@@ -109,29 +109,24 @@ export function sqlTokenStore(sql: TokenSql): TokenStore {
       }
     },
     list: async () => {
-      const [rows = []] = await run([`SELECT ${COLUMNS} FROM tokens ORDER BY id`, []]);
+      const [rows = []] = await run([`${SELECT} ORDER BY id`, []]);
       return rows.map(toRecord);
     },
     // The token not yet revoked is revoked; failing that, the latest one says why not.
     revoke: async (selector, at) => {
-      const [column, value] = 'id' in selector ? ['id', selector.id] : ['name', selector.name];
+      const [column, value] =
+        'id' in selector ? (['id', selector.id] as const) : (['name', selector.name] as const);
       const [[revoked] = [], [latest] = []] = await run(
-        [
-          `UPDATE tokens SET revoked_at = $1 WHERE ${column} = $2 AND revoked_at IS NULL
-           RETURNING ${COLUMNS}`,
-          [at.toISOString(), value],
-        ],
-        [`SELECT ${COLUMNS} FROM tokens WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`, [value]],
+        [REVOKE(column), [at.toISOString(), value]],
+        [`${SELECT} WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`, [value]],
       );
       if (revoked !== undefined) return { status: 'revoked', token: toRecord(revoked) };
       if (latest !== undefined) return { status: 'already-revoked', token: toRecord(latest) };
       return { status: 'not-found' };
     },
     findByDigest: async (digest) => {
-      const [[row] = []] = await run([
-        `SELECT ${COLUMNS} FROM tokens WHERE digest = $1`,
-        [digest],
-      ]).catch((error: unknown) => {
+      const lookUp = run([`${SELECT} WHERE digest = $1`, [digest]]);
+      const [[row] = []] = await lookUp.catch((error: unknown) => {
         throw sql.lookUpError?.(error) ?? error;
       });
       return row === undefined ? undefined : toRecord(row);
