@@ -49,11 +49,9 @@ export function createSqliteTokenStore({ filename }: { readonly filename: string
       error.message.includes('tokens.name'),
     // The server answers 503 (and the client retries) rather than 500 on a locked file.
     lookUpError: (error) =>
-      error instanceof StoreUnavailableError
-        ? error
-        : new StoreUnavailableError(`SQLite could not look up a token: ${String(error)}`, {
-            cause: error,
-          }),
+      new StoreUnavailableError(`SQLite could not look up a token: ${String(error)}`, {
+        cause: error,
+      }),
     close: async () => {
       open.close();
     },

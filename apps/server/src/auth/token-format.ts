@@ -13,7 +13,7 @@ const checksumOf = (text: string) => {
   return sum.toString('base64url');
 };
 
-/** A new managed token: `pst_`, 32 random bytes and a checksum of them, 53 characters. */
+/** A new managed token (53 characters): `pst_`, 32 random bytes, a CRC32 of what precedes. */
 export function generateToken(): string {
   const body = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   return body + checksumOf(body);

@@ -64,7 +64,7 @@ export interface TokenSql {
   run(statements: readonly Statement[]): Promise<TokenRow[][]>;
   /** True when `error` is the unique index of active names refusing an insert. */
   isNameTaken(error: unknown): boolean;
-  /** What a failed digest lookup becomes (default: the error as `run` threw it). */
+  /** What a failed digest lookup becomes, unless it is a StoreUnavailableError already. */
   lookUpError?(error: unknown): unknown;
   close(): Promise<void>;
 }
@@ -127,6 +127,7 @@ export function sqlTokenStore(sql: TokenSql): TokenStore {
     findByDigest: async (digest) => {
       const lookUp = run([`${SELECT} WHERE digest = $1`, [digest]]);
       const [[row] = []] = await lookUp.catch((error: unknown) => {
+        if (error instanceof StoreUnavailableError) throw error;
         throw sql.lookUpError?.(error) ?? error;
       });
       return row === undefined ? undefined : toRecord(row);

@@ -121,10 +121,7 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 /** Opens the store `io.storeConfig()` names, runs `run` with it, and closes it. */
-async function withStore(
-  io: CliIo,
-  run: (store: TokenStore, where: string) => Promise<number>,
-): Promise<number> {
+async function withStore(io: CliIo, run: (store: TokenStore, where: string) => Promise<number>) {
   const { databaseUrl, postgres } = io.storeConfig();
   const store = await openTokenStore(databaseUrl, postgres);
   const location = parseDatabaseUrl(databaseUrl);
