@@ -2,11 +2,7 @@ import type { NewPlant } from '@plant-store/schema';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/store/plant-store.ts';
-import {
-  appliedPostgresVersions,
-  migratePostgres,
-  POSTGRES_MIGRATIONS,
-} from '../../src/store/postgres/migrations.ts';
+import { migratePostgres, POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import {
   createPostgresStore,
   type PostgresStore,
@@ -49,6 +45,17 @@ async function proxiedUrl(): Promise<{ url: string; proxy: TcpProxy }> {
 
 function sql(text: string) {
   return adminQuery(schema.url, text);
+}
+
+/** The versions recorded in `schema_migrations`, ascending; empty when the table is missing. */
+async function appliedPostgresVersions(pool: pg.Pool): Promise<number[]> {
+  const { rows } = await pool
+    .query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')
+    .catch((error: unknown) => {
+      if ((error as { code?: unknown }).code === '42P01') return { rows: [] }; // undefined_table
+      throw error;
+    });
+  return rows.map((row) => row.version);
 }
 
 /** How long `promise` takes to settle, and how it settled. */

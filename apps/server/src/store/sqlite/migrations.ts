@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { checkMigrationList, type Migration, SchemaTooNewError } from '../migration-list.ts';
+import { checkMigrations, type Migration, type MigrationReport } from '../migration-list.ts';
 
 /** The SQLite schema, oldest first. Append new versions; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -34,44 +34,26 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** What `migrate` did: the schema version before and after, and the versions it applied. */
-export interface MigrationReport {
-  readonly from: number;
-  readonly to: number;
-  readonly applied: readonly number[];
-}
-
 /**
- * Brings `db` to the latest version of `migrations`, tracked in `PRAGMA user_version`.
- * Runs in one IMMEDIATE transaction, so a failing migration changes nothing and two
- * processes opening the same file cannot both apply it. Applies nothing when the database
- * is already current; throws SchemaTooNewError when its version is newer than the list.
- *
- * @example
- * migrate(db); // { from: 0, to: 1, applied: [1] } on a new file, then { from: 1, to: 1, applied: [] }
+ * Brings `db` to the latest of `migrations`, tracked in `PRAGMA user_version`, in one IMMEDIATE
+ * transaction: a failing migration changes nothing, and two processes cannot both apply one.
  */
 export function migrate(
   db: Database,
   migrations: readonly Migration[] = MIGRATIONS,
 ): MigrationReport {
-  checkMigrationList(migrations);
-  const latest = migrations.length;
-  const run = db.transaction((): MigrationReport => {
-    const from = schemaVersion(db);
-    if (from > latest) {
-      throw new SchemaTooNewError(
-        `The database schema is at version ${from}, but this server only knows versions up to ${latest}; ` +
-          'run a newer server or point it at another database.',
-      );
-    }
-    const pending = migrations.slice(from);
-    for (const migration of pending) {
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    }
-    return { from, to: latest, applied: pending.map((m) => m.version) };
-  });
-  return run.immediate();
+  return db
+    .transaction((): MigrationReport => {
+      const from = schemaVersion(db);
+      checkMigrations(migrations, from);
+      const pending = migrations.slice(from);
+      for (const migration of pending) {
+        db.exec(migration.sql);
+        db.pragma(`user_version = ${migration.version}`);
+      }
+      return { from, to: migrations.length, applied: pending.map((m) => m.version) };
+    })
+    .immediate();
 }
 
 /** The schema version recorded in the database file (`PRAGMA user_version`); 0 when new. */
