@@ -5,31 +5,14 @@ import { type NotReadyCause, StoreOpenError, StoreUnavailableError } from '../pl
 // cause and what to do), and at start-up (one line naming the database, why, and what to do).
 
 /**
- * SQLSTATE classes and codes that mean "the database cannot serve this now, try again" (see
- * the PostgreSQL manual, appendix "Error Codes"), and Node socket errors of an unreachable host.
+ * "Cannot serve this now, try again" (PostgreSQL manual, "Error Codes"): classes 08 connection,
+ * 28 login, 53 resources, 58 system; serialization failure, deadlock, lock and statement
+ * timeouts, shutdowns, starting up, idle session timeout, a read-only standby after a failover
+ * (25006); and the socket errors of an unreachable host.
  */
-const UNAVAILABLE_CLASSES = ['08', '28', '53', '58'];
-const UNAVAILABLE_CODES = new Set([
-  '40001', // serialization_failure
-  '40P01', // deadlock_detected
-  '55P03', // lock_not_available
-  '57014', // query_canceled (statement_timeout)
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now (starting up, recovering)
-  '57P05', // idle_session_timeout
-  '25006', // read_only_sql_transaction (connected to a standby after a failover)
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
+const UNAVAILABLE_CODE =
+  /^((08|28|53|58)...|40001|40P01|55P03|57014|57P0[1235]|25006|ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
+const AGAIN = 'the server is ready again once a write succeeds.';
 /** Messages of errors that node-postgres (pg, pg-pool) raises without a code. */
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
@@ -40,35 +23,30 @@ const UNAVAILABLE_MESSAGES = [
   'Client was closed and is not queryable',
   'Cannot use a pool after calling end on the pool',
 ];
+/** A pooled connection the database (or the network) closed while it sat idle. */
+const STALE_CODES = new Set(['57P01', '57P02', 'ECONNRESET', 'EPIPE']);
 
-// A pooled connection the database (or the network) closed while it sat idle.
-const STALE_CONNECTION_CODES = new Set(['57P01', '57P02', 'ECONNRESET', 'EPIPE']);
+/** The `code` of `error` when it is a string. */
+function ownCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
 
 /** SQLSTATE (or errno) of `error` or of the first error it wraps that has one. */
 export function postgresCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; current instanceof Error && depth < 10; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
+    const code = ownCode(current);
+    if (code !== undefined) return code;
     current = current instanceof AggregateError ? current.errors[0] : current.cause;
   }
   return undefined;
 }
 
-/**
- * True when `error` says the database cannot be reached or cannot serve right now (a retry
- * later may succeed), as opposed to a problem with the statement or its data.
- *
- * @example
- * isPostgresUnavailable(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })); // true
- */
+/** True when the database cannot be reached or serve right now (not a fault of the statement). */
 export function isPostgresUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error instanceof StoreUnavailableError) return true;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') {
-    if (UNAVAILABLE_CODES.has(code)) return true;
-    if (code.length === 5 && UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) return true;
-  }
+  if (UNAVAILABLE_CODE.test(ownCode(error) ?? '')) return true;
   if (UNAVAILABLE_MESSAGES.some((message) => error.message.startsWith(message))) return true;
   if (error instanceof AggregateError && error.errors.some(isPostgresUnavailable)) return true;
   return error.cause !== undefined && error.cause !== error && isPostgresUnavailable(error.cause);
@@ -90,8 +68,7 @@ export function isPostgresLoginRefused(error: unknown): boolean {
 /** True when the connection a query ran on was already dead: worth one retry on a new one. */
 export function isStaleConnection(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && STALE_CONNECTION_CODES.has(code)) return true;
+  if (STALE_CODES.has(ownCode(error) ?? '')) return true;
   return error.message.startsWith('Connection terminated unexpectedly');
 }
 
@@ -101,23 +78,16 @@ export function describeError(error: unknown): string {
     return [...new Set(error.errors.map(describeError))].join('; ') || 'AggregateError';
   }
   if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code;
+  const code = ownCode(error);
   const message = error.message || error.name;
-  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+  return code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
 }
 
-const REACHABLE =
-  'Check that PostgreSQL is running and reachable from this host; the server is ready again once a write succeeds.';
-
-/**
- * Why a write to the PostgreSQL store failed (its SQLSTATE, or the socket error), with what
- * the operator should do about it.
- */
+/** Why a write to the PostgreSQL store failed (its SQLSTATE or errno), and what to do. */
 export function describePostgresFailure(error: unknown): NotReadyCause {
   const code = postgresCode(error) ?? 'UNAVAILABLE';
   const message = `PostgreSQL cannot commit: ${error instanceof Error ? error.message : String(error)}`;
-  let action =
-    'See the error in the PostgreSQL log; the server is ready again once a write succeeds.';
+  let action = `See the error in the PostgreSQL log; ${AGAIN}`;
   if (code === '53100') action = 'Free disk space on the PostgreSQL server.';
   else if (code === '25006') {
     action =
@@ -126,9 +96,9 @@ export function describePostgresFailure(error: unknown): NotReadyCause {
   else if (code.startsWith('28')) action = 'Fix the credentials in DATABASE_URL (login refused).';
   else if (code.startsWith('53')) {
     action = 'PostgreSQL is out of resources (connections, memory): check its limits.';
-  } else if (code.startsWith('57P') || code.startsWith('08') || code.startsWith('E')) {
-    action = REACHABLE;
-  } else if (code === 'UNAVAILABLE') action = REACHABLE;
+  } else if (/^(57P|08|E|UNAVAILABLE$)/.test(code)) {
+    action = `Check that PostgreSQL is running and reachable from this host; ${AGAIN}`;
+  }
   return { code, message, action };
 }
 

@@ -6,30 +6,21 @@ import { SqliteError } from './driver.ts';
 // Every SQLite failure is classified here: for a request (503 or not), for readiness (the cause
 // and what to do), and at start-up (one line naming the file, why, and what to do).
 
-/** SQLite result codes (prefixes of the extended codes) that mean "cannot reach the data now". */
-const UNAVAILABLE_CODES = [
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
-  'SQLITE_IOERR',
-  'SQLITE_FULL',
-  'SQLITE_CANTOPEN',
-  'SQLITE_PROTOCOL',
-  'SQLITE_READONLY',
-  'SQLITE_NOMEM',
-];
+/** Extended result codes that mean "cannot reach the data now". */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL|READONLY|NOMEM)/;
+const WRITABLE =
+  "the database file, its -wal and -shm files and their directory writable by the server's user";
+const AGAIN = 'the server is ready again once a write succeeds.';
 
 /** Thrown when a database file is no longer the one the store has open. */
 export class DatabaseFileGoneError extends Error {
   override readonly name = 'DatabaseFileGoneError';
   constructor(
     readonly code: 'FILE_DELETED' | 'FILE_REPLACED',
-    readonly path: string,
+    path: string,
   ) {
-    super(
-      code === 'FILE_DELETED'
-        ? `${path} was deleted while the server had it open`
-        : `${path} was replaced by another file while the server had it open`,
-    );
+    const what = code === 'FILE_DELETED' ? 'deleted' : 'replaced by another file';
+    super(`${path} was ${what} while the server had it open`);
   }
 }
 
@@ -40,97 +31,62 @@ export function sqliteCode(error: unknown): string | undefined {
 
 /** SQLite errors that mean the database cannot be reached become StoreUnavailableError. */
 export function translateSqliteError(error: unknown): unknown {
-  if (error instanceof DatabaseFileGoneError) {
-    return new StoreUnavailableError(`The database file is gone: ${error.message}`, {
-      cause: error,
-    });
-  }
-  const code = sqliteCode(error);
-  if (code !== undefined && UNAVAILABLE_CODES.some((prefix) => code.startsWith(prefix))) {
-    return new StoreUnavailableError(`SQLite is unavailable: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  return error;
+  const gone = error instanceof DatabaseFileGoneError;
+  if (!gone && !UNAVAILABLE.test(sqliteCode(error) ?? '')) return error;
+  const what = gone ? 'The database file is gone' : 'SQLite is unavailable';
+  return new StoreUnavailableError(`${what}: ${(error as Error).message}`, { cause: error });
 }
 
-const WRITABLE =
-  "the database file, its -wal and -shm files and their directory writable by the server's user";
-
-/**
- * Why a write to the SQLite store failed, with what the operator should do about it.
- *
- * @example
- * describeSqliteFailure(error, 'data/plants.db'); // { code: 'SQLITE_FULL', message: …, action: 'Free space …' }
- */
+/** Why a write to the SQLite store failed, with what the operator should do about it. */
 export function describeSqliteFailure(error: unknown, filename: string): NotReadyCause {
   const cause = error instanceof StoreUnavailableError ? (error.cause ?? error) : error;
   if (cause instanceof DatabaseFileGoneError) {
-    return {
-      code: cause.code,
-      message: cause.message,
-      action:
-        'Creates are refused, so none is acknowledged into a file that is gone. Put the ' +
-        'database file back if it was removed by mistake, then restart the server; never ' +
-        "delete or replace a running server's database files.",
-    };
+    const action =
+      'Creates are refused, so none is acknowledged into a file that is gone. Put the ' +
+      'database file back if it was removed by mistake, then restart the server; never ' +
+      "delete or replace a running server's database files.";
+    return { code: cause.code, message: cause.message, action };
   }
   const message = cause instanceof Error ? cause.message : String(cause);
   const code = sqliteCode(cause) ?? (cause instanceof Error ? cause.name : 'UNKNOWN');
-  if (code.startsWith('SQLITE_FULL')) {
-    return {
-      code,
-      message: `The disk holding ${filename} is full: ${message}`,
-      action: `Free space on the file system of ${dirname(filename)}; the server is ready again within seconds of the next successful write.`,
-    };
-  }
-  if (code.startsWith('SQLITE_READONLY')) {
-    return {
-      code,
-      message: `${filename} cannot be written: ${message}`,
-      action: `Make ${WRITABLE} (and the file system writable), then restart the server.`,
-    };
-  }
-  if (code.startsWith('SQLITE_IOERR')) {
-    return {
-      code,
-      message: `I/O error on ${filename}: ${message}`,
-      action: 'Check the disk and the kernel log; the server is ready again once a write succeeds.',
-    };
-  }
-  return {
-    code,
-    message: `A write to ${filename} failed: ${message}`,
-    action: 'See the error; the server is ready again once a write succeeds.',
-  };
+  const [what, action] = code.startsWith('SQLITE_FULL')
+    ? [
+        `The disk holding ${filename} is full`,
+        `Free space on the file system of ${dirname(filename)}; the server is ready again within seconds of the next successful write.`,
+      ]
+    : code.startsWith('SQLITE_READONLY')
+      ? [
+          `${filename} cannot be written`,
+          `Make ${WRITABLE} (and the file system writable), then restart the server.`,
+        ]
+      : code.startsWith('SQLITE_IOERR')
+        ? [`I/O error on ${filename}`, `Check the disk and the kernel log; ${AGAIN}`]
+        : [`A write to ${filename} failed`, `See the error; ${AGAIN}`];
+  return { code, message: `${what}: ${message}`, action };
 }
 
-/**
- * The one-line start-up error for a SQLite database that cannot be opened: the file, why,
- * and what to do.
- */
+/** The one-line start-up error for a SQLite database that cannot be opened. */
 export function sqliteOpenError(error: unknown, filename: string): StoreOpenError {
-  const opening = `Cannot open the SQLite database ${filename}`;
-  const other = 'or set DATABASE_URL to another file';
-  const message = error instanceof Error ? error.message : String(error);
-  const code = sqliteCode(error) ?? (error as { code?: unknown }).code;
   if (error instanceof StoreOpenError) return error;
-  if (typeof code !== 'string')
+  const opening = `Cannot open the SQLite database ${filename}`;
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | undefined)?.code; // SQLite's, or an errno's
+  if (typeof code !== 'string') {
     return new StoreOpenError(`${opening}: ${message}`, { cause: error });
-  const why = message.startsWith(code) ? message : `${code}: ${message}`;
-  let text = `${opening}: ${why}.`;
-  if (code.startsWith('SQLITE_READONLY')) {
-    text = `${opening}: it is read-only for this user (${why}). Make ${WRITABLE}, ${other}.`;
-  } else if (isDirectory(filename)) {
-    text = `${opening}: it is a directory. Set DATABASE_URL to a file, e.g. ${join(filename, 'plants.db')}.`;
-  } else if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('E')) {
-    text =
-      `${opening}: the file cannot be created or opened there (${why}). ` +
-      `Make sure ${dirname(filename)} is a directory the server's user can write (or can create), ${other}.`;
-  } else if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
-    text = `${opening}: it is not a SQLite database, or it is damaged (${code}). Point DATABASE_URL at a plant-store database or a new file.`;
   }
-  return new StoreOpenError(text, { cause: error });
+  const why = message.startsWith(code) ? message : `${code}: ${message}`;
+  const other = 'or set DATABASE_URL to another file';
+  let text = `${why}.`;
+  if (code.startsWith('SQLITE_READONLY')) {
+    text = `it is read-only for this user (${why}). Make ${WRITABLE}, ${other}.`;
+  } else if (isDirectory(filename)) {
+    text = `it is a directory. Set DATABASE_URL to a file, e.g. ${join(filename, 'plants.db')}.`;
+  } else if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('E')) {
+    text = `the file cannot be created or opened there (${why}). Make sure ${dirname(filename)} is a directory the server's user can write (or can create), ${other}.`;
+  } else if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    text = `it is not a SQLite database, or it is damaged (${code}). Point DATABASE_URL at a plant-store database or a new file.`;
+  }
+  return new StoreOpenError(`${opening}: ${text}`, { cause: error });
 }
 
 function isDirectory(path: string): boolean {
