@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { NewPlant } from '@plant-store/schema';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from './batched-store.ts';
@@ -10,18 +11,26 @@ import {
 
 const fault = (code: string) => Object.assign(new Error(`failed with ${code}`), { code });
 
+type Commit = (plants: readonly NewPlant[]) => RowResult[] | Promise<RowResult[]>;
+
 /** An in-memory adapter whose database "fails" with `failure` while it is set. */
 class FakeStore extends BatchedStore {
   readonly rows = new Map<bigint, NewPlant>();
+  /** The ids of every batch committed, in order. */
+  readonly batches: bigint[][] = [];
   failure: Error | undefined;
   probes = 0;
+  /** Replaces the in-memory commit when set. */
+  commit: Commit | undefined;
 
-  constructor(options: BatchedStoreOptions) {
-    super(options);
+  constructor(options: BatchedStoreOptions, maxInFlight?: number) {
+    super(options, maxInFlight);
     this.startProbing();
   }
 
-  protected commitBatch(plants: readonly NewPlant[]): RowResult[] {
+  protected commitBatch(plants: readonly NewPlant[]): RowResult[] | Promise<RowResult[]> {
+    this.batches.push(plants.map((plant) => plant.id));
+    if (this.commit) return this.commit(plants);
     if (this.failure) throw this.failure;
     return plants.map((plant) => {
       if (plant.name === 'bad') return { ok: false, error: new RangeError('bad row') };
@@ -149,5 +158,132 @@ describe('BatchedStore', () => {
     await expect(store.get(1n)).rejects.toThrow(StoreUnavailableError);
     await expect(store.ping()).rejects.toThrow(StoreUnavailableError);
     await store.close();
+  });
+});
+
+/** A commit whose batches finish only when the test says so. */
+function manualCommit() {
+  const batches: { finish: (error?: Error) => void }[] = [];
+  const commit: Commit = (plants) =>
+    new Promise((resolve, reject) => {
+      const created = plants.map((): RowResult => ({ ok: true, value: 'created' }));
+      batches.push({ finish: (error) => (error ? reject(error) : resolve(created)) });
+    });
+  return { batches, commit };
+}
+
+describe('BatchedStore group commit', () => {
+  const stores: FakeStore[] = [];
+  const open = (options: BatchedStoreOptions = {}, maxInFlight?: number) => {
+    const store = new FakeStore({ probeIntervalMs: 60_000, ...options }, maxInFlight);
+    stores.push(store);
+    return store;
+  };
+  const plant = (id: number): NewPlant => ({ id: BigInt(id), name: `Plant ${id}` });
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+  });
+
+  it('commits the creates of one event-loop turn as one batch, each getting its own result', async () => {
+    const store = open();
+    const outcomes = [plant(1), plant(2), plant(1)].map((p) => store.create(p));
+    expect(await Promise.all(outcomes)).toEqual(['created', 'created', 'replayed']);
+    expect(store.batches).toEqual([[1n, 2n, 1n]]);
+    expect(store.stats()).toEqual({ commits: 1, creates: 3 });
+  });
+
+  it('splits a turn into batches of at most maxBatchSize, one per turn', async () => {
+    const store = open({ maxBatchSize: 4 });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => store.create(plant(i))));
+    expect(store.batches.map((batch) => batch.length)).toEqual([4, 4, 2]);
+    expect(store.stats()).toEqual({ commits: 3, creates: 10 });
+  });
+
+  it('rejects one create alone when its result is an error', async () => {
+    const store = open();
+    const results = await Promise.allSettled([
+      store.create(plant(1)),
+      store.create({ id: 2n, name: 'bad' }),
+      store.create(plant(3)),
+    ]);
+    expect(results).toEqual([
+      { status: 'fulfilled', value: 'created' },
+      { status: 'rejected', reason: new RangeError('bad row') },
+      { status: 'fulfilled', value: 'created' },
+    ]);
+    expect(store.stats()).toEqual({ commits: 1, creates: 3 });
+  });
+
+  it('rejects the whole batch when the commit rejects, and keeps working after', async () => {
+    const store = open();
+    store.commit = async () => {
+      throw new Error('database down');
+    };
+    const failed = await Promise.allSettled([store.create(plant(1)), store.create(plant(2))]);
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(store.stats()).toEqual({ commits: 0, creates: 2 });
+    store.commit = undefined;
+    expect(await store.create(plant(3))).toBe('created');
+    expect(store.stats()).toEqual({ commits: 1, creates: 3 });
+  });
+
+  it('rejects every create when the commit returns too few results', async () => {
+    const store = open();
+    store.commit = () => [];
+    await expect(store.create(plant(1))).rejects.toThrow('no result');
+  });
+
+  it('while a batch is in flight, collects the next creates into one following batch', async () => {
+    const { batches, commit } = manualCommit();
+    const store = open();
+    store.commit = commit;
+    const first = store.create(plant(1));
+    await nextTurn();
+    expect(store.batches).toEqual([[1n]]);
+    const later = [store.create(plant(2)), store.create(plant(3))];
+    await nextTurn();
+    const more = store.create(plant(4));
+    await nextTurn();
+    expect(batches).toHaveLength(1);
+    batches[0]?.finish();
+    expect(await first).toBe('created');
+    await nextTurn();
+    expect(store.batches).toEqual([[1n], [2n, 3n, 4n]]);
+    batches[1]?.finish();
+    expect(await Promise.all([...later, more])).toEqual(['created', 'created', 'created']);
+  });
+
+  it('runs up to maxInFlight batches at once', async () => {
+    const { batches, commit } = manualCommit();
+    const store = open({ maxBatchSize: 2 }, 2);
+    store.commit = commit;
+    const all = Promise.all([1, 2, 3, 4, 5].map((id) => store.create(plant(id))));
+    await nextTurn();
+    expect(store.batches).toEqual([
+      [1n, 2n],
+      [3n, 4n],
+    ]);
+    batches[1]?.finish();
+    await nextTurn();
+    await nextTurn();
+    expect(store.batches).toEqual([[1n, 2n], [3n, 4n], [5n]]);
+    batches[0]?.finish();
+    batches[2]?.finish();
+    expect(await all).toHaveLength(5);
+  });
+
+  it('close commits everything queued and waits for batches in flight', async () => {
+    const store = open({ maxBatchSize: 2 });
+    const committed: bigint[] = [];
+    store.commit = async (plants) => {
+      await nextTurn();
+      committed.push(...plants.map((p) => p.id));
+      return plants.map(() => ({ ok: true, value: 'created' }));
+    };
+    const results = [1, 2, 3, 4, 5].map((id) => store.create(plant(id)));
+    await store.close();
+    expect(committed).toEqual([1n, 2n, 3n, 4n, 5n]);
+    expect(store.stats()).toEqual({ commits: 3, creates: 5 });
+    expect(await Promise.all(results)).toEqual(Array(5).fill('created'));
   });
 });

@@ -1,5 +1,4 @@
 import type { NewPlant } from '@plant-store/schema';
-import { GroupCommitQueue, type GroupCommitStats, type ItemResult } from './group-commit.ts';
 import {
   type CreateOutcome,
   type NotReadyCause,
@@ -17,11 +16,23 @@ export interface BatchedStoreOptions {
   readonly observer?: StoreObserver;
   /** How often a cheap write checks that the store can commit; default 2000 ms. */
   readonly probeIntervalMs?: number;
-  /** Told once per readiness transition (see `readiness`). */
+  /** Told once per readiness transition. */
   readonly onReadinessChange?: (readiness: Readiness, previous: Readiness) => void;
 }
 
-export type RowResult = ItemResult<CreateOutcome>;
+/** One create of a batch: its outcome, or the error that failed this create alone. */
+export type RowResult =
+  | { readonly ok: true; readonly value: CreateOutcome }
+  | { readonly ok: false; readonly error: unknown };
+
+/** Counters of the group commit: `commits` batches that committed, `creates` settled creates. */
+export type GroupCommitStats = { readonly commits: number; readonly creates: number };
+
+interface Waiting {
+  readonly plant: NewPlant;
+  readonly resolve: (outcome: CreateOutcome) => void;
+  readonly reject: (error: unknown) => void;
+}
 
 const READY: Readiness = { ready: true };
 const CLOSED: Readiness = {
@@ -34,61 +45,39 @@ const CLOSED: Readiness = {
 };
 
 /**
- * What the two adapters share: creates go through one group commit; `get`/`ping` and every
- * commit's errors go through the adapter's one classification (`translate`: unreachable →
- * StoreUnavailableError, the 503); readiness is the outcome of the latest write, a commit or
- * the probe the adapter runs every `probeIntervalMs` (so an idle store notices a fault too).
- * An adapter supplies only the database work.
+ * What the two adapters share; an adapter supplies only the database work. Group commit: the
+ * creates of one event-loop turn are committed in one batch (one transaction, one fsync), each
+ * getting its own result; while `maxInFlight` batches commit, new creates form the next batch,
+ * so batches grow with the load. Every error goes through the adapter's `translate`
+ * (unreachable → StoreUnavailableError, the 503). Readiness is the outcome of the latest write:
+ * a commit, or the probe run every `probeIntervalMs` (so an idle store notices a fault too).
  */
 export abstract class BatchedStore implements PlantStore {
-  readonly #queue: GroupCommitQueue<NewPlant, CreateOutcome>;
-  readonly #onChange: BatchedStoreOptions['onReadinessChange'];
-  readonly #probeIntervalMs: number;
+  readonly #options: BatchedStoreOptions;
+  readonly #maxInFlight: number;
+  readonly #inFlight = new Set<Promise<void>>();
+  #waiting: Waiting[] = [];
+  #nextBatch: NodeJS.Immediate | undefined;
+  #commits = 0;
+  #creates = 0;
   #state: Readiness = READY;
   #probing: Promise<Readiness> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
 
-  protected constructor(options: BatchedStoreOptions & { readonly maxInFlight?: number }) {
-    this.#onChange = options.onReadinessChange;
-    this.#probeIntervalMs = options.probeIntervalMs ?? 2000;
-    const onCommit = options.observer?.onCommit?.bind(options.observer);
-    this.#queue = new GroupCommitQueue({
-      maxBatchSize: options.maxBatchSize ?? 1000,
-      maxInFlight: options.maxInFlight ?? 1,
-      commit: (plants) => {
-        const started = performance.now();
-        const report = (committed: boolean) =>
-          onCommit?.(plants.length, (performance.now() - started) / 1000, committed);
-        const settle = (results: readonly RowResult[]) => {
-          report(true);
-          return this.#noteResults(results);
-        };
-        const fail = (error: unknown): never => {
-          report(false);
-          const translated = this.translate(error);
-          this.#note({ ready: false, cause: this.describe(translated) });
-          throw translated;
-        };
-        try {
-          const results = this.commitBatch(plants);
-          return results instanceof Promise ? results.then(settle, fail) : settle(results);
-        } catch (error) {
-          return fail(error);
-        }
-      },
-    });
+  /** `maxInFlight` only matters for an asynchronous `commitBatch`. */
+  protected constructor(options: BatchedStoreOptions, maxInFlight = 1) {
+    this.#options = options;
+    this.#maxInFlight = maxInFlight;
   }
 
-  /** Commits one batch in one transaction: one result per plant, in order. */
+  /** Commits one batch in one transaction: one result per plant, in order; throwing fails all. */
   protected abstract commitBatch(
     plants: readonly NewPlant[],
   ): readonly RowResult[] | Promise<readonly RowResult[]>;
-  /** The stored plant with this id, or undefined. */
   protected abstract read(id: bigint): Promise<NewPlant | undefined>;
-  /** A trivial query. */
   protected abstract query1(): Promise<void>;
-  /** A cheap real write (no change to what is stored); throws when the store cannot commit. */
+  /** A cheap real write that changes nothing stored; throws when the store cannot commit. */
   protected abstract probeWrite(): Promise<void>;
   /** The database's error as the store reports it (StoreUnavailableError when unreachable). */
   protected abstract translate(error: unknown): unknown;
@@ -100,30 +89,27 @@ export abstract class BatchedStore implements PlantStore {
   /** Starts the periodic write probe; an adapter calls it once the database is open. */
   protected startProbing(): void {
     void this.#probeIfIdle();
-    this.#timer = setInterval(() => void this.#probeIfIdle(), this.#probeIntervalMs).unref();
+    const every = this.#options.probeIntervalMs ?? 2000;
+    this.#timer = setInterval(() => void this.#probeIfIdle(), every).unref();
   }
 
+  /** Queues `plant` for the next batch; settles once that batch committed. */
   create(plant: NewPlant): Promise<CreateOutcome> {
     if (this.#closed) return Promise.reject(closedError());
-    return this.#queue.submit(plant);
+    return new Promise<CreateOutcome>((resolve, reject) => {
+      this.#waiting.push({ plant, resolve, reject });
+      this.#schedule();
+    });
   }
 
   async get(id: bigint): Promise<NewPlant | undefined> {
     if (this.#closed) throw closedError();
-    try {
-      return await this.read(id);
-    } catch (error) {
-      throw this.translate(error);
-    }
+    return this.read(id).catch((error: unknown) => Promise.reject(this.translate(error)));
   }
 
   async ping(): Promise<void> {
     if (this.#closed) throw closedError();
-    try {
-      await this.query1();
-    } catch (error) {
-      throw this.translate(error);
-    }
+    return this.query1().catch((error: unknown) => Promise.reject(this.translate(error)));
   }
 
   readiness(): Readiness {
@@ -136,15 +122,102 @@ export abstract class BatchedStore implements PlantStore {
     return this.#probeIfIdle();
   }
 
+  stats(): GroupCommitStats {
+    return { commits: this.#commits, creates: this.#creates };
+  }
+
+  /** Commits every queued create (in batches), then releases the database. Later calls reject. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    clearImmediate(this.#nextBatch);
+    this.#nextBatch = undefined;
+    while (this.#waiting.length > 0 || this.#inFlight.size > 0) {
+      while (this.#waiting.length > 0 && this.#inFlight.size < this.#maxInFlight) {
+        this.#startBatch();
+      }
+      if (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
+    }
+    await this.#probing;
+    await this.release();
+  }
+
+  #schedule(): void {
+    if (this.#nextBatch !== undefined || this.#waiting.length === 0) return;
+    if (this.#inFlight.size >= this.#maxInFlight) return; // a finishing batch reschedules
+    this.#nextBatch = setImmediate(() => {
+      this.#nextBatch = undefined;
+      // One batch per free slot per turn, so a synchronous commit yields between batches.
+      for (let slots = this.#maxInFlight - this.#inFlight.size; slots > 0; slots -= 1) {
+        if (this.#waiting.length === 0) break;
+        this.#startBatch();
+      }
+      this.#schedule();
+    });
+  }
+
+  #startBatch(): void {
+    const batch = this.#waiting.splice(0, this.#options.maxBatchSize ?? 1000);
+    const started = performance.now();
+    let results: ReturnType<BatchedStore['commitBatch']>;
+    try {
+      results = this.commitBatch(batch.map((entry) => entry.plant));
+    } catch (error) {
+      this.#settle(batch, started, error);
+      return;
+    }
+    if (!(results instanceof Promise)) {
+      this.#settle(batch, started, undefined, results);
+      return;
+    }
+    // The slot is freed and the next batch scheduled before the creates hear back.
+    const finish = (error: unknown, values?: readonly RowResult[]) => {
+      this.#inFlight.delete(done);
+      this.#schedule();
+      this.#settle(batch, started, error, values);
+    };
+    const done: Promise<void> = results.then((values) => finish(undefined, values), finish);
+    this.#inFlight.add(done);
+  }
+
+  /**
+   * Answers each create of a batch with its result (errors translated), or all of them with the
+   * batch's error; readiness follows (one row unreachable means all are).
+   */
+  #settle(
+    batch: readonly Waiting[],
+    started: number,
+    error: unknown,
+    results?: readonly RowResult[],
+  ) {
+    const seconds = (performance.now() - started) / 1000;
+    this.#options.observer?.onCommit?.(batch.length, seconds, results !== undefined);
+    this.#creates += batch.length;
+    if (results === undefined) {
+      const translated = this.translate(error);
+      this.#note({ ready: false, cause: this.describe(translated) });
+      for (const entry of batch) entry.reject(translated);
+      return;
+    }
+    this.#commits += 1;
+    const errors = results.map((result) => (result.ok ? undefined : this.translate(result.error)));
+    const down = errors.find((e) => e instanceof StoreUnavailableError);
+    if (down !== undefined) this.#note({ ready: false, cause: this.describe(down) });
+    else if (results.some((result) => result.ok)) this.#note(READY);
+    batch.forEach((entry, index) => {
+      const result = results[index];
+      if (result === undefined) entry.reject(new Error('The batch commit returned no result'));
+      else if (result.ok) entry.resolve(result.value);
+      else entry.reject(errors[index]);
+    });
+  }
+
   /** The timer's way: probes never pile up. */
   #probeIfIdle(): Promise<Readiness> {
-    if (this.#probing === undefined) {
-      const run = this.#probe();
-      this.#probing = run;
-      void run.then(() => {
-        if (this.#probing === run) this.#probing = undefined;
-      });
-    }
+    this.#probing ??= this.#probe().finally(() => {
+      this.#probing = undefined;
+    });
     return this.#probing;
   }
 
@@ -159,40 +232,13 @@ export abstract class BatchedStore implements PlantStore {
     return this.#state;
   }
 
-  /** Counters of the group commit: `commits` transactions, `creates` settled creates. */
-  stats(): GroupCommitStats {
-    return this.#queue.stats();
-  }
-
-  /** Commits every queued create, then releases the database. Later calls reject. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    clearInterval(this.#timer);
-    await this.#queue.drain();
-    await this.#probing;
-    await this.release();
-  }
-
-  /** Per-row errors translated; readiness from the batch (unreachable for one row: for all). */
-  #noteResults(results: readonly RowResult[]): RowResult[] {
-    const translated = results.map((result) =>
-      result.ok ? result : { ok: false as const, error: this.translate(result.error) },
-    );
-    const down = translated.find((r) => !r.ok && r.error instanceof StoreUnavailableError);
-    if (down !== undefined && !down.ok) {
-      this.#note({ ready: false, cause: this.describe(down.error) });
-    } else if (translated.some((result) => result.ok)) this.#note(READY);
-    return translated;
-  }
-
   #note(next: Readiness): void {
     const previous = this.#state;
     this.#state = next;
     const changed =
       previous.ready !== next.ready ||
       (!previous.ready && !next.ready && previous.cause.code !== next.cause.code);
-    if (changed) this.#onChange?.(next, previous);
+    if (changed) this.#options.onReadinessChange?.(next, previous);
   }
 }
 

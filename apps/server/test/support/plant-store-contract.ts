@@ -1,6 +1,6 @@
 import type { NewPlant } from '@plant-store/schema';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { GroupCommitStats } from '../../src/store/group-commit.ts';
+import type { GroupCommitStats } from '../../src/store/batched-store.ts';
 import {
   type CreateOutcome,
   type PlantStore,

@@ -92,7 +92,7 @@ export class PostgresStore extends BatchedStore {
 
   /** Prefer `createPostgresStore`, which also waits for the database and migrates it. */
   constructor(options: PostgresStoreOptions) {
-    super({ ...options, maxInFlight: options.maxInFlight ?? 2 });
+    super(options, options.maxInFlight ?? 2);
     this.#durability = options.durability ?? 'full';
     this.#onError = options.onError ?? (() => undefined);
     const { pool, settings } = createPostgresPool({
