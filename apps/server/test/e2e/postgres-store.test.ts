@@ -353,7 +353,6 @@ describe('an unreachable database', () => {
       /^idle PostgreSQL connection failed \(plant-store\): terminating connection/,
     );
     expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
-    expect(store.poolStats().total).toBeGreaterThanOrEqual(1);
   });
 });
 

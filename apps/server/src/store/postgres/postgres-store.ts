@@ -1,9 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { INT64_MAX, INT64_MIN, type NewPlant } from '@plant-store/schema';
 import pg from 'pg';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
 import {
   type Durability,
-  type NotReadyCause,
   outcomeAgainst,
   type PlantRow,
   StoreOpenError,
@@ -23,25 +23,13 @@ import { createPostgresPool, type PostgresPoolConfig, type PostgresPoolSettings 
 
 /** Options of `createPostgresStore`; the pool settings are the ones every pool shares (pool.ts). */
 export interface PostgresStoreOptions extends PostgresPoolConfig, BatchedStoreOptions {
-  /** A `postgres://` or `postgresql://` connection URL (its query parameters are honoured). */
   readonly url: string;
   /** How long opening waits, retrying, for a database it cannot reach; default 0 (fail at once). */
   readonly startupWaitMs?: number;
-  /**
-   * `full` (default): commits wait for the WAL flush; opening refuses a server whose
-   * `synchronous_commit` is `off`. `normal`: this store's sessions set it `off`.
-   */
+  /** `full` (default) refuses a server with `synchronous_commit = off`; `normal` sets it off. */
   readonly durability?: Durability;
-  /** Most batches committing at once (each on its own connection); default 2. */
-  readonly maxInFlight?: number;
 }
 
-/** The pool settings in effect, and `synchronous_commit` as a pooled session reports it. */
-export interface PostgresStoreSettings extends PostgresPoolSettings {
-  readonly synchronousCommit: string;
-}
-
-const INT8_OID = 20;
 const INSERT_BATCH = `
   INSERT INTO plants (id, name, tag)
   SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
@@ -57,18 +45,11 @@ const PROBE_WRITE = `
   WITH probe AS (INSERT INTO plants (id, name) SELECT 0, '' WHERE false RETURNING id)
   SELECT txid_current() AS xid, (SELECT count(*) FROM probe) AS inserted`;
 
-/**
- * Opens the PostgreSQL plant store at `options.url`: waits for the database (up to
- * `startupWaitMs`), checks durability and runs the migrations. Fails with a StoreOpenError,
- * one line naming the database (its password masked), why, and what to do.
- *
- * @example
- * const store = await createPostgresStore({ url: 'postgres://app:secret@db:5432/plants' });
- */
+/** Opens the PostgreSQL store (see `open`), or fails with a one-line StoreOpenError. */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const store = new PostgresStore(options);
   try {
-    await store.open(options.startupWaitMs ?? 0);
+    await store.open(options);
   } catch (error) {
     await store.close().catch(() => undefined);
     throw postgresOpenError(error, options.url);
@@ -86,37 +67,40 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 export class PostgresStore extends BatchedStore {
   readonly #pool: pg.Pool;
   readonly #settings: PostgresPoolSettings;
-  readonly #durability: Durability;
-  readonly #onError: (error: Error, context: string) => void;
   #synchronousCommit = 'unknown';
 
   /** Prefer `createPostgresStore`, which also waits for the database and migrates it. */
   constructor(options: PostgresStoreOptions) {
-    super(options, options.maxInFlight ?? 2);
-    this.#durability = options.durability ?? 'full';
-    this.#onError = options.onError ?? (() => undefined);
+    super(options, 2); // at most two batches committing at once, each on its own connection
+    // int8 as an exact bigint, for this pool only (pg's global default is a string).
+    const types = new pg.TypeOverrides();
+    types.setTypeParser(pg.types.builtins.INT8, BigInt);
     const { pool, settings } = createPostgresPool({
       ...options,
       role: 'plants',
-      // int8 as an exact bigint, for this pool only (pg's global default is a string).
-      types: {
-        getTypeParser: (oid: number, format?: string) =>
-          oid === INT8_OID && format !== 'binary'
-            ? (value: string) => BigInt(value)
-            : pg.types.getTypeParser(oid, format === 'binary' ? 'binary' : 'text'),
-      } as pg.CustomTypesConfig,
-      synchronousCommitOff: this.#durability === 'normal',
+      types,
+      synchronousCommitOff: options.durability === 'normal',
     });
     this.#pool = pool;
     this.#settings = settings;
   }
 
   /** Waits for the database (up to `startupWaitMs`), checks durability, migrates. */
-  async open(startupWaitMs: number): Promise<void> {
-    const deadline = Date.now() + startupWaitMs;
+  async open(options: PostgresStoreOptions): Promise<void> {
+    const deadline = Date.now() + (options.startupWaitMs ?? 0);
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
       try {
-        await this.#checkDurability();
+        const [row] = await this.#query<{ synchronous_commit: string }>(
+          'SHOW synchronous_commit',
+          [],
+        );
+        this.#synchronousCommit = row?.synchronous_commit ?? 'unknown';
+        if (options.durability !== 'normal' && this.#synchronousCommit === 'off') {
+          throw new StoreOpenError(
+            'the server runs with synchronous_commit = off, so a created plant could be lost when ' +
+              'the database crashes; turn it on for this database or role, or set DURABILITY=normal to accept that',
+          );
+        }
         await migratePostgres(this.#pool);
         this.startProbing();
         return;
@@ -125,21 +109,15 @@ export class PostgresStore extends BatchedStore {
         if (remaining <= 0 || !isPostgresUnavailable(error) || isPostgresLoginRefused(error)) {
           throw error;
         }
-        this.#onError(new Error(describeError(error)), 'waiting for PostgreSQL');
-        await new Promise((resolve) => setTimeout(resolve, Math.min(delay, remaining)));
+        options.onError?.(new Error(describeError(error)), 'waiting for PostgreSQL');
+        await sleep(Math.min(delay, remaining));
       }
     }
   }
 
   /** The pool settings, with `synchronous_commit` as read when opening. */
-  settings(): PostgresStoreSettings {
+  settings(): PostgresPoolSettings & { synchronousCommit: string } {
     return { ...this.#settings, synchronousCommit: this.#synchronousCommit };
-  }
-
-  /** Connections the pool holds, and how many are idle or awaited. */
-  poolStats(): { total: number; idle: number; waiting: number } {
-    const { totalCount, idleCount, waitingCount } = this.#pool;
-    return { total: totalCount, idle: idleCount, waiting: waitingCount };
   }
 
   protected async read(id: bigint): Promise<NewPlant | undefined> {
@@ -156,13 +134,8 @@ export class PostgresStore extends BatchedStore {
     await this.#query(PROBE_WRITE, [], this.#settings.connectTimeoutMs);
   }
 
-  protected translate(error: unknown): unknown {
-    return translatePostgresError(error);
-  }
-
-  protected describe(error: unknown): NotReadyCause {
-    return describePostgresFailure(error);
-  }
+  protected translate = translatePostgresError;
+  protected describe = describePostgresFailure;
 
   protected async release(): Promise<void> {
     await this.#pool.end();
@@ -207,11 +180,7 @@ export class PostgresStore extends BatchedStore {
     });
   }
 
-  /**
-   * Inserts the candidates (distinct ids, in id order) with one statement. When the database
-   * refuses that statement for a row (not for being unreachable), each candidate is inserted
-   * alone, so only the bad row fails.
-   */
+  /** One INSERT for all; when the database refuses a row, one per plant, so only that row fails. */
   async #insert(candidates: readonly NewPlant[]) {
     const created = new Set<bigint>();
     const failed = new Map<bigint, unknown>();
@@ -223,39 +192,24 @@ export class PostgresStore extends BatchedStore {
       ]);
       for (const row of inserted) created.add(row.id);
     };
-    if (candidates.length === 0) return { created, failed };
     try {
-      await insert(candidates);
-      return { created, failed };
+      if (candidates.length > 0) await insert(candidates);
     } catch (error) {
       if (isPostgresUnavailable(error)) throw error;
-    }
-    for (const plant of candidates) {
-      try {
-        await insert([plant]);
-      } catch (error) {
-        if (isPostgresUnavailable(error)) throw error;
-        failed.set(plant.id, error);
+      for (const plant of candidates) {
+        await insert([plant]).catch((error: unknown) => {
+          if (isPostgresUnavailable(error)) throw error;
+          failed.set(plant.id, error);
+        });
       }
     }
     return { created, failed };
   }
 
-  async #checkDurability(): Promise<void> {
-    const rows = await this.#query<{ synchronous_commit: string }>('SHOW synchronous_commit', []);
-    this.#synchronousCommit = rows[0]?.synchronous_commit ?? 'unknown';
-    if (this.#durability === 'full' && this.#synchronousCommit === 'off') {
-      throw new StoreOpenError(
-        'the server runs with synchronous_commit = off, so a created plant could be lost when ' +
-          'the database crashes; turn it on for this database or role, or set DURABILITY=normal to accept that',
-      );
-    }
-  }
-
   /**
-   * Every query of the store is idempotent (reads, and inserts that do nothing on conflict),
-   * so one that met a pooled connection the database had already closed is sent again: the
-   * pool drops the dead client, and there are at most `poolMax` of them.
+   * Every query of the store is idempotent (reads, inserts that do nothing on conflict), so one
+   * that met a pooled connection the database had already closed is sent again (the pool drops
+   * the dead client; there are at most `poolMax`).
    */
   async #query<Row extends pg.QueryResultRow>(
     text: string,

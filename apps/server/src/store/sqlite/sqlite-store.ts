@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { type BigIntStats, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import type Database from 'better-sqlite3';
@@ -6,7 +6,6 @@ import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batch
 import {
   type CreateOutcome,
   type Durability,
-  type NotReadyCause,
   outcomeAgainst,
   type PlantRow,
   storedPlant,
@@ -21,58 +20,36 @@ import {
 } from './errors.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 
-/** Options of `createSqliteStore`. */
+/** Options of `createSqliteStore`; `busyTimeoutMs` is how long a statement waits for a lock. */
 export interface SqliteStoreOptions extends BatchedStoreOptions {
   /** Path of the database file; its directory is created when missing. */
   readonly filename: string;
-  /** Default `full`. */
   readonly durability?: Durability;
-  /** How long a statement waits for another connection's lock before failing; default 5000. */
   readonly busyTimeoutMs?: number;
 }
 
-/** The connection settings as SQLite reports them (read back, not remembered). */
-export interface SqliteSettings {
-  readonly journalMode: string;
-  /** 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA. */
-  readonly synchronous: number;
-  readonly busyTimeoutMs: number;
-  readonly schemaVersion: number;
-  /** WAL pages after which a commit copies the WAL into the database (SQLite's own checkpoint). */
-  readonly walAutocheckpoint: number;
-}
-
 const SYNCHRONOUS: Record<Durability, number> = { normal: 1, full: 2 };
-/** The WAL file is truncated to this size when it starts over, giving a burst's space back. */
-const JOURNAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
-/**
- * Opens (creating and migrating when needed) the SQLite plant store at `options.filename`.
- * Throws a StoreOpenError naming the file, why and what to do when it cannot be opened.
- *
- * @example
- * const store = createSqliteStore({ filename: 'data/plants.db' });
- * await store.create({ id: 1n, name: 'Fern' }); // 'created'
- */
+/** Opens (creating and migrating when needed) the SQLite store, or throws a StoreOpenError. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   return new SqliteStore(options);
 }
 
 /**
- * PlantStore on one better-sqlite3 connection in WAL mode, the way its docs show: creates of
- * one event-loop turn commit in one IMMEDIATE transaction (one fsync with `synchronous=FULL`),
- * and SQLite's own auto-checkpoint copies the WAL into the database file. ids are bound and
- * read as bigint, so every int64 round-trips exactly. A commit is acknowledged only while the
- * files at the path are still the ones open (a deleted or replaced file answers 503).
+ * PlantStore on one better-sqlite3 connection in WAL mode: creates of one event-loop turn commit
+ * in one IMMEDIATE transaction (one fsync with `synchronous=FULL`), and SQLite's own
+ * auto-checkpoint copies the WAL into the database file. ids are bound and read as bigint, so
+ * every int64 round-trips exactly. A commit is acknowledged only while the files at the path are
+ * still the ones open (a deleted or replaced file answers 503).
  */
 export class SqliteStore extends BatchedStore {
-  readonly filename: string;
+  readonly #filename: string;
   readonly #db: Database.Database;
   readonly #insert: Database.Statement<[bigint, string, string | null]>;
   readonly #select: Database.Statement<[bigint], PlantRow>;
   readonly #probe: Database.Statement<[], unknown>;
   readonly #commit: Database.Transaction<(plants: readonly NewPlant[]) => RowResult[]>;
-  readonly #files: readonly { path: string; dev: bigint; ino: bigint }[];
+  readonly #files: readonly { path: string; opened: BigIntStats }[];
 
   constructor(options: SqliteStoreOptions) {
     super(options);
@@ -80,7 +57,7 @@ export class SqliteStore extends BatchedStore {
     if (filename === '' || filename === ':memory:') {
       throw new Error(`The SQLite store needs a database file, not ${JSON.stringify(filename)}`);
     }
-    this.filename = filename;
+    this.#filename = filename;
     this.#db = openDatabase(filename, options.durability ?? 'full', options.busyTimeoutMs ?? 5000);
     this.#insert = this.#db.prepare(
       'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
@@ -89,18 +66,27 @@ export class SqliteStore extends BatchedStore {
     // Writes the file's application_id back unchanged: one real page write and commit.
     const applicationId = Number(this.#db.pragma('application_id', { simple: true }));
     this.#probe = this.#db.prepare(`PRAGMA application_id = ${applicationId}`);
+    // A failing statement is rolled back alone by SQLite, so its error is this row's; when
+    // SQLite rolled back the whole transaction, the error fails the batch (nothing can commit).
     this.#commit = this.#db.transaction((plants: readonly NewPlant[]) =>
-      plants.map((plant) => this.#createInTransaction(plant)),
+      plants.map((plant): RowResult => {
+        try {
+          return { ok: true, value: this.#createRow(plant) };
+        } catch (error) {
+          if (!this.#db.inTransaction) throw error;
+          return { ok: false, error };
+        }
+      }),
     );
-    this.#files = [filename, `${filename}-wal`, `${filename}-shm`].map((path) => {
-      const { dev, ino } = statSync(path, { bigint: true });
-      return { path, dev, ino };
-    });
+    this.#files = [filename, `${filename}-wal`, `${filename}-shm`].map((path) => ({
+      path,
+      opened: statSync(path, { bigint: true }),
+    }));
     this.startProbing();
   }
 
-  /** The connection's settings, read back from SQLite. Throws once the store is closed. */
-  settings(): SqliteSettings {
+  /** The connection's settings, read back from SQLite (synchronous: 1 NORMAL, 2 FULL). */
+  settings() {
     const read = (name: string) => this.#db.pragma(name, { simple: true });
     return {
       journalMode: String(read('journal_mode')),
@@ -111,10 +97,7 @@ export class SqliteStore extends BatchedStore {
     };
   }
 
-  /**
-   * One IMMEDIATE transaction for the batch. A batch that finds the disk full is tried once
-   * more after the WAL was copied into the database file and truncated, giving its space back.
-   */
+  /** One IMMEDIATE transaction for the batch. */
   protected commitBatch(plants: readonly NewPlant[]): RowResult[] {
     const results = this.#retryWhenFull(() => this.#commit.immediate(plants));
     this.#checkFiles();
@@ -135,18 +118,14 @@ export class SqliteStore extends BatchedStore {
     this.#checkFiles();
   }
 
-  protected translate(error: unknown): unknown {
-    return translateSqliteError(error);
-  }
-
-  protected describe(error: unknown): NotReadyCause {
-    return describeSqliteFailure(error, this.filename);
-  }
+  protected translate = translateSqliteError;
+  protected describe = (error: unknown) => describeSqliteFailure(error, this.#filename);
 
   protected async release(): Promise<void> {
     this.#db.close();
   }
 
+  /** A write that finds the disk full is retried once after a TRUNCATE checkpoint freed the WAL. */
   #retryWhenFull<T>(write: () => T): T {
     try {
       return write();
@@ -160,26 +139,12 @@ export class SqliteStore extends BatchedStore {
 
   /** Throws DatabaseFileGoneError unless every file at its path is still the one opened. */
   #checkFiles(): void {
-    for (const file of this.#files) {
-      const now = statSync(file.path, { bigint: true, throwIfNoEntry: false });
-      if (now === undefined) throw new DatabaseFileGoneError('FILE_DELETED', file.path);
-      if (now.dev !== file.dev || now.ino !== file.ino) {
-        throw new DatabaseFileGoneError('FILE_REPLACED', file.path);
+    for (const { path, opened } of this.#files) {
+      const now = statSync(path, { bigint: true, throwIfNoEntry: false });
+      if (now === undefined) throw new DatabaseFileGoneError('FILE_DELETED', path);
+      if (now.dev !== opened.dev || now.ino !== opened.ino) {
+        throw new DatabaseFileGoneError('FILE_REPLACED', path);
       }
-    }
-  }
-
-  /**
-   * One create inside the batch transaction. A failing statement is rolled back alone by
-   * SQLite, so its error is this row's; when SQLite rolled back the whole transaction, the
-   * error fails the batch, since nothing in it can commit.
-   */
-  #createInTransaction(plant: NewPlant): RowResult {
-    try {
-      return { ok: true, value: this.#createRow(plant) };
-    } catch (error) {
-      if (!this.#db.inTransaction) throw error;
-      return { ok: false, error };
     }
   }
 
@@ -206,7 +171,8 @@ function openDatabase(
     // After WAL: better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, so a WAL
     // connection silently gets NORMAL unless synchronous is set explicitly.
     db.pragma(`synchronous = ${SYNCHRONOUS[durability]}`);
-    db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
+    // The WAL file is truncated to 4 MiB when it starts over, giving a burst's space back.
+    db.pragma(`journal_size_limit = ${4 * 1024 * 1024}`);
     const mode = db.pragma('journal_mode', { simple: true });
     const synchronous = Number(db.pragma('synchronous', { simple: true }));
     if (mode !== 'wal' || synchronous !== SYNCHRONOUS[durability]) {
