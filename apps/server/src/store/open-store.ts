@@ -4,30 +4,14 @@ import type { PlantStore } from './plant-store.ts';
 import type { PostgresStoreOptions } from './postgres/postgres-store.ts';
 import { createSqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.ts';
 
-/** Where a database URL points: a SQLite file, or a PostgreSQL server. */
-export type DatabaseLocation =
-  | { kind: 'sqlite'; filename: string }
-  | { kind: 'postgres'; url: string };
+type Shared = 'durability' | 'maxBatchSize' | 'observer';
 
 /** PostgreSQL-only settings of `openStore`: pool, timeouts, startup wait, error reporting. */
-export type OpenPostgresOptions = Omit<
-  PostgresStoreOptions,
-  'url' | 'durability' | 'maxBatchSize' | 'observer'
->;
+export type OpenPostgresOptions = Omit<PostgresStoreOptions, 'url' | Shared>;
 
-/** SQLite-only settings of `openStore`: busy timeout, readiness. */
-export type OpenSqliteOptions = Omit<
-  SqliteStoreOptions,
-  'filename' | 'durability' | 'maxBatchSize' | 'observer'
->;
-
-/**
- * Options of `openStore`: durability, batch size and observer apply to both stores, `sqlite`
- * to SQLite only, `postgres` to PostgreSQL only.
- */
-export interface OpenStoreOptions
-  extends Pick<SqliteStoreOptions, 'durability' | 'maxBatchSize' | 'observer'> {
-  readonly sqlite?: OpenSqliteOptions;
+/** Options of `openStore`: the shared ones, and those of each kind of store. */
+export interface OpenStoreOptions extends Pick<SqliteStoreOptions, Shared> {
+  readonly sqlite?: Omit<SqliteStoreOptions, 'filename' | Shared>;
   readonly postgres?: OpenPostgresOptions;
 }
 
@@ -39,16 +23,12 @@ const ACCEPTED_FORMS =
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]+):/;
 
 /**
- * Classifies a database URL without touching the file system. A string with no URL scheme
- * is a SQLite file path, kept as given (relative paths stay relative to the working
- * directory). `file:` URLs become paths: `file:./x.db` → `./x.db`, `file:///abs/x.db` →
- * `/abs/x.db` (percent-escapes decoded). Throws for anything else, naming the accepted forms.
- *
- * @example
- * parseDatabaseUrl('file:./data/plants.db'); // { kind: 'sqlite', filename: './data/plants.db' }
- * parseDatabaseUrl('postgres://db/plants'); // { kind: 'postgres', url: 'postgres://db/plants' }
+ * Classifies a database URL without touching the file system: a path (no scheme) or a `file:`
+ * URL is a SQLite file, `postgres:`/`postgresql:` a PostgreSQL URL; anything else throws.
  */
-export function parseDatabaseUrl(url: string): DatabaseLocation {
+export function parseDatabaseUrl(
+  url: string,
+): { kind: 'sqlite'; filename: string } | { kind: 'postgres'; url: string } {
   if (url.trim() === '') throw invalid(url, 'it is empty');
   const scheme = SCHEME.exec(url)?.[1]?.toLowerCase();
   if (scheme === undefined) return { kind: 'sqlite', filename: url };
@@ -57,16 +37,7 @@ export function parseDatabaseUrl(url: string): DatabaseLocation {
   throw invalid(url, `the scheme "${scheme}:" is not supported`);
 }
 
-/**
- * Opens the PlantStore that `databaseUrl` names (see `parseDatabaseUrl`), created and
- * migrated when needed: a SQLite file, or a PostgreSQL database (waiting for it up to
- * `options.postgres.startupWaitMs`).
- *
- * @example
- * const store = await openStore('file:./data/plants.db', { durability: 'full' });
- * const quick = await openStore('data/plants.db', { sqlite: { busyTimeoutMs: 1000 } });
- * const shared = await openStore('postgres://app:secret@db/plants', { postgres: { poolMax: 20 } });
- */
+/** Opens (creating and migrating when needed) the PlantStore that `databaseUrl` names. */
 export async function openStore(
   databaseUrl: string,
   options: OpenStoreOptions = {},

@@ -2,10 +2,8 @@ import type { NewPlant } from '@plant-store/schema';
 import { StartupError } from '../config.ts';
 
 /**
- * What `create` did with a NewPlant:
- * - `created`: the id was free; the plant is now stored (durably, when the promise resolves).
- * - `replayed`: the id was taken by a plant with the same name and tag; nothing changed.
- * - `conflict`: the id was taken by a plant with another name or tag; nothing changed.
+ * What `create` did: `created` (stored, durably once it resolves), `replayed` (the id holds a
+ * plant with the same name and tag) or `conflict` (it holds another); the last two change nothing.
  */
 export type CreateOutcome = 'created' | 'replayed' | 'conflict';
 
@@ -14,33 +12,22 @@ export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
 }
 
-/**
- * The database named by DATABASE_URL cannot be opened: one line naming it, why, and what to do.
- * A StartupError, so the process entry prints it as one line, without a stack.
- */
+/** The database cannot be opened: one start-up line (no stack) naming it, why, and what to do. */
 export class StoreOpenError extends StartupError {
   override readonly name: string = 'StoreOpenError';
 }
 
-/** Hooks a store calls so that metrics can watch it without reaching into its internals. */
+/** Hooks a store calls so that metrics can watch it. */
 export interface StoreObserver {
   /** A group commit of `size` creates settled after `seconds`; `committed` is false when it failed. */
   onCommit?(size: number, seconds: number, committed: boolean): void;
 }
 
-/**
- * How hard a commit tries to survive a crash:
- * - `full`: every commit is fsynced; a resolved create survives power loss.
- * - `normal`: survives a crash of the process; the last commits may be lost on power loss.
- */
+/** `full`: every commit fsynced, survives power loss; `normal`: survives a process crash only. */
 export type Durability = 'full' | 'normal';
 
 /** A plants table row as both stores read it: `tag` is NULL when the plant has none. */
-export interface PlantRow {
-  id: bigint;
-  name: string;
-  tag: string | null;
-}
+export type PlantRow = { id: bigint; name: string; tag: string | null };
 
 /** The stored plant a row holds (`tag` only when it is set). */
 export function storedPlant(row: PlantRow): NewPlant {
@@ -59,9 +46,8 @@ export function outcomeAgainst(
     : 'conflict';
 }
 
-/** Why a store cannot commit: a stable code, what happened, and what the operator should do. */
+/** Why a store cannot commit: a stable code (`SQLITE_FULL`, a SQLSTATE, …), what, what to do. */
 export interface NotReadyCause {
-  /** `SQLITE_FULL`, `SQLITE_READONLY`, `FILE_REPLACED`, a PostgreSQL SQLSTATE, … */
   readonly code: string;
   readonly message: string;
   readonly action: string;
@@ -76,14 +62,10 @@ export type Readiness =
 export interface PlantStore {
   /** Stores `plant` unless its id exists; never overwrites. Resolves once the outcome is durable. */
   create(plant: NewPlant): Promise<CreateOutcome>;
-  /** The stored plant with this id, or `undefined`. */
   get(id: bigint): Promise<NewPlant | undefined>;
-  /** Resolves when the store answers a trivial query; rejects otherwise. */
+  /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
-  /**
-   * Whether the store can commit now, from its latest write (the last commit, or a periodic
-   * cheap write probe); when not, the cause and what the operator should do.
-   */
+  /** Whether the store can commit, from its latest write (a commit or the periodic probe). */
   readiness(): Readiness;
   /** Finishes pending work and releases the database. */
   close(): Promise<void>;

@@ -1,25 +1,17 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 
-const require = createRequire(import.meta.url);
-const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
-
 /**
  * The better-sqlite3 major that works on this Node: 12 on Node 20 (13 needs Node 22 and
  * crashes on 20), 13 from Node 22 on (12's Statement destructor aborts Node ≥ 24.19 when a
  * statement is collected, at exit or by an idle GC). 13 is an optional dependency under the
  * alias `better-sqlite3-13`, which pnpm installs only where its `engines` allow.
  */
-const Driver = require(
-  NODE_MAJOR >= 22 ? 'better-sqlite3-13' : 'better-sqlite3',
+const Driver = createRequire(import.meta.url)(
+  Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-13' : 'better-sqlite3',
 ) as typeof BetterSqlite3;
 
-/**
- * Opens a SQLite database with the driver that suits this Node.
- *
- * @example
- * const db = openSqlite('data/plants.db', { readonly: true });
- */
+/** Opens a SQLite database with the driver that suits this Node. */
 export function openSqlite(
   filename: string,
   options?: BetterSqlite3.Options,
