@@ -5,6 +5,7 @@ import {
   MalformedJsonError,
   parseJson,
 } from '@plant-store/schema';
+import { parse as parseContentType } from 'content-type';
 import bodyParser from 'koa-bodyparser';
 import type * as z from 'zod/mini';
 import { ApiError } from './api-error.ts';
@@ -14,6 +15,8 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /** JSON is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never replaced. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** A byte above 0x7F (as latin1 text): the body needs decoding; an ASCII one is its own text. */
+const NON_ASCII = /[^\x00-\x7F]/;
 
 /** The three parts of reading a required JSON body, in the order a route runs them. */
 export interface JsonBody {
@@ -53,7 +56,8 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     const headers = ctx.req.headers;
     const declaredLength = Number(headers['content-length'] ?? 0);
     if (headers['transfer-encoding'] === undefined && declaredLength === 0) throw missingBody();
-    if (!ctx.request.is(JSON_TYPES)) {
+    const { type, charset } = mediaType(headers['content-type']);
+    if (type !== 'application/json' && !/^application\/[^/]+\+json$/.test(type)) {
       const given = ctx.request.type || 'no content type';
       throw new ApiError(
         'unsupportedMediaType',
@@ -61,7 +65,6 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
       );
     }
     // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused, not misread.
-    const charset = ctx.request.charset.toLowerCase();
     if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
       throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
     }
@@ -85,9 +88,9 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
 
 /** The body's bytes (as latin1 text), decoded strictly as UTF-8, parsed and validated. */
 function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
-  let text: string;
+  let text = raw ?? '';
   try {
-    text = UTF8.decode(Buffer.from(raw ?? '', 'latin1'));
+    if (NON_ASCII.test(text)) text = UTF8.decode(Buffer.from(text, 'latin1'));
   } catch {
     throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
   }
@@ -107,6 +110,16 @@ function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
   const result = schema.safeParse(value);
   if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
   return result.data;
+}
+
+/** The media type (lower case) and charset of a Content-Type; a malformed one has neither. */
+function mediaType(header: string | undefined): { type: string; charset: string } {
+  try {
+    const { type, parameters } = parseContentType(header ?? '');
+    return { type, charset: parameters.charset?.toLowerCase() ?? '' };
+  } catch {
+    return { type: '', charset: '' };
+  }
 }
 
 function missingBody(): ApiError {
