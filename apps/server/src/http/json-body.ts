@@ -16,7 +16,7 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 /** JSON is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never replaced. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /** A byte above 0x7F (as latin1 text): the body needs decoding; an ASCII one is its own text. */
-const NON_ASCII = /[^\x00-\x7F]/;
+const NON_ASCII = /[\u0080-\u00FF]/;
 
 /** The three parts of reading a required JSON body, in the order a route runs them. */
 export interface JsonBody {
