@@ -112,15 +112,6 @@ function respond(
 }
 
 /**
- * Koa middleware between `router.routes()` and `router.allowedMethods()`, for a request no route
- * answered: what `allowedMethods` decides becomes the Error shape. A path that exists with
- * other methods is a 405 with its `Allow` header (also for a method no route implements, which
- * `allowedMethods` calls 501, OPTIONS included: see `ROUTER_METHODS`); any other path is a 404.
- *
- * @example
- * app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());
- */
-/**
  * `JSON.stringify`, which writes strings and safe numbers exactly as the lossless serializer
  * does; only a value holding a bigint (an int64 bound of the OpenAPI document), which
  * `JSON.stringify` refuses, is written by the lossless one.
@@ -133,6 +124,15 @@ function jsonText(value: unknown): string {
   }
 }
 
+/**
+ * Koa middleware between `router.routes()` and `router.allowedMethods()`, for a request no route
+ * answered: what `allowedMethods` decides becomes the Error shape. A path that exists with
+ * other methods is a 405 with its `Allow` header (also for a method no route implements, which
+ * `allowedMethods` calls 501, OPTIONS included: see `ROUTER_METHODS`); any other path is a 404.
+ *
+ * @example
+ * app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());
+ */
 export const answerUnrouted: AppMiddleware = async (ctx, next) => {
   await next();
   // Unset is undefined at run time, whatever the type says.
@@ -141,8 +141,6 @@ export const answerUnrouted: AppMiddleware = async (ctx, next) => {
   throw new ApiError(
     'methodNotAllowed',
     ERROR_MESSAGES.methodNotAllowed(ctx.method, ctx.path, allow.split(', ')),
-    {
-      Allow: allow,
-    },
+    { Allow: allow },
   );
 };
