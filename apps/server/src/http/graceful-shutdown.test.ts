@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openSocket, receivedUntilClose, statusLineOf } from '../../test/support/raw-socket.ts';
 import { type ConnectionTracker, type DrainOptions, serveTracked } from './graceful-shutdown.ts';
@@ -114,6 +114,51 @@ describe('a drain', () => {
       const answer = receivedUntilClose(socket);
       socket.write(GET(path));
       expect(await answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n/i);
+    }
+  });
+
+  it('serves connections injected from elsewhere (a cluster worker’s): their timeouts and cap hold, and the drain waits for them', async () => {
+    // As in a cluster worker: the HTTP server never listens; another listener accepts and
+    // hands each connection over (the primary, through IPC, in cluster.ts).
+    server = createServer({
+      headersTimeout: 300,
+      requestTimeout: 600,
+      connectionsCheckingInterval: 50,
+    });
+    server.maxConnections = 2;
+    const connections = serveTracked(server, (_request, response) => response.end('ok'), {
+      idleGraceMs: 200,
+    });
+    const dropped = vi.fn();
+    server.on('drop', dropped);
+    const front = createNetServer((socket) => connections.inject(socket));
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const { port } = front.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      const idle = await socketTo(url);
+      expect(await statusLineOf(idle, GET('/plants'))).toBe('HTTP/1.1 200 OK');
+      // Node's header timeout cuts a request that never completes (a 408 before the close).
+      const slow = await socketTo(url);
+      const slowAnswer = receivedUntilClose(slow);
+      slow.write('GET /plants HTTP/1.1\r\n');
+      // A third connection is over the cap of 2: closed at once, and `drop` emitted.
+      const over = await socketTo(url);
+      expect(await receivedUntilClose(over)).toBe('');
+      expect(dropped).toHaveBeenCalledTimes(1);
+      expect(await slowAnswer).toMatch(/^HTTP\/1\.1 408 /);
+
+      let stopped = false;
+      const stopping = connections.shutdown().then(() => {
+        stopped = true;
+      });
+      const idleClosed = receivedUntilClose(idle);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(stopped).toBe(false); // the idle connection is open: the drain waits for it
+      expect(await idleClosed).toBe(''); // closed after the grace
+      await stopping;
+    } finally {
+      front.close();
     }
   });
 });

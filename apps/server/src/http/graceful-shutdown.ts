@@ -29,10 +29,16 @@ export interface ConnectionTracker {
   /** The response being written on `socket` (HTTP/1.1 answers one request at a time). */
   answering(socket: Duplex): ServerResponse | undefined;
   /**
+   * Serves a connection accepted by another process (a cluster worker's, handed over by its
+   * primary), counted against `server.maxConnections` as Node counts those it accepts: over
+   * it the connection is closed at once and `drop` emitted.
+   */
+  inject(socket: Socket): void;
+  /**
    * Drains: `/readyz` answers 503 and every answer says `Connection: close`; after `delayMs`
-   * the listener stops accepting, idle connections close once idle for `idleGraceMs`, busy
-   * ones when their answer is sent; after 10 s whatever is left is closed. Resolves once
-   * every connection is closed.
+   * the listener (if any) stops accepting, idle connections close once idle for
+   * `idleGraceMs`, busy ones when their answer is sent; after 10 s whatever is left is closed.
+   * Resolves once every connection, accepted or injected, is closed.
    */
   shutdown(): Promise<void>;
 }
@@ -57,9 +63,13 @@ export function serveTracked(
   const connections = new Set<Socket>();
   const answering = new WeakMap<Duplex, ServerResponse>();
   let draining = false;
+  let allClosed: (() => void) | undefined;
   server.on('connection', (socket: Socket) => {
     connections.add(socket);
-    socket.once('close', () => connections.delete(socket));
+    socket.once('close', () => {
+      connections.delete(socket);
+      if (connections.size === 0) allClosed?.();
+    });
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
@@ -104,30 +114,48 @@ export function serveTracked(
       if ((options.delayMs ?? 0) > 0) {
         await new Promise((resolve) => setTimeout(resolve, options.delayMs));
       }
-      const closed = stopAccepting(server);
+      if (server.listening) stopAccepting(server);
       closeLongIdle();
       const sweep = setInterval(closeLongIdle, SWEEP_MS);
-      const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-      await closed;
+      const force = setTimeout(() => {
+        for (const socket of connections) socket.destroy();
+      }, SHUTDOWN_GRACE_MS);
+      await new Promise<void>((resolve) => {
+        allClosed = resolve;
+        if (connections.size === 0) resolve();
+      });
       clearInterval(sweep);
       clearTimeout(force);
     })();
     return stopped;
   };
-  return { answering: (socket) => answering.get(socket), shutdown };
+
+  let injected = false;
+  const inject = (socket: Socket) => {
+    // Node starts an HTTP server's connection checks (the header and request timeouts,
+    // `closeIdleConnections`) when it emits 'listening': a server that never listens, fed
+    // only injected connections, emits it once itself (guarded by graceful-shutdown.test.ts).
+    if (!injected) server.emit('listening');
+    injected = true;
+    if (server.maxConnections && connections.size >= server.maxConnections) {
+      socket.destroy();
+      server.emit('drop');
+      return;
+    }
+    server.emit('connection', socket);
+  };
+  return { answering: (socket) => answering.get(socket), inject, shutdown };
 }
 
 /**
- * Stops accepting connections and resolves once every open one has closed. Node's own
- * `http.Server#close()` also closes every idle keep-alive connection at once (Node ≥ 19), and a
- * request a client has just sent on one then meets a reset; `net.Server#close()`, the method
- * it extends, only stops accepting. The one reach past the HTTP server's own API: guarded by
- * `graceful-shutdown.test.ts` ("keeps an idle keep-alive connection open …").
+ * Stops accepting connections. Node's own `http.Server#close()` also closes every idle
+ * keep-alive connection at once (Node ≥ 19), and a request a client has just sent on one then
+ * meets a reset; `net.Server#close()`, the method it extends, only stops accepting. The one
+ * reach past the HTTP server's own API: guarded by `graceful-shutdown.test.ts` ("keeps an idle
+ * keep-alive connection open …").
  */
-function stopAccepting(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    NetServer.prototype.close.call(server, () => resolve());
-  });
+function stopAccepting(server: Server): void {
+  NetServer.prototype.close.call(server);
 }
 
 /** `/readyz` while draining: load balancers stop sending here. */
