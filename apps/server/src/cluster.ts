@@ -1,23 +1,33 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { ServerOptions } from 'node:http';
+import { createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { clusterMetrics } from './observability/cluster-metrics.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
-import type { ClusterWorkerRole } from './server.ts';
+import { type ClusterWorkerRole, listenOn, warnOnce } from './server.ts';
 
-// WEB_CONCURRENCY > 1: a primary process forks that many HTTP workers (node:cluster), which
-// share the port; the primary serves no HTTP itself. It counts the rate limits of all workers
-// (SQLite: rate-limiter-flexible's RateLimiterClusterMaster, see limits/limiter-store.ts),
-// replaces a worker that dies, and on SIGTERM/SIGINT stops them all gracefully.
+// WEB_CONCURRENCY > 1: a primary process forks that many HTTP workers (node:cluster). The
+// primary listens on the port itself and hands each connection it accepts to the next ready
+// worker (round-robin), which serves it; the primary serves no HTTP. It counts the rate limits
+// of all workers (SQLite: rate-limiter-flexible's RateLimiterClusterMaster, see
+// limits/limiter-store.ts), replaces a worker that dies, and on SIGTERM/SIGINT stops accepting,
+// then has every worker drain. (Node's own cluster listener closes the connections it has
+// accepted but not yet handed over when the last worker stops: clients met resets.)
 
-/** Tags this module's messages between the primary and its workers. */
+/** Tags this module's messages between the primary and its workers (others share the channel). */
 const TAG = 'plant-store:cluster';
 
-type ToPrimary =
-  | { readonly tag: typeof TAG; readonly type: 'hello' }
-  | { readonly tag: typeof TAG; readonly type: 'listening'; readonly url: string };
-type ToWorker = { readonly tag: typeof TAG; readonly type: 'role'; readonly slot: number };
+type ToPrimary = { readonly tag: typeof TAG; readonly type: 'hello' | 'ready' };
+type ToWorker =
+  | { readonly tag: typeof TAG; readonly type: 'role'; readonly slot: number; readonly url: string }
+  | { readonly tag: typeof TAG; readonly type: 'connection' | 'stop' };
+
+/** Whether `message` is this module's, of `type`. */
+function isOurs(message: unknown, type: (ToPrimary | ToWorker)['type']): boolean {
+  const tagged = message as Partial<{ tag: unknown; type: unknown }> | null | undefined;
+  return tagged?.tag === TAG && tagged.type === type;
+}
 
 /** First wait before a dead worker is replaced; it doubles with each death in a row. */
 const RESTART_DELAY_MS = 250;
@@ -32,40 +42,42 @@ const STABLE_MS = 30_000;
  */
 const STOP_TIMEOUT_MS = 30_000;
 
-/** Messages between the primary and one worker. */
-interface IpcChannel {
-  send(message: unknown): void;
-  onMessage(listener: (message: unknown) => void): () => void;
-}
-
-/** The channel from a cluster worker to its primary (`process.send`). */
-function workerChannel(): IpcChannel {
-  return {
-    send: (message) => {
-      if (process.send === undefined) throw new Error('Not a cluster worker: no IPC channel');
-      process.send(message);
-    },
-    onMessage: (listener) => {
-      process.on('message', listener);
-      return () => process.off('message', listener);
-    },
+/**
+ * A worker joining its cluster: asks the primary for its slot (named in its log lines) and the
+ * URL it listens on. SIGTERM and SIGINT sent straight to a worker are absorbed (systemd's
+ * default KillMode and a terminal's Ctrl-C signal every process of the group): a worker stops
+ * when its primary says so, once the primary no longer accepts; before it serves, at once. A
+ * primary that dies takes its workers with it (Node's cluster ends a worker whose channel
+ * closes).
+ */
+export function joinCluster(): Promise<ClusterWorkerRole & { serving(stop: () => void): void }> {
+  const send = (message: ToPrimary) => {
+    if (process.send === undefined) throw new Error('Not a cluster worker: no IPC channel');
+    process.send(message);
   };
-}
-
-/** A worker joining its cluster: asks the primary for its slot (named in its log lines). */
-export function joinCluster(): Promise<ClusterWorkerRole & { listening(url: string): void }> {
-  const channel = workerChannel();
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => undefined);
+  let stop: () => void = () => process.exit(0);
+  let serve: (socket: Socket) => void = (socket) => socket.destroy();
   return new Promise((resolve) => {
-    const stop = channel.onMessage((message) => {
-      const role = message as Partial<ToWorker>;
-      if (role.tag !== TAG || role.type !== 'role') return;
-      stop();
-      resolve({
-        slot: role.slot ?? 0,
-        listening: (url) => channel.send({ tag: TAG, type: 'listening', url } satisfies ToPrimary),
-      });
+    process.on('message', (message: unknown, socket: unknown) => {
+      if (isOurs(message, 'stop')) stop();
+      else if (isOurs(message, 'connection') && socket) serve(socket as Socket);
+      else if (isOurs(message, 'role')) {
+        const { slot, url } = message as Extract<ToWorker, { type: 'role' }>;
+        resolve({
+          slot,
+          url,
+          receive: (handler) => {
+            serve = handler;
+          },
+          serving: (onStop) => {
+            stop = onStop;
+            send({ tag: TAG, type: 'ready' });
+          },
+        });
+      }
     });
-    channel.send({ tag: TAG, type: 'hello' } satisfies ToPrimary);
+    send({ tag: TAG, type: 'hello' });
   });
 }
 
@@ -73,8 +85,11 @@ export function joinCluster(): Promise<ClusterWorkerRole & { listening(url: stri
 export interface PrimaryOptions {
   /** How many workers to keep running. */
   readonly workers: number;
+  /** Where the API listens (PORT, HOST): the primary's own listener. */
+  readonly port: number;
+  readonly host: string;
   readonly logger: Logger;
-  /** Called once, when every worker of the first start listens (the startup message). */
+  /** Called once, when every worker of the first start serves (the startup message). */
   readonly onListening: (url: string) => void;
   /**
    * Where `GET /metrics` is served (METRICS_PORT): by the primary, every worker's metrics
@@ -87,19 +102,28 @@ export interface PrimaryOptions {
   readonly shutdownDelayMs?: number;
 }
 
+/** The callback of the primary's sends: a closed channel is then no 'error' event. */
+const ignore = () => undefined;
+
 /**
- * The primary process: forks `workers` workers and keeps that many running. A worker that dies
- * before all of the first start listen fails the start (exit code 1: a port in use, a bad
- * database URL — a replacement would only fail again); later, a dead worker is replaced after
- * a backoff (250 ms, doubling per death in a row of its slot, at most 30 s). SIGTERM or SIGINT
- * is passed on to every worker, which drains and stops as a single server does; the result
- * is 0 once all exited with 0, else 1.
+ * The primary process: listens on `host:port` (rejects with Node's error if it cannot: a port
+ * in use), forks `workers` workers and keeps that many running, handing each connection it
+ * accepts to the next worker that serves. A worker that dies before all of the first start
+ * serve fails the start (exit code 1: a bad database URL — a replacement would only fail
+ * again); later, a dead worker is replaced after a backoff (250 ms, doubling per death in a row
+ * of its slot, at most 30 s). On SIGTERM or SIGINT the primary stops accepting (new
+ * connections are refused), then tells every worker to drain and stop as a single server
+ * does; the result is 0 once all exited with 0, else 1.
  *
  * @example
- * process.exit(await runPrimary({ workers: 4, logger, onListening: (url) => console.log(url) }));
+ * process.exit(await runPrimary({ workers: 4, port, host, logger, onListening: console.log }));
  */
 export async function runPrimary(options: PrimaryOptions): Promise<number> {
   const { logger } = options;
+  // Paused: the worker that gets a connection reads its request, not the primary.
+  const listener = createServer({ pauseOnConnect: true });
+  const url = await listenOn(listener, options.port, options.host);
+  listener.on('error', warnOnce(logger));
   const metrics = options.metrics
     ? await startMetricsServer(
         clusterMetrics(),
@@ -113,10 +137,14 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
   new RateLimiterClusterMaster();
   const slots = Array.from({ length: options.workers }, () => ({
     worker: undefined as Worker | undefined,
-    listeningSince: undefined as number | undefined,
+    servingSince: undefined as number | undefined,
+    handing: new Set<Socket>(), // sent to the worker, the send not complete yet
     deaths: 0,
     restart: undefined as NodeJS.Timeout | undefined,
   }));
+  /** Connections accepted while no worker serves (at the start, or all are being replaced). */
+  const waiting: Socket[] = [];
+  let turn = 0;
   let started = false;
   let stopping = false;
   let failed = false;
@@ -125,28 +153,65 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
     resolveDone = resolve;
   });
 
+  // The worker gets its own descriptor of the connection: the primary's copy is closed once
+  // it is sent. A send that fails is tried with another worker; no worker left closes it.
+  const handOff = (socket: Socket, tries = 0): void => {
+    const serving = slots.flatMap(({ worker, servingSince, handing }) =>
+      worker?.isConnected() && servingSince !== undefined ? [{ worker, handing }] : [],
+    );
+    const target = serving[turn++ % Math.max(serving.length, 1)];
+    if (target === undefined) {
+      if (stopping) socket.destroy();
+      else waiting.push(socket);
+      return;
+    }
+    if (tries >= serving.length) {
+      socket.destroy(); // every worker failed to take it
+      return;
+    }
+    const { worker, handing } = target;
+    handing.add(socket);
+    const message: ToWorker = { tag: TAG, type: 'connection' };
+    worker.send(message, socket, { keepOpen: true }, (error) => {
+      if (!handing.delete(socket)) return; // its worker died: handed to another already
+      if (error) handOff(socket, tries + 1);
+      else socket.destroy();
+    });
+  };
+  listener.on('connection', (socket) => handOff(socket));
+
   const fork = (slot: number) => {
     const state = slots[slot];
     if (state === undefined) return;
     state.restart = undefined;
-    state.listeningSince = undefined;
+    state.servingSince = undefined;
+    state.handing = new Set();
     const worker = cluster.fork();
     state.worker = worker;
-    worker.on('message', (message: Partial<ToPrimary> & { url?: unknown }) => {
-      if (message.tag !== TAG) return;
-      if (message.type === 'hello') {
-        worker.send({ tag: TAG, type: 'role', slot } satisfies ToWorker);
-      } else if (message.type === 'listening') {
-        state.listeningSince = Date.now();
-        if (!started && slots.every((s) => s.listeningSince !== undefined)) {
+    worker.on('message', (message: unknown) => {
+      if (isOurs(message, 'hello')) {
+        // A worker forked just before a stop may have missed it (it was not listening yet).
+        const reply: ToWorker = stopping
+          ? { tag: TAG, type: 'stop' }
+          : { tag: TAG, type: 'role', slot, url };
+        worker.send(reply, ignore);
+      } else if (isOurs(message, 'ready')) {
+        state.servingSince = Date.now();
+        for (const socket of waiting.splice(0)) handOff(socket);
+        if (!started && slots.every((s) => s.servingSince !== undefined)) {
           started = true;
-          logger.info({ workers: options.workers }, 'all workers listening');
-          options.onListening(String(message.url));
+          logger.info({ workers: options.workers }, 'all workers serving');
+          options.onListening(url);
         }
       }
     });
     worker.once('exit', (code, signal) => {
+      const since = state.servingSince;
       state.worker = undefined;
+      state.servingSince = undefined;
+      const orphans = [...state.handing];
+      state.handing.clear();
+      for (const socket of orphans) handOff(socket);
       if (stopping) {
         if (code !== 0) failed = true;
         if (slots.every((s) => s.worker === undefined)) finish();
@@ -162,9 +227,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
         stop();
         return;
       }
-      if (state.listeningSince !== undefined && Date.now() - state.listeningSince >= STABLE_MS) {
-        state.deaths = 0;
-      }
+      if (since !== undefined && Date.now() - since >= STABLE_MS) state.deaths = 0;
       const delay = Math.min(RESTART_DELAY_MS * 2 ** state.deaths, MAX_RESTART_DELAY_MS);
       state.deaths += 1;
       logger.warn({ slot, delayMs: delay }, 'replacing the worker');
@@ -186,13 +249,18 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
   const stop = () => {
     if (stopping) return;
     stopping = true;
+    // First no new connection (the kernel refuses them); every one accepted so far has been
+    // sent to a worker, before the stop on the same channel, and is answered while it drains.
+    listener.close();
+    for (const socket of waiting.splice(0)) socket.destroy();
     for (const state of slots) clearTimeout(state.restart);
     const running = slots.flatMap((s) => (s.worker ? [s.worker] : []));
     if (running.length === 0) {
       finish();
       return;
     }
-    for (const worker of running) worker.process.kill('SIGTERM');
+    for (const worker of running)
+      worker.send({ tag: TAG, type: 'stop' } satisfies ToWorker, ignore);
     killTimer = setTimeout(
       () => {
         logger.error('workers did not stop in time: killing them');

@@ -38,6 +38,8 @@ async function run(config: Config): Promise<void> {
     process.exit(
       await runPrimary({
         workers: config.webConcurrency,
+        port: config.port,
+        host: config.host,
         shutdownDelayMs: config.shutdownDelayMs,
         logger: baseLogger,
         onListening: (url) => announce(url, baseLogger, config, development),
@@ -68,18 +70,17 @@ async function run(config: Config): Promise<void> {
     },
     'plant-store listening',
   );
-  if (role) role.listening(running.url);
-  else announce(running.url, logger, config, development);
 
   // A signal that arrives during the shutdown is absorbed, not fatal: Ctrl-C under a script
   // runner reaches the server twice (from the terminal to the process group, and forwarded by
   // the runner), and dying of the second would turn a clean stop into a failure. The shutdown
-  // itself is bounded (SHUTDOWN_GRACE_MS in server.ts).
+  // itself is bounded (SHUTDOWN_GRACE_MS in server.ts). A cluster worker stops when its
+  // primary says so (it absorbs signals: see cluster.ts).
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal?: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info(signal ? { signal } : {}, 'shutting down');
     running.close().then(
       () => {
         logger.info('stopped');
@@ -91,8 +92,13 @@ async function run(config: Config): Promise<void> {
       },
     );
   };
+  if (role) {
+    role.serving(() => shutdown());
+    return;
+  }
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  announce(running.url, logger, config, development);
 }
 
 /**
@@ -151,10 +157,9 @@ function startupFailure(error: unknown, config: Config | undefined): string {
 
 /** A listener that could not bind (Node's error carries `address` and `port`). */
 function listenFailure(error: unknown, config: Config): string | undefined {
-  // 'bind' in a cluster worker, whose listening socket the primary opens; 'getaddrinfo' for
-  // a host name that does not resolve.
+  // 'getaddrinfo' for a host name that does not resolve.
   const syscall = error instanceof Error && 'syscall' in error ? error.syscall : undefined;
-  if (!(error instanceof Error) || !['listen', 'bind', 'getaddrinfo'].includes(String(syscall))) {
+  if (!(error instanceof Error) || !['listen', 'getaddrinfo'].includes(String(syscall))) {
     return undefined;
   }
   const port = 'port' in error ? Number(error.port) : config.port;

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -57,6 +57,10 @@ type ServerConfig = Pick<
 export interface ClusterWorkerRole {
   /** The worker's place among its siblings (named in its log lines). */
   readonly slot: number;
+  /** The URL the primary listens on: the worker itself does not listen. */
+  readonly url: string;
+  /** Calls `serve` with each connection the primary accepted and hands to this worker. */
+  receive(serve: (socket: Socket) => void): void;
 }
 
 /**
@@ -221,8 +225,9 @@ function serverOptions(config: ServerConfig) {
 }
 
 /**
- * Serves `app` on `config.host:config.port`, at most `config.maxConnections` connections at
- * once; its graceful shutdown goes on the clean-up list.
+ * Serves `app` on `config.host:config.port` (in a cluster worker: the connections its primary
+ * hands over), at most `config.maxConnections` connections at once; its graceful shutdown goes
+ * on the clean-up list.
  */
 async function listen(
   app: Koa,
@@ -246,25 +251,40 @@ async function listen(
   answerClientErrors(server, connections);
   lingerOnClose(server, connections, config.timeouts?.lingerMs ?? DEFAULT_HTTP_TIMEOUTS.lingerMs);
   if (config.maxConnections) capConnections(server, config.maxConnections, logger);
+  let url: string;
+  if (config.cluster) {
+    config.cluster.receive(connections.inject); // the primary listens
+    url = config.cluster.url;
+  } else {
+    url = await listenOn(server, config.port, config.host);
+  }
+  server.on('error', warnOnce(logger));
+  opened.push(() => connections.shutdown());
+  return { server, url };
+}
+
+/**
+ * Listens on `host:port` and resolves with the base URL; rejects with Node's error when it
+ * cannot (the port is taken, say).
+ */
+export async function listenOn(server: NetServer, port: number, host: string): Promise<string> {
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject); // nothing listens (the port is taken, say)
-    server.listen(config.port, config.host, () => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  server.on('error', warnOnce(logger));
-  opened.push(() => connections.shutdown());
-  const { port, address, family } = server.address() as AddressInfo;
-  const host = family === 'IPv6' ? `[${address}]` : address;
-  return { server, url: `http://${host}:${port}` };
+  const { port: bound, address, family } = server.address() as AddressInfo;
+  return `http://${family === 'IPv6' ? `[${address}]` : address}:${bound}`;
 }
 
 /**
  * At most `max` connections (MAX_CONNECTIONS), below the process's descriptor limit so the
  * store and the logs keep theirs. A connection over the cap is closed at once (Node's
- * `maxConnections`), and the idle keep-alive connections are closed to make room: a client
- * that retries gets in, whoever holds idle connections.
+ * `maxConnections`; in a cluster worker, `serveTracked`'s `inject` counts the same way), and
+ * the idle keep-alive connections are closed to make room: a client that retries gets in,
+ * whoever holds idle connections.
  */
 function capConnections(server: Server, max: number, logger: Logger): void {
   server.maxConnections = max;
@@ -281,7 +301,7 @@ function capConnections(server: Server, max: number, logger: Logger): void {
 }
 
 /** Logs a failed accept (EMFILE: out of descriptors) once, with what to do; others each time. */
-function warnOnce(logger: Logger): (error: NodeJS.ErrnoException) => void {
+export function warnOnce(logger: Logger): (error: NodeJS.ErrnoException) => void {
   let warned = false;
   return (error) => {
     if (error.code !== 'EMFILE' && error.code !== 'ENFILE') {

@@ -12,7 +12,8 @@ import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spaw
 
 // WEB_CONCURRENCY=2: the real entry point as a primary with two HTTP workers (node:cluster),
 // on SQLite and on PostgreSQL: both workers serve, the per-credential limit is one limit for
-// the machine, commits from both are stored, a dead worker is replaced, SIGTERM stops all.
+// the machine, commits from both are stored, a dead worker is replaced, SIGTERM stops all (a
+// worker signalled straight serves on), a port in use fails the start in one line.
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-cluster-'));
 const token = 'cluster-test-token-0123456789abcdef';
@@ -192,8 +193,12 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     const url = await ready(server);
     const statuses = await createMany(url, 1, 400, 16);
     expect(new Set(statuses)).toEqual(new Set([200]));
+    // A SIGTERM sent straight to the workers (systemd's default KillMode signals every process
+    // of the unit) is absorbed: they serve on, and stop when the primary says so.
+    for (const pid of workerPids(server)) process.kill(pid, 'SIGTERM');
+    expect(new Set(await createMany(url, 401, 8, 4))).toEqual(new Set([200]));
     await stopCleanly(server, url);
-    expect(storedIds(file)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+    expect(storedIds(file)).toEqual(Array.from({ length: 408 }, (_, i) => i + 1));
     expect(integrityCheck(file)).toEqual([{ integrity_check: 'ok' }]);
   });
 
@@ -245,7 +250,7 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     await stopCleanly(server, url);
   });
 
-  it('fails the start (exit 1) when the workers cannot listen, leaving no process behind', async () => {
+  it('fails the start (exit 1) with the one-line message when the port is taken, before any worker starts', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const address = blocker.address();
@@ -253,7 +258,10 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     try {
       const server = start({ DATABASE_URL: join(folder, 'taken.db'), PORT: String(port) });
       expect(await server.exited).toBe(1);
-      expect(server.output()).not.toMatch(/Plant Store is listening on/);
+      expect(server.output()).toBe(
+        `plant-store: cannot listen on 127.0.0.1:${port}: the port is already in use; ` +
+          'stop the process that holds it or set PORT to a free port\n',
+      );
     } finally {
       blocker.close();
     }
