@@ -1,11 +1,7 @@
 import bytes from 'bytes';
 import { z } from 'zod';
 
-/** The environment variables the server reads, with their defaults. Documented in docs/operations.md. */
-/**
- * Defaults of the PG_* settings, also used by the pool factory (store/postgres/pool.ts) for a
- * caller that leaves one out. Here, not there: config.ts must not load `pg`.
- */
+/** Defaults of the PG_* settings, also the pool factory's (here: config.ts must not load `pg`). */
 export const POSTGRES_DEFAULTS = {
   poolMax: 10,
   connectTimeoutMs: 2000,
@@ -15,6 +11,7 @@ export const POSTGRES_DEFAULTS = {
 /** Most HTTP worker processes WEB_CONCURRENCY may ask for. */
 const MAX_WEB_CONCURRENCY = 256;
 
+/** The environment variables the server reads, with their defaults (docs/operations.md). */
 const Env = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: port().default(3000),
@@ -69,7 +66,7 @@ const Env = z.object({
     .default(1),
 });
 
-/** A comma-separated list from an environment string (default none): items trimmed, empty ones dropped, each checked by `item`. */
+/** A comma-separated list (default none): items trimmed, empty ones dropped, each checked by `item`. */
 function commaList(item: z.ZodType<string, string>) {
   return z
     .string()
@@ -83,10 +80,7 @@ function commaList(item: z.ZodType<string, string>) {
     .pipe(z.array(item));
 }
 
-/**
- * A whole (safe) number ≥ `min` from an environment string; `range` words the refusal. Anything
- * else, text included, is refused in the project's words, not zod's "received NaN".
- */
+/** A whole number ≥ `min`; anything else is refused in `range`'s words, not zod's "received NaN". */
 function count(min = 0, range = min === 0 ? '0 or more' : `at least ${min}`) {
   const whole = `must be a whole number, ${range}`;
   return z.coerce.number({ error: whole }).int(whole).min(min, `must be ${range}`);
@@ -115,69 +109,44 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
-  /** The configured bearer tokens (PLANT_STORE_TOKENS); may be empty (see `developmentToken`). */
+  /** PLANT_STORE_TOKENS; may be empty (see `developmentToken`). */
   readonly tokens: readonly string[];
-  /**
-   * No token is configured outside production: the server accepts the development token kept
-   * in the data directory (tokens/development-token.ts). In production an empty `tokens` is
-   * allowed only while the store holds an active managed token (checked at start).
-   */
+  /** No token configured outside production: the development token in the data directory is accepted. */
   readonly developmentToken: boolean;
   readonly bodyLimitBytes: number;
   readonly logLevel: z.output<typeof Env>['LOG_LEVEL'];
   readonly durability: 'full' | 'normal';
-  /** Pool and timeouts of the PostgreSQL store (used when DATABASE_URL is a postgres:// URL). */
   readonly postgres: PostgresConfig;
   /** Where `GET /metrics` is served (its own listener); absent when METRICS_PORT is unset. */
   readonly metrics?: { readonly port: number; readonly host: string };
   readonly rateLimit: RateLimitConfig;
-  /** How many reverse proxies in front of the server append to `X-Forwarded-For`. */
   readonly trustProxyHops: number;
   /** Browser origins allowed by CORS; empty = CORS off. */
   readonly corsOrigins: readonly string[];
-  /** Idle keep-alive connections are closed after this long (ms). */
   readonly keepAliveTimeoutMs: number;
-  /**
-   * Most open connections per process; 0 = no cap. The default (900) stays below the usual
-   * descriptor limit of 1024, leaving room for the store's files and the logs.
-   */
+  /** Most open connections per process; 0 = no cap. */
   readonly maxConnections: number;
-  /** On SIGTERM, `/readyz` answers 503 this long (ms) before the listener closes. */
   readonly shutdownDelayMs: number;
-  /**
-   * HTTP worker processes (`node:cluster`); 1 = the server runs in this one process, more =
-   * a primary process forks this many workers that share the port (see cluster.ts).
-   */
+  /** HTTP worker processes: more than 1 runs a cluster (see cluster.ts). */
   readonly webConcurrency: number;
 }
 
-/** Request limits; 0 turns a limit off. */
+/** RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST, AUTH_FAILURES_PER_MINUTE; 0 turns a limit off. */
 export interface RateLimitConfig {
-  /** Authenticated requests per credential per second, sustained. */
   readonly perSecond: number;
-  /** Requests a credential may send at once (see limits/rate-limits.ts). */
   readonly burst: number;
-  /** Requests with a refused credential per client address per minute. */
   readonly authFailuresPerMinute: number;
 }
 
-/** The PG_* variables: pool size and timeouts of the PostgreSQL store. */
+/** PG_POOL_MAX, PG_CONNECT_TIMEOUT_MS, PG_STATEMENT_TIMEOUT_MS, PG_STARTUP_WAIT_MS. */
 export interface PostgresConfig {
-  /** Most connections per instance (PG_POOL_MAX). */
   readonly poolMax: number;
-  /** Longest wait for a connection, pool wait included (PG_CONNECT_TIMEOUT_MS). */
   readonly connectTimeoutMs: number;
-  /** Server-side statement_timeout (PG_STATEMENT_TIMEOUT_MS). */
   readonly statementTimeoutMs: number;
-  /** How long start-up waits for an unreachable database; 0 = fail at once (PG_STARTUP_WAIT_MS). */
   readonly startupWaitMs: number;
 }
 
-/**
- * A start-up failure the operator can fix: its message is one line naming what failed (a
- * setting, path, port or URL), why, and what to do. The process entry prints it alone, with
- * no stack (unless LOG_LEVEL=debug), and exits 1.
- */
+/** A start-up failure the operator can fix: one line saying what failed, why and what to do. */
 export class StartupError extends Error {
   override readonly name: string = 'StartupError';
 }
@@ -187,10 +156,7 @@ export class ConfigError extends StartupError {
   override readonly name = 'ConfigError';
 }
 
-/**
- * The refusal of a production start that has no credential to accept: neither
- * PLANT_STORE_TOKENS nor an active managed token in the store.
- */
+/** A production start with no credential to accept (no PLANT_STORE_TOKENS, no active managed token). */
 export const NO_CREDENTIAL_MESSAGE =
   'Invalid configuration: NODE_ENV=production needs a credential to accept: set PLANT_STORE_TOKENS ' +
   '(comma-separated bearer tokens), or issue a managed token in this database first with ' +
@@ -266,15 +232,12 @@ function postgresConfig(
 /** The part of the configuration that names the store: what the command-line tool needs. */
 export interface StoreConfig {
   readonly databaseUrl: string;
-  /** The PG_* settings, the server's own: the tool's token store uses the same pool settings. */
   readonly postgres: PostgresConfig;
 }
 
 /**
- * Reads only the store's settings (`DATABASE_URL` and the PG_* variables, validated and
- * defaulted as `loadConfig` does), for the `plant-store` command-line tool: it needs no
- * bearer token, so `PLANT_STORE_TOKENS` is neither required (even with
- * `NODE_ENV=production`) nor generated, and other server settings are not checked.
+ * Reads only DATABASE_URL and the PG_* variables, for the `plant-store` command-line tool: no
+ * token is required or generated, and other server settings are not checked.
  *
  * @example
  * const { databaseUrl, postgres } = loadStoreConfig({ DATABASE_URL: 'postgres://db/plants' });
