@@ -5,18 +5,11 @@ import { ApiError } from './api-error.ts';
 import type { ConnectionTracker } from './graceful-shutdown.ts';
 
 /**
- * Answers the requests that Node's HTTP parser rejects (they never reach Koa, or fail while
- * Koa reads their body) with an answer in the Error shape, then closes the connection:
- * - a request whose body breaks the HTTP framing (a bad chunk line, an unknown
- *   `Transfer-Encoding`) while its handler waits for that body: 400 40004 at once, on the
- *   request's own response (its handler would otherwise wait for a body that never comes);
- * - a request whose body has not arrived within the request timeout: 408 40801, the same way;
- * - any other parser error (HPE_*): 400 40004. Bytes that are not HTTP pipelined behind a
- *   request still being answered wait for that answer (the request may already be stored):
- *   the client gets both, in order.
- * A reset socket, or one whose headers never completed within the headers timeout (slowloris),
- * is just closed. A `CONNECT` request (a proxy's method; Node hands it over as a bare socket)
- * gets 405 40501, then the connection closes.
+ * Answers in the Error shape, then closes the connection, what Node's HTTP parser rejects: a
+ * body that breaks the framing while its handler waits for it (400 40004, on the request's own
+ * response), a body not complete within the request timeout (408 40801, the same way), any
+ * other parser error (400 40004, after the answer to a request still being served, in order),
+ * and `CONNECT` (405 40501). A reset socket, or headers not complete in time, is just closed.
  *
  * @example
  * answerClientErrors(server, trackConnections(server));

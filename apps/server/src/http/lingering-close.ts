@@ -6,19 +6,13 @@ import type { ConnectionTracker } from './graceful-shutdown.ts';
 export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
- * nginx's lingering close for Node's HTTP server. A response that closes its connection
- * (`Connection: close`) while the request's body is still arriving (a 401, 413, 415 or 429
- * sent before the body was read; a 400 or 408 for a body that broke or stalled) would otherwise
- * be followed by Node destroying the socket with unread bytes in it: the kernel then answers
- * with a reset, and a client still sending its body (Node's fetch, curl) loses the answer it
- * was sent (EPIPE, or a truncated body).
- *
- * Instead the answer is followed by the end of the server's side (FIN), and the rest of the
- * body is read and thrown away until it is complete or the client closes its side, or
- * `lingerMs` have passed; then the socket is closed. Memory stays bounded (nothing is kept), a
- * slow sender is cut after `lingerMs`, and a body announced as larger than `LINGER_MAX_BYTES`
- * is not drained at all (its connection closes at once, as before).
- * Connections whose request was read completely close as Node closes them.
+ * nginx's lingering close for Node's HTTP server. An answer that closes its connection while
+ * the request's body is still arriving (a 401, 413, 415 or 429 sent before the body was read; a
+ * 400 or 408 for a body that broke or stalled) would be followed by Node destroying the socket
+ * with unread bytes in it: the kernel resets it, and a client still sending (fetch, curl) loses
+ * the answer. Instead the server's side ends (FIN) and the rest of the body is read and dropped
+ * until it is complete, the client closes, or `lingerMs` pass; a body announced as larger than
+ * `LINGER_MAX_BYTES` is not drained. Nothing is kept, so memory stays bounded.
  *
  * @example
  * lingerOnClose(server, trackConnections(server), 5_000);

@@ -12,14 +12,11 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const UNMATCHED_ROUTE = 'unmatched';
 
 /**
- * Koa middleware, outermost, for the bookkeeping of every request: gives it an id (the
- * caller's `X-Request-Id` when safe, else a new UUID), echoes it, sets the headers every
- * response of a JSON API carries, and once the response is decided observes it in
- * `http_request_duration_seconds` (labelled by the contract path, never the raw URL) and logs
- * one line at info: request id, method, route, status, duration and the credential's name —
- * never the token, the headers or the body. Requests that break HTTP/1.1 rules Node leaves to
- * the app are refused first (`checkProtocol`), and whatever a later middleware throws is
- * answered in the Error shape (`answerError`): one layer, like a stock Koa app's error handler.
+ * Koa middleware, outermost: the request id (the caller's `X-Request-Id` when safe, else a
+ * UUID) and the headers every answer carries; `checkProtocol`; any error thrown later answered
+ * in the Error shape (`answerError`); then the request observed in `http_request_duration_seconds`
+ * (by contract path, never the raw URL) and one log line at info (id, method, route, status,
+ * duration, credential name: never the token, the headers or the body).
  *
  * @example
  * app.use(requestContext(logger, metrics));

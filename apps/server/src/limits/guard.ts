@@ -14,16 +14,11 @@ export const MAX_DRAINED_BODY_BYTES = 65_536;
 export const DRAIN_TIMEOUT_MS = 1_000;
 
 /**
- * The credential check `authenticate` wrapped in the rate limits, as one step, before the
- * body is read:
- * - a refused credential (401) counts against the client address (`ctx.ip`, which honours
- *   TRUST_PROXY_HOPS); once the address used its budget it gets 429 instead. A valid
- *   credential is never counted nor refused for its address: one client's failures cannot
- *   lock out others behind the same address;
- * - an accepted one takes a request from its credential's limit (`ctx.state.consumer`), and
- *   the answer carries the `X-RateLimit-*` headers, whatever its status. A 429 for the
- *   credential keeps the connection when the body is small (see `MAX_DRAINED_BODY_BYTES`):
- *   a well-behaved client over its rate is no attacker, and reconnecting costs it more.
+ * The credential check wrapped in the rate limits, before the body is read: a refused
+ * credential counts against its address (`ctx.ip`) and past the budget gets 429 instead of 401
+ * (a valid credential is never counted or refused for its address); an accepted one takes a
+ * request from its credential's limit, and the answer carries the `X-RateLimit-*` headers. A
+ * credential's 429 keeps the connection when the body is small (`MAX_DRAINED_BODY_BYTES`).
  *
  * @example
  * const limits = await RateLimits.create(config.rateLimit);
