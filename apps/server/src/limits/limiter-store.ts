@@ -38,13 +38,10 @@ export const clusterStore: LimiterStore = {
 };
 
 /**
- * Counts in PostgreSQL, shared by every instance (and worker) on the database: one table per
- * limiter, named after its key prefix and created when missing, one atomic upsert per
- * decision. A key that used its points is refused from memory until its window ends
- * (`inMemoryBlockOnConsumed`), and while the database fails, or takes longer than
- * PG_CONNECT_TIMEOUT_MS to answer (`RLWrapperTimeouts`: a silent network would otherwise add
- * the whole query timeout to every request), each instance counts in its own memory
- * (`insuranceLimiter`): an outage costs precision, never a 500 or a hang.
+ * Counts in PostgreSQL, shared by every instance on the database (a table per limiter, one
+ * upsert per decision). A spent key is refused from memory (`inMemoryBlockOnConsumed`); while
+ * the database fails or is slower than PG_CONNECT_TIMEOUT_MS (`RLWrapperTimeouts`), each
+ * instance counts in its own memory (`insuranceLimiter`): precision lost, never a 500 or a hang.
  */
 export function postgresStore(url: string, postgres: PostgresPoolConfig = {}): LimiterStore {
   const { pool, settings } = createPostgresPool({

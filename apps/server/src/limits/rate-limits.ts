@@ -29,18 +29,12 @@ interface Consumer {
 }
 
 /**
- * The two request limits of the API, on rate-limiter-flexible's limiters (fixed windows):
- * - per credential: RATE_LIMIT_BURST at once, then RATE_LIMIT_PER_SECOND sustained. A
- *   `BurstyRateLimiter` first draws on the burst allowance (BURST − PER_SECOND, back
- *   `BURST_WINDOW_SECONDS` after its first use), then on a window of PER_SECOND per second.
- *   (With BURST ≤ PER_SECOND: BURST per BURST/PER_SECOND seconds.) `X-RateLimit-Remaining`
- *   is what is left of the allowance: 0 means "pace at `X-RateLimit-Limit` per second", which
- *   the per-second window always admits; a refusal's `Retry-After` is the wait until either
- *   gives a point back (at most 1 s when BURST ≥ PER_SECOND);
- * - per client address: `authFailuresPerMinute` refused credentials per minute. Counted only
- *   after the credential was refused, so a valid credential never is; past the budget a
- *   refused credential gets 429 instead of 401 until the window ends.
- * A limit of 0 is off.
+ * The two request limits, on rate-limiter-flexible's limiters (fixed windows); 0 is off:
+ * - per credential: a `BurstyRateLimiter` draws on the burst allowance (BURST − PER_SECOND,
+ *   back `BURST_WINDOW_SECONDS` after its first use), then on PER_SECOND per second (with
+ *   BURST ≤ PER_SECOND: BURST per BURST/PER_SECOND s). `X-RateLimit-Remaining` is what is left
+ *   of the allowance; `Retry-After` is the wait until either gives a point back;
+ * - per client address: `authFailuresPerMinute` refused credentials, then 429 instead of 401.
  *
  * @example
  * const limits = await RateLimits.create({ perSecond: 100, burst: 200, authFailuresPerMinute: 30 });

@@ -2,10 +2,8 @@ import { AggregatorRegistry } from 'prom-client';
 import type { ServiceMetrics } from './metrics.ts';
 
 /**
- * In a cluster worker: answers the primary's requests for this worker's metrics
- * (prom-client's AggregatorRegistry protocol) from `metrics`' registry. The worker serves no
- * metrics listener of its own: with WEB_CONCURRENCY > 1 every worker would share that port
- * and each scrape would see one worker's counts.
+ * In a cluster worker: answers the primary's requests for this worker's metrics (prom-client's
+ * AggregatorRegistry), instead of a listener of its own that would show one worker's counts.
  *
  * @example
  * shareWorkerMetrics(new ServiceMetrics());
@@ -16,8 +14,7 @@ export function shareWorkerMetrics(metrics: ServiceMetrics): void {
 }
 
 /**
- * In the primary: the exposition of every worker's metrics added up (counters and histograms
- * summed), for the metrics listener (`startMetricsServer`).
+ * In the primary: every worker's metrics added up, for the metrics listener.
  *
  * @example
  * const listener = await startMetricsServer(clusterMetrics(), config.metrics, logger, options);

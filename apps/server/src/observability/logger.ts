@@ -16,9 +16,8 @@ export interface LoggerOptions {
 }
 
 /**
- * The service's logger: structured JSON lines on stdout (pino), or pretty lines for a
- * terminal. Request logs never carry the Authorization header, the token or the body; `redact`
- * guards against an accidental one. Errors logged as `err` keep their type, message and stack.
+ * The service's logger: JSON lines on stdout (pino), or pretty lines for a terminal; `redact`
+ * guards against an accidental token.
  *
  * @example
  * const logger = createLogger('info', { pretty: wantsPrettyLogs(config.production, process.stdout.isTTY) });
@@ -43,12 +42,9 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
     );
   }
   if (options.destination) return pino(settings, options.destination);
-  // stdout, written asynchronously once 16 KiB of lines are buffered (pino's asynchronous
-  // logging; SonicBoom's `maxWrite` raised to match): one write per ~70 request lines instead
-  // of a blocking write per line, as the
-  // request log is on the hot path. pino writes what is buffered when the process exits
-  // (process.exit included); a timer writes out what a quiet server has buffered, so no line
-  // waits longer than a second. A hard kill (SIGKILL, power loss) can lose that last second.
+  // stdout written asynchronously in 16 KiB batches (pino's asynchronous logging): one write
+  // per ~70 request lines. pino writes the rest at exit, and a timer every second; a hard kill
+  // can lose that last second of lines.
   const logger = pino(
     settings,
     pino.destination({ dest: 1, minLength: 16_384, maxWrite: 65_536, sync: false }),

@@ -12,10 +12,8 @@ export interface MetricsServer {
 }
 
 /**
- * Serves the Prometheus exposition of `metrics` at `GET /metrics` on a listener of its own
- * (METRICS_HOST:METRICS_PORT), apart from the public API: the public port never serves
- * metrics, and this one serves nothing else (any other path is 404, any other method 405).
- * Keep it on a private interface or port that only the scraper reaches.
+ * Serves `GET /metrics` on a listener of its own (METRICS_HOST:METRICS_PORT), apart from the
+ * API; any other path is 404, any other method 405.
  *
  * @example
  * const address = { host: '127.0.0.1', port: 9464 };

@@ -12,17 +12,9 @@ const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 export type RateLimitName = 'token' | 'address';
 
 /**
- * The service's Prometheus metrics, on a registry of their own (not prom-client's global one),
- * so that several apps in one process (tests) never share or clash:
- * - `http_request_duration_seconds{method,route,status}`: every answered request; `route` is the
- *   contract path, or `unmatched` for a path no route serves (so a scan cannot add series);
- * - `plant_store_plants_created_total`: creates that stored a new plant (not replays);
- * - `plant_store_operation_duration_seconds{operation,outcome}`: store calls as the API sees
- *   them (a create includes its wait for the group commit);
- * - `plant_store_group_commit_batch_size` / `plant_store_group_commit_duration_seconds`:
- *   creates per transaction and the transaction's time (SQLite's group commit);
- * - `plant_store_rate_limited_total{limit}`: requests refused with 429, by limit;
- * - Node's process metrics (`process_*`, `nodejs_*`).
+ * The service's Prometheus metrics (listed in docs/operations.md), on a registry of their own,
+ * so several apps in one process (tests) never clash. `route` is the contract path, or
+ * `unmatched` (a scan cannot add series).
  *
  * @example
  * const metrics = new ServiceMetrics();

@@ -3,8 +3,7 @@ import type { CreateOutcome, PlantStore } from '../store/plant-store.ts';
 import type { ServiceMetrics } from './metrics.ts';
 
 /**
- * A PlantStore that times every call of `store` into `metrics` (operation, outcome) and counts
- * created plants; it changes nothing else. Closing it closes `store`.
+ * `store`, with every call timed into `metrics` (operation, outcome) and created plants counted.
  *
  * @example
  * const measured = measureStore(await openStore(url), metrics);
