@@ -36,7 +36,10 @@ export class ManagedTokenVerifier {
   }
 
   /** The credential of a valid (known, not revoked, not expired) managed token, else `undefined`. */
-  async verify(token: string, digest = digestToken(token)): Promise<Credential | undefined> {
+  verify(
+    token: string,
+    digest = digestToken(token),
+  ): Credential | undefined | Promise<Credential | undefined> {
     if (checkTokenFormat(token) !== 'ok') return undefined;
     const cached = this.#valid.get(digest);
     if (cached !== undefined && cached.expiresAt > this.#now()) return cached.credential;

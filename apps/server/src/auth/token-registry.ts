@@ -4,7 +4,9 @@ import { hash } from 'node:crypto';
 export type Credential = { readonly name: string };
 
 /** The store's managed tokens, asked about any token the registry does not hold. */
-type ManagedTokens = { verify(token: string, digest: string): Promise<Credential | undefined> };
+type ManagedTokens = {
+  verify(token: string, digest: string): Credential | undefined | Promise<Credential | undefined>;
+};
 
 /** The SHA-256 of a token, hex: how tokens are kept and looked up. */
 export function digestToken(token: string): string {

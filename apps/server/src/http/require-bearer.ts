@@ -1,7 +1,7 @@
 import { ERROR_MESSAGES } from '@plant-store/schema';
-import type { TokenRegistry } from '../auth/token-registry.ts';
+import type { Credential, TokenRegistry } from '../auth/token-registry.ts';
 import { ApiError } from './api-error.ts';
-import type { RequestStep } from './app-state.ts';
+import type { AppContext, RequestStep } from './app-state.ts';
 
 const REALM = 'Bearer realm="plant-store"';
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is token68 syntax.
@@ -19,7 +19,16 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  * await authenticate(ctx); // throws ApiError('unauthorized') without a valid token
  */
 export function requireBearer(tokens: TokenRegistry): RequestStep {
-  return async function checkBearer(ctx) {
+  const admit = (ctx: AppContext, credential: Credential | undefined): void => {
+    if (!credential) {
+      throw new ApiError('unauthorized', ERROR_MESSAGES.unauthorized.refused, {
+        'WWW-Authenticate': `${REALM}, error="invalid_token"`,
+      });
+    }
+    ctx.state.consumer = credential.name;
+  };
+  // A cached credential is answered at once; only a store lookup makes the check wait.
+  return function checkBearer(ctx) {
     const header = ctx.get('Authorization');
     if (!/^bearer(?: |$)/i.test(header)) {
       throw new ApiError('unauthorized', ERROR_MESSAGES.unauthorized.missing, {
@@ -27,12 +36,8 @@ export function requireBearer(tokens: TokenRegistry): RequestStep {
       });
     }
     const token = BEARER.exec(header)?.[1];
-    const credential = token === undefined ? undefined : await tokens.authenticate(token);
-    if (!credential) {
-      throw new ApiError('unauthorized', ERROR_MESSAGES.unauthorized.refused, {
-        'WWW-Authenticate': `${REALM}, error="invalid_token"`,
-      });
-    }
-    ctx.state.consumer = credential.name;
+    const found = token === undefined ? undefined : tokens.authenticate(token);
+    if (found instanceof Promise) return found.then((credential) => admit(ctx, credential));
+    admit(ctx, found);
   };
 }
