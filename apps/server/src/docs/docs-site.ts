@@ -26,12 +26,10 @@ export function publicDocument(options: DocsSiteOptions = {}): object {
 }
 
 /**
- * Writes the API reference as a static site into `folder`: `index.html` (the same page as
- * `GET /docs`), its one script under `assets/` with a content-hashed name (so a host may cache
- * it as immutable) and its `.br` and `.gz` encodings beside it (for hosts that serve
- * precompressed files, e.g. nginx's `gzip_static`), and the document as `openapi.json` and
- * `openapi.yaml`, all with `servers` set to `serverUrl`. Every link is relative, so the folder
- * can be published under any path. Returns the written files, relative to `folder`.
+ * Writes the API reference as a static site into `folder`, every link relative: `index.html`
+ * (the page of `GET /docs`), its script under `assets/` with a content-hashed name and `.br`/
+ * `.gz` copies (nginx's `gzip_static`), and `openapi.json`/`.yaml` with `servers` set to
+ * `serverUrl`. Returns the files written.
  *
  * @example
  * writeDocsSite('apps/server/dist-docs', { serverUrl: 'https://api.example.com' });

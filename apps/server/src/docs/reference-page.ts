@@ -1,30 +1,24 @@
 /** The page's title, on the server's `/docs` and in the static site. */
 export const REFERENCE_TITLE = 'Plant Store API reference';
 
-/** What the reference page is built from. */
+/** The document (embedded: the page fetches only its script), the script's and the document's URLs. */
 export interface ReferencePageOptions {
-  /** The OpenAPI document, embedded in the page: the page fetches nothing but its script. */
   readonly document: object;
-  /** Where the page loads the renderer script from (absolute path, or relative to the page). */
   readonly scriptUrl: string;
-  /** Where the same document can be downloaded, linked for browsers without JavaScript. */
   readonly documentUrl: string;
   readonly title: string;
 }
 
 /**
- * Markdown tables in descriptions (the introduction's error-code table): the renderer breaks
- * cell text between any two characters (`word-break: break-word`), so a narrow column can
- * shrink until a code like 40001 shows one digit per line. Here a cell breaks only between
- * words, and inside a word only when that word alone is wider than the column.
+ * Table cells break between words, not between any two characters (the renderer's
+ * `word-break: break-word` showed an error code like 40001 one digit per line).
  */
 export const TABLE_CSS =
   '.scalar-app .markdown td, .scalar-app .markdown th { word-break: normal; overflow-wrap: break-word; }';
 
 /**
- * The renderer's settings. Everything that would reach another host is off: no web fonts,
- * no telemetry, no AI agent; the "try it" client sends requests straight to the API (no
- * proxy), so a CSP of `connect-src 'self'` holds.
+ * The renderer's settings: nothing that reaches another host (fonts, telemetry, agent, proxy),
+ * so a CSP of `connect-src 'self'` holds.
  */
 export const RENDERER_CONFIGURATION = {
   withDefaultFonts: false,
@@ -39,10 +33,8 @@ export const RENDERER_CONFIGURATION = {
 } as const;
 
 /**
- * The HTML of the API reference page: the document as an inert JSON block and the renderer's
- * settings as an attribute, read by the renderer script (Scalar's standalone bundle), which is
- * the page's only script. No inline script or style, so the page works under a CSP of
- * `script-src 'self'`.
+ * The API reference page: the document as an inert JSON block and the settings as an attribute,
+ * read by its one script (Scalar's standalone bundle); nothing inline, for `script-src 'self'`.
  *
  * @example
  * const html = renderReferencePage({
@@ -75,11 +67,9 @@ export function renderReferencePage(options: ReferencePageOptions): string {
 }
 
 /**
- * The document as JSON that is safe inside a `<script>` element: no `<` (so no `</script>`),
- * no `&`. The renderer reads it with `JSON.parse`, which rounds integers beyond 2^53 (it showed
- * the int64 bounds of `id` as ±9223372036854776000, and turns a string bound into 0): such a
- * number (a bigint here) is left out of the page's copy; the field's description states the
- * exact range.
+ * The document as JSON safe inside `<script>` (no `<`, `>`, `&`). The renderer's `JSON.parse`
+ * would round a bound beyond 2^53 (±9223372036854776000), so such a bigint is left out of the
+ * page's copy; the field's description states the exact range.
  */
 function embedJson(value: object): string {
   return JSON.stringify(value, (_key, item: unknown) =>

@@ -13,23 +13,19 @@ export const RENDERER_PACKAGE = '@scalar/api-reference';
 /** The renderer script's file name in the build (`dist/assets/`) and in the static site. */
 export const RENDERER_FILE = 'api-reference.js';
 
-/** The renderer script, ready to send: its bytes as they are and precompressed. */
+/** The renderer script: its text, its version (16 hex digits of its SHA-256), precompressed. */
 export interface RendererScript {
-  /** The script's text (its `sourceMappingURL` comment removed: the map is not served). */
   readonly text: string;
-  /** The first 16 hex digits of the script's SHA-256: its version, in URLs and file names. */
   readonly hash: string;
-  /** The same bytes, compressed per `Content-Encoding`. */
   readonly encoded: { readonly br: Buffer; readonly gzip: Buffer };
 }
 
 let cached: RendererScript | undefined;
 
 /**
- * The renderer's standalone browser bundle (one self-contained script) with its gzip and
- * brotli encodings, made once. The built server reads the files `tsup.config.ts` wrote into
- * dist/assets/ (compressed there, so a production install needs neither the package nor the
- * CPU at run time); the source tree reads the package and compresses it here.
+ * The renderer's standalone bundle and its encodings, made once: the built server reads what
+ * `tsup.config.ts` wrote into dist/assets/ (no package, no compression at run time); the source
+ * tree reads the package and compresses it here.
  *
  * @example
  * const { text, hash, encoded } = loadRendererScript(); // encoded.br: a Buffer
@@ -47,19 +43,13 @@ export function loadRendererScript(): RendererScript {
   return cached;
 }
 
-/**
- * The package's bundle, without its `sourceMappingURL` comment. It sits next to the package's
- * main module (the package exports no path to it).
- */
+/** The package's bundle (beside its main module), without its `sourceMappingURL` comment. */
 export function readPackageScript(): string {
   const path = join(dirname(require.resolve(RENDERER_PACKAGE)), 'browser', 'standalone.js');
   return readFileSync(path, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
 }
 
-/**
- * `text` with its gzip (level 9) and brotli (quality 9) encodings: 4.35 MB → 1.26 / 1.05 MB in
- * about 0.7 s. Brotli's quality 11 would save another 0.1 MB for 6 s more on every build.
- */
+/** `text` with gzip 9 and brotli 9 (4.35 MB → 1.26 / 1.05 MB in 0.7 s; brotli 11 took 6 s more). */
 export function encodeRendererScript(text: string): RendererScript {
   const bytes = Buffer.from(text);
   return withEncodings(text, {

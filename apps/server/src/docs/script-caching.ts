@@ -13,12 +13,9 @@ export function versionedScriptUrl(script: RendererScript = loadRendererScript()
 }
 
 /**
- * Koa middleware around the answer of the route that serves the renderer script (the way
- * koa-compress, koa-etag and koa-conditional-get work, in one layer for this one response):
- * once the route has answered 200 with the script's text, it adds an ETag and a cache lifetime,
- * answers 304 to a matching `If-None-Match`, and otherwise sends the precompressed brotli or
- * gzip bytes the request accepts (`Vary: Accept-Encoding`). The page links the script as
- * `path?v=<hash>`, so that URL is cached as immutable; a new script has a new hash.
+ * Koa middleware around the renderer script's route (koa-etag, koa-conditional-get and
+ * koa-compress in one layer for this one response): an ETag and cache lifetime (`?v=<hash>`
+ * immutable), 304 for a matching `If-None-Match`, else the precompressed bytes accepted.
  *
  * @example
  * contractRouter(contract, handlers, { …, around: { getDocsScript: scriptCaching(loadRendererScript) } });
