@@ -19,7 +19,6 @@ export function measureStore(store: PlantStore, metrics: ServiceMetrics): PlantS
       ]),
     );
   const create = series('create', ['created', 'replayed', 'conflict', 'error']);
-  const get = series('get', ['found', 'missing', 'error']);
   const ping = series('ping', ['ok', 'error']);
   const observe = (child: { observe(value: number): void } | undefined, started: number) => {
     child?.observe((performance.now() - started) / 1000);
@@ -35,19 +34,6 @@ export function measureStore(store: PlantStore, metrics: ServiceMetrics): PlantS
         },
         (error: unknown) => {
           observe(create.error, started);
-          throw error;
-        },
-      );
-    },
-    get: (id: bigint) => {
-      const started = performance.now();
-      return store.get(id).then(
-        (plant) => {
-          observe(plant === undefined ? get.missing : get.found, started);
-          return plant;
-        },
-        (error: unknown) => {
-          observe(get.error, started);
           throw error;
         },
       );

@@ -75,7 +75,6 @@ export abstract class BatchedStore implements PlantStore {
   protected abstract commitBatch(
     plants: readonly NewPlant[],
   ): readonly RowResult[] | Promise<readonly RowResult[]>;
-  protected abstract read(id: bigint): Promise<NewPlant | undefined>;
   protected abstract query1(): Promise<void>;
   /** A cheap real write that changes nothing stored; throws when the store cannot commit. */
   protected abstract probeWrite(): Promise<void>;
@@ -100,11 +99,6 @@ export abstract class BatchedStore implements PlantStore {
       this.#waiting.push({ plant, resolve, reject });
       this.#schedule();
     });
-  }
-
-  async get(id: bigint): Promise<NewPlant | undefined> {
-    if (this.#closed) throw closedError();
-    return this.read(id).catch((error: unknown) => Promise.reject(this.translate(error)));
   }
 
   async ping(): Promise<void> {

@@ -62,7 +62,6 @@ export type Readiness =
 export interface PlantStore {
   /** Stores `plant` unless its id exists; never overwrites. Resolves once the outcome is durable. */
   create(plant: NewPlant): Promise<CreateOutcome>;
-  get(id: bigint): Promise<NewPlant | undefined>;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
   /** Whether the store can commit, from its latest write (a commit or the periodic probe). */

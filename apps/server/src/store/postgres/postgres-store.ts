@@ -120,11 +120,6 @@ export class PostgresStore extends BatchedStore {
     return { ...this.#settings, synchronousCommit: this.#synchronousCommit };
   }
 
-  protected async read(id: bigint): Promise<NewPlant | undefined> {
-    const [row] = await this.#query<PlantRow>(SELECT_MANY, [[id.toString()]]);
-    return row === undefined ? undefined : storedPlant(row);
-  }
-
   /** Gives up after `connectTimeoutMs` even on a connection that went silent. */
   protected async query1(): Promise<void> {
     await this.#query('SELECT 1', [], this.#settings.connectTimeoutMs);

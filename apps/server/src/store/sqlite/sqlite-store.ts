@@ -104,11 +104,6 @@ export class SqliteStore extends BatchedStore {
     return results;
   }
 
-  protected async read(id: bigint): Promise<NewPlant | undefined> {
-    const row = this.#select.get(id);
-    return row === undefined ? undefined : storedPlant(row);
-  }
-
   protected async query1(): Promise<void> {
     this.#db.prepare('SELECT 1').get();
   }
