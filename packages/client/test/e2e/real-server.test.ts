@@ -1,6 +1,7 @@
-import { type NewPlant, parseJson } from '@plant-store/schema';
+import { parseJson } from '@plant-store/schema';
 import {
   OpenApiResponseValidator,
+  readPlantRows,
   startTestServer,
   type TestServer,
 } from '@plant-store/server/testing';
@@ -13,6 +14,11 @@ import { validateNewPlant } from '../../src/validate.ts';
 // file): what an internal app that imports this package sees.
 
 const validator = new OpenApiResponseValidator();
+
+/** The row stored with `id` in the server's SQLite file, read on a connection of its own. */
+function stored(at: TestServer, id: bigint) {
+  return readPlantRows(at.databaseFile).find((row) => row.id === id);
+}
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
@@ -38,7 +44,7 @@ describe('createPlant against the real server', () => {
       const plant = await client().createPlant({ id, name: `plant ${id}`, tag: 'edge' });
       expect(plant).toEqual({ name: `plant ${id}`, tag: 'edge' });
       validator.assertResponse('post', '/plants', 200, plant);
-      expect(await server.store.get(BigInt(id))).toEqual({
+      expect(stored(server, BigInt(id))).toEqual({
         id: BigInt(id),
         name: `plant ${id}`,
         tag: 'edge',
@@ -61,14 +67,14 @@ describe('createPlant against the real server', () => {
     const wrong = createPlantStoreClient({ baseUrl: server.url, token: 'not-the-token-123456' });
     const error = await failure(wrong.createPlant({ id: 501, name: 'Fern' }));
     expect(error).toMatchObject({ status: 401, code: 40101, attempts: 1 });
-    expect(await server.store.get(501n)).toBeUndefined();
+    expect(stored(server, 501n)).toBeUndefined();
   });
 
   it('refuses invalid input before sending anything', async () => {
     const attempt = client().createPlant({ id: 502, name: '', tag: 'x' });
     await expect(attempt).rejects.toBeInstanceOf(PlantStoreValidationError);
     await expect(attempt).rejects.toThrow('name: must not be empty');
-    expect(await server.store.get(502n)).toBeUndefined();
+    expect(stored(server, 502n)).toBeUndefined();
   });
 
   it('retries a 503 from an unavailable store, then reports it with Retry-After', async () => {
@@ -99,7 +105,7 @@ describe('createPlant against the real server', () => {
       expect(plants).toHaveLength(6);
       // 2 at once, then 4 more at 5/s: at least 0.6 s (the limit held), with no error.
       expect(performance.now() - began).toBeGreaterThan(600);
-      for (let i = 0; i < 6; i++) expect(await limited.store.get(BigInt(600 + i))).toBeDefined();
+      for (let i = 0; i < 6; i++) expect(stored(limited, BigInt(600 + i))).toBeDefined();
 
       const unpaced = createPlantStoreClient({
         baseUrl: limited.url,
@@ -182,8 +188,8 @@ describe('the client and the server agree on every body', () => {
     validator.assertResponse('post', '/plants', response.status, body);
     if (clientVerdict.ok) {
       expect(response.status).toBe(200);
-      const stored = (await fresh.store.get(clientVerdict.value.id)) as NewPlant;
-      expect(stored).toEqual(clientVerdict.value);
+      const { id, name, tag } = clientVerdict.value;
+      expect(stored(fresh, BigInt(id))).toEqual({ id: BigInt(id), name, tag: tag ?? null });
     } else {
       expect(response.status).toBe(400);
       expect(body).toEqual({ error: 40001, message: clientVerdict.message });
