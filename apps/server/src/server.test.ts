@@ -97,8 +97,14 @@ describe('POST /plants success', () => {
     expect(unsafe.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('accepts application/*+json and a charset parameter', async () => {
-    for (const type of ['application/json; charset=utf-8', 'application/merge-patch+json']) {
+  it('accepts application/*+json, a charset parameter, and parameters that do not parse', async () => {
+    const types = [
+      'application/json; charset=utf-8',
+      'application/merge-patch+json',
+      'application/json;',
+      'Application/JSON; not-a-parameter',
+    ];
+    for (const type of types) {
       const reply = await post(`{"id": ${freshId()}, "name": "Aloe"}`, {
         headers: { 'content-type': type },
       });

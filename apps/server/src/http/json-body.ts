@@ -112,13 +112,16 @@ function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
   return result.data;
 }
 
-/** The media type (lower case) and charset of a Content-Type; a malformed one has neither. */
-function mediaType(header: string | undefined): { type: string; charset: string } {
+/**
+ * The media type (lower case) and charset of a Content-Type. Parameters that do not parse
+ * (`application/json;`) are ignored, as type-is and koa-bodyparser ignore them.
+ */
+function mediaType(header = ''): { type: string; charset: string } {
   try {
-    const { type, parameters } = parseContentType(header ?? '');
+    const { type, parameters } = parseContentType(header);
     return { type, charset: parameters.charset?.toLowerCase() ?? '' };
   } catch {
-    return { type: '', charset: '' };
+    return { type: (header.split(';')[0] ?? '').trim().toLowerCase(), charset: '' };
   }
 }
 
