@@ -15,7 +15,10 @@ import { answerExpectations } from './http/protocol-checks.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
 import { limiterStoreFor } from './limits/limiter-store.ts';
 import { RateLimits } from './limits/rate-limits.ts';
-import type { ServiceMetrics } from './observability/metrics.ts';
+import { shareWorkerMetrics } from './observability/cluster-metrics.ts';
+import { ServiceMetrics } from './observability/metrics.ts';
+import { startMetricsServer } from './observability/metrics-listener.ts';
+import { measureStore } from './observability/store-timing.ts';
 import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './store/open-store.ts';
 import type { PlantStore, Readiness } from './store/plant-store.ts';
 
@@ -63,15 +66,8 @@ export interface ClusterWorkerRole {
   receive(serve: (socket: Socket) => void): void;
 }
 
-/**
- * How the service opens its stores: durability from the config, readiness transitions logged
- * once each; on PostgreSQL, the pool settings (PG_*) that the plant store, the managed tokens
- * and the rate limits each build their own pool from.
- *
- * @example
- * const store = await openStore(config.databaseUrl, serviceStoreOptions(config, logger));
- */
-export function serviceStoreOptions(
+/** The stores' options: durability, readiness changes logged once each, the PG_* pool settings. */
+function serviceStoreOptions(
   config: Pick<Config, 'durability'> & Partial<Pick<Config, 'postgres'>>,
   logger: Logger,
 ): OpenStoreOptions & { readonly postgres: OpenPostgresOptions } {
@@ -97,10 +93,7 @@ export function serviceStoreOptions(
 /** What a start opened, each with its close: the one clean-up list. */
 type CleanUp = Array<() => Promise<void>>;
 
-/**
- * Closes what was opened one after the other, last opened first (so the HTTP server drains
- * before the stores close); every close runs, the first failure is thrown at the end.
- */
+/** Closes what was opened, last first (the HTTP server drains before the stores close). */
 async function cleanUp(list: CleanUp): Promise<void> {
   const failures: unknown[] = [];
   for (const close of [...list].reverse()) await close().catch((error) => failures.push(error));
@@ -108,9 +101,8 @@ async function cleanUp(list: CleanUp): Promise<void> {
 }
 
 /**
- * Opens the store (running its migrations) and serves the API on `config.host:config.port`.
- * In steps: open the resources → build the app → listen → (on close) shut down; everything a
- * step opened is on one clean-up list, closed when a later step fails or the server closes.
+ * Opens the store (running its migrations) and serves the API on `config.host:config.port`;
+ * whatever a step opened is closed when a later step fails or the server closes.
  *
  * @example
  * const running = await startServer(loadConfig(), logger);
@@ -124,17 +116,10 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const app = buildApp(config, logger, resources);
     const listening = await listen(app, config, logger, opened);
     // A cluster worker hands its metrics to the primary, which serves them all added up.
-    if (resources.metrics && config.cluster) {
-      resources.metrics.modules.shareWorkerMetrics(resources.metrics.service);
-    }
+    if (resources.metrics && config.cluster) shareWorkerMetrics(resources.metrics);
     const metricsServer =
       resources.metrics && config.metrics && !config.cluster
-        ? await resources.metrics.modules.startMetricsServer(
-            resources.metrics.service,
-            config.metrics,
-            logger,
-            serverOptions(config),
-          )
+        ? await startMetricsServer(resources.metrics, config.metrics, logger, serverOptions(config))
         : undefined;
     if (metricsServer) opened.push(() => metricsServer.close());
     let closing: Promise<void> | undefined;
@@ -158,7 +143,7 @@ interface Resources {
   readonly store: PlantStore;
   readonly tokens: TokenRegistry;
   readonly rateLimits?: RateLimits;
-  readonly metrics?: { readonly service: ServiceMetrics; readonly modules: MetricsModules };
+  readonly metrics?: ServiceMetrics;
 }
 
 /** The store, the managed tokens (same database), the rate limits and the metrics. */
@@ -167,9 +152,8 @@ async function openResources(
   logger: Logger,
   opened: CleanUp,
 ): Promise<Resources> {
-  // Metrics are collected (and prom-client loaded) only when something serves them (METRICS_PORT).
-  const modules = config.metrics ? await loadMetricsModules() : undefined;
-  const service = modules ? new modules.ServiceMetrics() : undefined;
+  // Metrics are collected only when something serves them (METRICS_PORT).
+  const service = config.metrics ? new ServiceMetrics() : undefined;
   const { postgres, ...storeOptions } = serviceStoreOptions(config, logger);
   const store = await openStore(config.databaseUrl, {
     ...storeOptions,
@@ -197,10 +181,10 @@ async function openResources(
     : undefined;
   if (rateLimits) opened.push(() => rateLimits.close());
   return {
-    store: service && modules ? modules.measureStore(store, service) : store,
+    store: service ? measureStore(store, service) : store,
     tokens: TokenRegistry.fromTokens(config.tokens, new ManagedTokenVerifier(tokenStore)),
     ...(rateLimits ? { rateLimits } : {}),
-    ...(service && modules ? { metrics: { service, modules } } : {}),
+    ...(service ? { metrics: service } : {}),
   };
 }
 
@@ -210,7 +194,7 @@ function buildApp(config: ServerConfig, logger: Logger, resources: Resources): K
     tokens: resources.tokens,
     bodyLimitBytes: config.bodyLimitBytes,
     logger,
-    ...(resources.metrics ? { metrics: resources.metrics.service } : {}),
+    ...(resources.metrics ? { metrics: resources.metrics } : {}),
     ...(resources.rateLimits ? { rateLimits: resources.rateLimits } : {}),
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
     ...(config.trustProxyHops ? { trustProxyHops: config.trustProxyHops } : {}),
@@ -224,11 +208,7 @@ function serverOptions(config: ServerConfig) {
   });
 }
 
-/**
- * Serves `app` on `config.host:config.port` (in a cluster worker: the connections its primary
- * hands over), at most `config.maxConnections` connections at once; its graceful shutdown goes
- * on the clean-up list.
- */
+/** Serves `app` on `config.host:config.port` (in a cluster worker: what the primary hands over). */
 async function listen(
   app: Koa,
   config: ServerConfig,
@@ -263,10 +243,7 @@ async function listen(
   return { server, url };
 }
 
-/**
- * Listens on `host:port` and resolves with the base URL; rejects with Node's error when it
- * cannot (the port is taken, say).
- */
+/** Listens on `host:port`: the base URL, or Node's error (the port is taken, say). */
 export async function listenOn(server: NetServer, port: number, host: string): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -280,11 +257,9 @@ export async function listenOn(server: NetServer, port: number, host: string): P
 }
 
 /**
- * At most `max` connections (MAX_CONNECTIONS), below the process's descriptor limit so the
- * store and the logs keep theirs. A connection over the cap is closed at once (Node's
- * `maxConnections`; in a cluster worker, `serveTracked`'s `inject` counts the same way), and
- * the idle keep-alive connections are closed to make room: a client that retries gets in,
- * whoever holds idle connections.
+ * At most `max` connections (MAX_CONNECTIONS, below the descriptor limit): one over the cap is
+ * closed at once (Node's `maxConnections`, or `inject`'s count in a worker), and idle ones are
+ * closed to make room, so a client that retries gets in.
  */
 function capConnections(server: Server, max: number, logger: Logger): void {
   server.maxConnections = max;
@@ -315,17 +290,4 @@ export function warnOnce(logger: Logger): (error: NodeJS.ErrnoException) => void
       'accepting connections fails: the process is out of file descriptors. Lower MAX_CONNECTIONS below the descriptor limit (ulimit -n; LimitNOFILE= in the systemd unit) or raise that limit',
     );
   };
-}
-
-type MetricsModules = Awaited<ReturnType<typeof loadMetricsModules>>;
-
-async function loadMetricsModules() {
-  const [{ ServiceMetrics }, { measureStore }, { startMetricsServer }, { shareWorkerMetrics }] =
-    await Promise.all([
-      import('./observability/metrics.ts'),
-      import('./observability/store-timing.ts'),
-      import('./observability/metrics-listener.ts'),
-      import('./observability/cluster-metrics.ts'),
-    ]);
-  return { ServiceMetrics, measureStore, startMetricsServer, shareWorkerMetrics };
 }
