@@ -1,4 +1,10 @@
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+
+/** better-sqlite3 12 on Node 20, 13 from Node 22 on (12 aborts Node ≥ 24.19 when a statement is collected). */
+const Database = createRequire(import.meta.url)(
+  Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-13' : 'better-sqlite3',
+) as typeof BetterSqlite3;
 
 /** A validated create: the id exact as a bigint. */
 export interface PlantRow {
@@ -25,7 +31,7 @@ type Pending = {
  * await store.create({ id: 1n, name: 'Fern', tag: undefined }); // 'created'
  */
 export class SqliteGroupCommit {
-  readonly #db: Database.Database;
+  readonly #db: BetterSqlite3.Database;
   readonly #commit: (batch: readonly Pending[]) => CreateOutcome[];
   #queue: Pending[] = [];
 
