@@ -3,9 +3,10 @@ import type { ServerOptions } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
+import { listenOn } from './listen.ts';
 import { clusterMetrics } from './observability/cluster-metrics.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
-import { type ClusterWorkerRole, listenOn, warnOnce } from './server.ts';
+import { type ClusterWorkerRole, warnOnce } from './server.ts';
 
 // WEB_CONCURRENCY > 1: a primary process forks that many HTTP workers (node:cluster). The
 // primary listens on the port itself and hands each connection it accepts to the next ready

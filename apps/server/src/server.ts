@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -15,6 +15,7 @@ import { answerExpectations } from './http/protocol-checks.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
 import { limiterStoreFor } from './limits/limiter-store.ts';
 import { RateLimits } from './limits/rate-limits.ts';
+import { listenOn } from './listen.ts';
 import { shareWorkerMetrics } from './observability/cluster-metrics.ts';
 import { ServiceMetrics } from './observability/metrics.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
@@ -241,19 +242,6 @@ async function listen(
   server.on('error', warnOnce(logger));
   opened.push(() => connections.shutdown());
   return { server, url };
-}
-
-/** Listens on `host:port`: the base URL, or Node's error (the port is taken, say). */
-export async function listenOn(server: NetServer, port: number, host: string): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port: bound, address, family } = server.address() as AddressInfo;
-  return `http://${family === 'IPv6' ? `[${address}]` : address}:${bound}`;
 }
 
 /**

@@ -29,6 +29,7 @@ function layer(file: string): number {
     observability: 4,
     store: 5,
     'config.ts': 6,
+    'listen.ts': 6,
   };
   const found = layers[top];
   if (found === undefined) throw new Error(`src/${file} is in no layer: add it to the map`);

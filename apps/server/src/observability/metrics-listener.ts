@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerOptions } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { listenOn } from '../listen.ts';
 import type { ServiceMetrics } from './metrics.ts';
 
 /** The operator-only listener that serves `GET /metrics`. */
@@ -54,15 +54,7 @@ export async function startMetricsServer(
     );
   });
   server.on('clientError', (_error, socket) => socket.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(address.port, address.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port, address: host, family } = server.address() as AddressInfo;
-  const url = `http://${family === 'IPv6' ? `[${host}]` : host}:${port}`;
+  const url = await listenOn(server, address.port, address.host);
   return {
     url,
     server,

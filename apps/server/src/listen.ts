@@ -1,0 +1,20 @@
+import type { AddressInfo, Server } from 'node:net';
+
+/**
+ * Listens on `host:port` and resolves with the base URL (`http://127.0.0.1:3000`, an IPv6
+ * address in brackets); rejects with Node's error when it cannot (the port is taken, say).
+ *
+ * @example
+ * const url = await listenOn(http.createServer(handler), 3000, '127.0.0.1');
+ */
+export async function listenOn(server: Server, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port: bound, address, family } = server.address() as AddressInfo;
+  return `http://${family === 'IPv6' ? `[${address}]` : address}:${bound}`;
+}
