@@ -7,6 +7,7 @@ import {
 } from '@plant-store/schema';
 import { parse as parseContentType } from 'content-type';
 import bodyParser from 'koa-bodyparser';
+import typeIs from 'type-is';
 import type * as z from 'zod/mini';
 import { ApiError } from './api-error.ts';
 import type { AppContext, AppMiddleware } from './app-state.ts';
@@ -56,8 +57,9 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     const headers = ctx.req.headers;
     const declaredLength = Number(headers['content-length'] ?? 0);
     if (headers['transfer-encoding'] === undefined && declaredLength === 0) throw missingBody();
-    const { type, charset } = mediaType(headers['content-type']);
-    if (type !== 'application/json' && !/^application\/[^/]+\+json$/.test(type)) {
+    // type-is, with the types koa-bodyparser reads: what passes here is what it reads.
+    const contentType = headers['content-type'] ?? '';
+    if (!typeIs.is(contentType, JSON_TYPES)) {
       const given = ctx.request.type || 'no content type';
       throw new ApiError(
         'unsupportedMediaType',
@@ -65,6 +67,7 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
       );
     }
     // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused, not misread.
+    const charset = charsetOf(contentType);
     if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
       throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
     }
@@ -112,16 +115,13 @@ function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
   return result.data;
 }
 
-/**
- * The media type (lower case) and charset of a Content-Type. Parameters that do not parse
- * (`application/json;`) are ignored, as type-is and koa-bodyparser ignore them.
- */
-function mediaType(header = ''): { type: string; charset: string } {
+/** The charset of a Content-Type, lower case; none without parameters or when they do not parse. */
+function charsetOf(contentType: string): string {
+  if (!contentType.includes(';')) return '';
   try {
-    const { type, parameters } = parseContentType(header);
-    return { type, charset: parameters.charset?.toLowerCase() ?? '' };
+    return parseContentType(contentType).parameters.charset?.toLowerCase() ?? '';
   } catch {
-    return { type: (header.split(';')[0] ?? '').trim().toLowerCase(), charset: '' };
+    return '';
   }
 }
 
