@@ -4,7 +4,6 @@ import { createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { listenOn } from './listen.ts';
-import { clusterMetrics } from './observability/cluster-metrics.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import { type ClusterWorkerRole, warnOnce } from './server.ts';
 
@@ -127,7 +126,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
   listener.on('error', warnOnce(logger));
   const metrics = options.metrics
     ? await startMetricsServer(
-        clusterMetrics(),
+        (await import('./observability/cluster-metrics.ts')).clusterMetrics(),
         options.metrics,
         logger,
         options.serverOptions ?? {},

@@ -16,8 +16,7 @@ import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from './h
 import { limiterStoreFor } from './limits/limiter-store.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import { listenOn } from './listen.ts';
-import { shareWorkerMetrics } from './observability/cluster-metrics.ts';
-import { ServiceMetrics } from './observability/metrics.ts';
+import type { ServiceMetrics } from './observability/metrics.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import { measureStore } from './observability/store-timing.ts';
 import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './store/open-store.ts';
@@ -117,7 +116,10 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const app = buildApp(config, logger, resources);
     const listening = await listen(app, config, logger, opened);
     // A cluster worker hands its metrics to the primary, which serves them all added up.
-    if (resources.metrics && config.cluster) shareWorkerMetrics(resources.metrics);
+    if (resources.metrics && config.cluster) {
+      const { shareWorkerMetrics } = await import('./observability/cluster-metrics.ts');
+      shareWorkerMetrics(resources.metrics);
+    }
     const metricsServer =
       resources.metrics && config.metrics && !config.cluster
         ? await startMetricsServer(resources.metrics, config.metrics, logger, serverOptions(config))
@@ -153,8 +155,10 @@ async function openResources(
   logger: Logger,
   opened: CleanUp,
 ): Promise<Resources> {
-  // Metrics are collected only when something serves them (METRICS_PORT).
-  const service = config.metrics ? new ServiceMetrics() : undefined;
+  // Metrics are collected, and prom-client loaded, only when something serves them (METRICS_PORT).
+  const service = config.metrics
+    ? new (await import('./observability/metrics.ts')).ServiceMetrics()
+    : undefined;
   const { postgres, ...storeOptions } = serviceStoreOptions(config, logger);
   const store = await openStore(config.databaseUrl, {
     ...storeOptions,
