@@ -1,10 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { StoreUnavailableError } from '../store/plant-store.ts';
-import { openSqlite, SqliteError } from '../store/sqlite/driver.ts';
-import { sqliteOpenError } from '../store/sqlite/errors.ts';
-import { migrate } from '../store/sqlite/migrations.ts';
+import { SqliteError } from '../store/sqlite/driver.ts';
+import { openDatabase } from '../store/sqlite/open-database.ts';
 import { type Statement, sqlTokenStore, type TokenRow, type TokenStore } from './token-store.ts';
 
 /**
@@ -13,22 +10,8 @@ import { type Statement, sqlTokenStore, type TokenRow, type TokenStore } from '.
  * works before the server ever ran. Writes are fsynced (`synchronous=FULL`).
  */
 export function createSqliteTokenStore({ filename }: { readonly filename: string }): TokenStore {
-  if (filename === '' || filename === ':memory:') {
-    throw new Error(`The SQLite store needs a database file, not ${JSON.stringify(filename)}`);
-  }
-  let db: BetterSqlite3.Database | undefined;
-  try {
-    mkdirSync(dirname(filename), { recursive: true });
-    db = openSqlite(filename, { timeout: 5000 });
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    migrate(db);
-  } catch (error) {
-    db?.close();
-    // One line naming the file, why and what to do (the tool and the server print it).
-    throw sqliteOpenError(error, filename);
-  }
-  const open = db;
+  // One line naming the file, why and what to do when it cannot be opened (tool and server).
+  const open = openDatabase(filename, 'full', 5000);
   const prepared = new Map<string, BetterSqlite3.Statement>();
   const all = ([sql, values]: Statement) => {
     const statement = prepared.get(sql) ?? open.prepare(sql);

@@ -7,9 +7,9 @@ import type BetterSqlite3 from 'better-sqlite3';
  * statement is collected, at exit or by an idle GC). 13 is an optional dependency under the
  * alias `better-sqlite3-13`, which pnpm installs only where its `engines` allow.
  */
-const Driver = createRequire(import.meta.url)(
-  Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-13' : 'better-sqlite3',
-) as typeof BetterSqlite3;
+export const DRIVER_PACKAGE =
+  Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-13' : 'better-sqlite3';
+const Driver = createRequire(import.meta.url)(DRIVER_PACKAGE) as typeof BetterSqlite3;
 
 /** Opens a SQLite database with the driver that suits this Node. */
 export function openSqlite(

@@ -1,5 +1,4 @@
-import { type BigIntStats, mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { type BigIntStats, statSync } from 'node:fs';
 import type { NewPlant } from '@plant-store/schema';
 import type Database from 'better-sqlite3';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
@@ -10,15 +9,14 @@ import {
   type PlantRow,
   storedPlant,
 } from '../plant-store.ts';
-import { openSqlite } from './driver.ts';
 import {
   DatabaseFileGoneError,
   describeSqliteFailure,
   sqliteCode,
-  sqliteOpenError,
   translateSqliteError,
 } from './errors.ts';
-import { migrate, schemaVersion } from './migrations.ts';
+import { schemaVersion } from './migrations.ts';
+import { openDatabase } from './open-database.ts';
 
 /** Options of `createSqliteStore`; `busyTimeoutMs` is how long a statement waits for a lock. */
 export interface SqliteStoreOptions extends BatchedStoreOptions {
@@ -27,8 +25,6 @@ export interface SqliteStoreOptions extends BatchedStoreOptions {
   readonly durability?: Durability;
   readonly busyTimeoutMs?: number;
 }
-
-const SYNCHRONOUS: Record<Durability, number> = { normal: 1, full: 2 };
 
 /** Opens (creating and migrating when needed) the SQLite store, or throws a StoreOpenError. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
@@ -54,11 +50,9 @@ export class SqliteStore extends BatchedStore {
   constructor(options: SqliteStoreOptions) {
     super(options);
     const { filename } = options;
-    if (filename === '' || filename === ':memory:') {
-      throw new Error(`The SQLite store needs a database file, not ${JSON.stringify(filename)}`);
-    }
     this.#filename = filename;
     this.#db = openDatabase(filename, options.durability ?? 'full', options.busyTimeoutMs ?? 5000);
+    this.#db.defaultSafeIntegers(true);
     this.#insert = this.#db.prepare(
       'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
     );
@@ -148,37 +142,5 @@ export class SqliteStore extends BatchedStore {
     const existing = this.#select.get(plant.id);
     if (existing === undefined) throw new Error(`Plant ${plant.id} neither inserted nor found`);
     return outcomeAgainst(storedPlant(existing), plant);
-  }
-}
-
-/** Opens the file in WAL mode with the requested synchronous level (read back), then migrates. */
-function openDatabase(
-  filename: string,
-  durability: Durability,
-  busyTimeoutMs: number,
-): Database.Database {
-  let db: Database.Database | undefined;
-  try {
-    mkdirSync(dirname(filename), { recursive: true });
-    db = openSqlite(filename, { timeout: busyTimeoutMs });
-    db.defaultSafeIntegers(true);
-    db.pragma('journal_mode = WAL');
-    // After WAL: better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, so a WAL
-    // connection silently gets NORMAL unless synchronous is set explicitly.
-    db.pragma(`synchronous = ${SYNCHRONOUS[durability]}`);
-    // The WAL file is truncated to 4 MiB when it starts over, giving a burst's space back.
-    db.pragma(`journal_size_limit = ${4 * 1024 * 1024}`);
-    const mode = db.pragma('journal_mode', { simple: true });
-    const synchronous = Number(db.pragma('synchronous', { simple: true }));
-    if (mode !== 'wal' || synchronous !== SYNCHRONOUS[durability]) {
-      throw new Error(
-        `SQLite did not apply journal_mode=WAL and synchronous=${SYNCHRONOUS[durability]} (it reads back ${String(mode)}, ${synchronous})`,
-      );
-    }
-    migrate(db);
-    return db;
-  } catch (error) {
-    db?.close();
-    throw sqliteOpenError(error, filename);
   }
 }

@@ -1,0 +1,70 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type Database from 'better-sqlite3';
+import type { Durability } from '../plant-store.ts';
+import { openSqlite } from './driver.ts';
+import { sqliteCode, sqliteOpenError } from './errors.ts';
+import { migrate } from './migrations.ts';
+
+const SYNCHRONOUS: Record<Durability, number> = { normal: 1, full: 2 };
+
+/** Pause between two tries of switching a new file to WAL. */
+const WAL_RETRY_MS = 10;
+
+/**
+ * Opens `filename` (creating its directory) in WAL mode with the requested synchronous level,
+ * both read back, and migrates it; a failure is the one-line StoreOpenError. The plant store
+ * and the token store open the file this way (each on its own connection).
+ */
+export function openDatabase(
+  filename: string,
+  durability: Durability,
+  busyTimeoutMs: number,
+): Database.Database {
+  if (filename === '' || filename === ':memory:') {
+    throw new Error(`The SQLite store needs a database file, not ${JSON.stringify(filename)}`);
+  }
+  let db: Database.Database | undefined;
+  try {
+    mkdirSync(dirname(filename), { recursive: true });
+    db = openSqlite(filename, { timeout: busyTimeoutMs });
+    switchToWal(db, busyTimeoutMs);
+    // After WAL: better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, so a WAL
+    // connection silently gets NORMAL unless synchronous is set explicitly.
+    db.pragma(`synchronous = ${SYNCHRONOUS[durability]}`);
+    // The WAL file is truncated to 4 MiB when it starts over, giving a burst's space back.
+    db.pragma(`journal_size_limit = ${4 * 1024 * 1024}`);
+    const mode = db.pragma('journal_mode', { simple: true });
+    const synchronous = Number(db.pragma('synchronous', { simple: true }));
+    if (mode !== 'wal' || synchronous !== SYNCHRONOUS[durability]) {
+      throw new Error(
+        `SQLite did not apply journal_mode=WAL and synchronous=${SYNCHRONOUS[durability]} (it reads back ${String(mode)}, ${synchronous})`,
+      );
+    }
+    migrate(db);
+    return db;
+  } catch (error) {
+    db?.close();
+    throw sqliteOpenError(error, filename);
+  }
+}
+
+/**
+ * `PRAGMA journal_mode = WAL`, tried again until `busyTimeoutMs` while it is SQLITE_BUSY. On a
+ * file not yet in WAL mode the pragma reads the header, then upgrades to a write lock; SQLite
+ * does not wait for that upgrade (the busy timeout does not apply) but fails at once when
+ * another connection writes, as when cluster workers create the same new file together.
+ */
+function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (sqliteCode(error) !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      // Start-up only: a synchronous pause, as SQLite's own busy handler would sleep.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, WAL_RETRY_MS);
+    }
+  }
+}
