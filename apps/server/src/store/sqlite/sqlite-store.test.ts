@@ -147,6 +147,30 @@ describe('readiness: the database files still being the ones at the path', () =>
     });
   });
 
+  it('notices the -wal replaced alone though its directory, unchanged for long, was trusted', async () => {
+    // A directory unchanged for 2 s is trusted: one stat of it answers until it changes.
+    const store = openStore({ probeIntervalMs: 60_000 });
+    const wal = `${temp.filename}-wal`;
+    const longAgo = new Date(Date.now() - 60_000);
+    fs.utimesSync(temp.dir, longAgo, longAgo);
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+    expect(await store.create({ id: 2n, name: 'Moss' })).toBe('created'); // the trusted path
+    fs.copyFileSync(wal, `${wal}.copy`);
+    fs.renameSync(`${wal}.copy`, wal);
+    await expect(store.create({ id: 3n, name: 'Ivy' })).rejects.toThrow(StoreUnavailableError);
+    expect(store.readiness()).toMatchObject({ ready: false, cause: { code: 'FILE_REPLACED' } });
+  });
+
+  it('notices the -wal deleted alone though the directory was trusted', async () => {
+    const store = openStore({ probeIntervalMs: 60_000 });
+    const longAgo = new Date(Date.now() - 60_000);
+    fs.utimesSync(temp.dir, longAgo, longAgo);
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+    fs.rmSync(`${temp.filename}-wal`);
+    await expect(store.create({ id: 2n, name: 'Moss' })).rejects.toThrow(StoreUnavailableError);
+    expect(store.readiness()).toMatchObject({ ready: false, cause: { code: 'FILE_DELETED' } });
+  });
+
   it('notices a file replaced under its path by the next probe, without any traffic', async () => {
     const store = openStore({ probeIntervalMs: 60_000 });
     fs.copyFileSync(temp.filename, `${temp.filename}.copy`);
