@@ -11,7 +11,7 @@ import { type Statement, sqlTokenStore, type TokenRow, type TokenStore } from '.
  */
 export function createSqliteTokenStore({ filename }: { readonly filename: string }): TokenStore {
   // One line naming the file, why and what to do when it cannot be opened (tool and server).
-  const open = openDatabase(filename, 'full', 5000);
+  const open = openDatabase(filename);
   const prepared = new Map<string, BetterSqlite3.Statement>();
   const all = ([sql, values]: Statement) => {
     const statement = prepared.get(sql) ?? open.prepare(sql);

@@ -41,7 +41,7 @@ describe('openDatabase', () => {
     const filename = join(folder, 'shared.db');
     const writer = await writerHolding(filename, 100);
     try {
-      const db = openDatabase(filename, 'full', 5000);
+      const db = openDatabase(filename);
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.pragma('synchronous', { simple: true })).toBe(2);
       const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck();
@@ -56,7 +56,7 @@ describe('openDatabase', () => {
     const filename = join(folder, 'held.db');
     const writer = await writerHolding(filename, 60_000);
     try {
-      const opening = () => openDatabase(filename, 'full', 50);
+      const opening = () => openDatabase(filename, { busyTimeoutMs: 50 });
       expect(opening).toThrow(StoreOpenError);
       expect(opening).toThrow(`Cannot open the SQLite database ${filename}: SQLITE_BUSY`);
     } finally {
@@ -65,6 +65,6 @@ describe('openDatabase', () => {
   });
 
   it('refuses an in-memory database: the store is a file', () => {
-    expect(() => openDatabase(':memory:', 'full', 50)).toThrow(/needs a database file/);
+    expect(() => openDatabase(':memory:')).toThrow(/needs a database file/);
   });
 });

@@ -11,6 +11,14 @@ const SYNCHRONOUS: Record<Durability, number> = { normal: 1, full: 2 };
 /** Pause between two tries of switching a new file to WAL. */
 const WAL_RETRY_MS = 10;
 
+/** How a SQLite file is opened; `busyTimeoutMs` is how long a statement waits for a lock. */
+export interface OpenDatabaseOptions {
+  /** `full` (the default): `synchronous=FULL`; `normal`: `synchronous=NORMAL`. */
+  readonly durability?: Durability;
+  /** Default 5000. */
+  readonly busyTimeoutMs?: number;
+}
+
 /**
  * Opens `filename` (creating its directory) in WAL mode with the requested synchronous level,
  * both read back, and migrates it; a failure is the one-line StoreOpenError. The plant store
@@ -18,8 +26,7 @@ const WAL_RETRY_MS = 10;
  */
 export function openDatabase(
   filename: string,
-  durability: Durability,
-  busyTimeoutMs: number,
+  { durability = 'full', busyTimeoutMs = 5000 }: OpenDatabaseOptions = {},
 ): Database.Database {
   if (filename === '' || filename === ':memory:') {
     throw new Error(`The SQLite store needs a database file, not ${JSON.stringify(filename)}`);

@@ -3,13 +3,7 @@ import { dirname } from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import type Database from 'better-sqlite3';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
-import {
-  type CreateOutcome,
-  type Durability,
-  outcomeAgainst,
-  type PlantRow,
-  storedPlant,
-} from '../plant-store.ts';
+import { type CreateOutcome, outcomeAgainst, type PlantRow, storedPlant } from '../plant-store.ts';
 import {
   DatabaseFileGoneError,
   describeSqliteFailure,
@@ -17,14 +11,12 @@ import {
   translateSqliteError,
 } from './errors.ts';
 import { schemaVersion } from './migrations.ts';
-import { openDatabase } from './open-database.ts';
+import { type OpenDatabaseOptions, openDatabase } from './open-database.ts';
 
-/** Options of `createSqliteStore`; `busyTimeoutMs` is how long a statement waits for a lock. */
-export interface SqliteStoreOptions extends BatchedStoreOptions {
+/** Options of `createSqliteStore`: the batching, and how the file is opened. */
+export interface SqliteStoreOptions extends BatchedStoreOptions, OpenDatabaseOptions {
   /** Path of the database file; its directory is created when missing. */
   readonly filename: string;
-  readonly durability?: Durability;
-  readonly busyTimeoutMs?: number;
 }
 
 /** Opens (creating and migrating when needed) the SQLite store, or throws a StoreOpenError. */
@@ -55,7 +47,7 @@ export class SqliteStore extends BatchedStore {
     super(options);
     const { filename } = options;
     this.#filename = filename;
-    this.#db = openDatabase(filename, options.durability ?? 'full', options.busyTimeoutMs ?? 5000);
+    this.#db = openDatabase(filename, options);
     this.#db.defaultSafeIntegers(true);
     this.#insert = this.#db.prepare(
       'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
