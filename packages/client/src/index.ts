@@ -1,3 +1,4 @@
+export type { NewPlantInput, Plant } from '@plant-store/schema';
 export { createPlantStoreClient, type PlantStoreClient } from './client.ts';
 export {
   PlantStoreError,

@@ -46,6 +46,26 @@ describe('resolveClientConfig', () => {
     }
   });
 
+  it('refuses a token or baseUrl that is not a non-empty string, naming the option', () => {
+    // What `process.env.TOKEN!` is when TOKEN is unset, and other values a caller slips in.
+    const cases: [unknown, string][] = [
+      [undefined, 'got undefined'],
+      [null, 'got null'],
+      [12345, 'got a number'],
+      [{ toString: () => 'tok' }, 'got an object'],
+      ['', 'got ""'],
+      ['   ', 'got "   "'],
+    ];
+    for (const [value, got] of cases) {
+      for (const option of ['token', 'baseUrl'] as const) {
+        const options = { ...required, [option]: value } as unknown as typeof required;
+        expect(() => resolveClientConfig(options)).toThrow(
+          new TypeError(`${option} must be a non-empty string, ${got}`),
+        );
+      }
+    }
+  });
+
   it('refuses out-of-range numbers, naming the option', () => {
     expect(() => resolveClientConfig({ ...required, timeoutMs: 0 })).toThrow('timeoutMs');
     expect(() => resolveClientConfig({ ...required, retries: -1 })).toThrow('retries');

@@ -62,6 +62,10 @@ export const CLIENT_DEFAULTS = {
  * // { retries: 2, retryDelayMs: 250, maxRetryDelayMs: 10000 }
  */
 export function resolveClientConfig(options: PlantStoreClientOptions): ClientConfig {
+  // Checked for type first: `process.env.TOKEN!` is `undefined` at run time when the variable
+  // is unset, and a template or `URL.parse` would turn it into the string "undefined".
+  nonEmptyString('baseUrl', options.baseUrl);
+  nonEmptyString('token', options.token);
   const url = URL.parse(options.baseUrl);
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     throw new TypeError(
@@ -87,6 +91,19 @@ export function resolveClientConfig(options: PlantStoreClientOptions): ClientCon
     sleep: wait,
     pace: options.pace ?? true,
   };
+}
+
+function nonEmptyString(name: string, value: unknown): void {
+  if (typeof value !== 'string' || value.trim() === '') {
+    const got = typeof value === 'string' ? JSON.stringify(value) : describeType(value);
+    throw new TypeError(`${name} must be a non-empty string, got ${got}`);
+  }
+}
+
+function describeType(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
 function positive(name: string, value: number): number {

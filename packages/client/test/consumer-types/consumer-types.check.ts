@@ -3,7 +3,7 @@
  * generates from the published document with openapi-typescript fit the client's public
  * types. Nothing here runs; a mismatch is a compile error.
  */
-import type { PlantStoreClient } from '../../src/index.ts';
+import type { NewPlantInput, Plant, PlantStoreClient } from '../../src/index.ts';
 import type { components, paths } from './openapi-types.d.ts';
 
 type DocumentNewPlant = components['schemas']['NewPlant'];
@@ -32,4 +32,19 @@ export function documentTypesAreStrict(client: PlantStoreClient): void {
   // @ts-expect-error the document's Plant requires `name`
   const plant: DocumentPlant = { tag: 'indoor' };
   void [newPlant, plant];
+}
+
+/**
+ * The client's own input type: what `createPlant` takes, `id` as a safe-integer `number` or a
+ * `bigint` (the schema's `NewPlant` is the validated output, `id` always a `bigint`).
+ */
+export async function consumerTypesFromTheClient(client: PlantStoreClient): Promise<Plant[]> {
+  const small: NewPlantInput = { id: 101, name: 'Fern' };
+  const large: NewPlantInput = { id: 2n ** 63n - 1n, name: 'Monstera', tag: 'indoor' };
+  // @ts-expect-error an id is a number or a bigint, never a string
+  const text: NewPlantInput = { id: '101', name: 'Fern' };
+  // @ts-expect-error NewPlantInput is strict: an unknown property is refused at compile time
+  const extra: NewPlantInput = { id: 1, name: 'Fern', colour: 'green' };
+  void [text, extra];
+  return [await client.createPlant(small), await client.createPlant(large)];
 }

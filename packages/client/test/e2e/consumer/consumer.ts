@@ -2,11 +2,13 @@
 // expected-error directive below must meet an error: were the types `any`, tsc would fail on it (TS2578).
 import {
   createPlantStoreClient,
+  type NewPlantInput,
+  type Plant,
   type PlantStoreClient,
   PlantStoreError,
   PlantStoreValidationError,
 } from '@plant-store/client';
-import { type NewPlantInput, type Plant, parseJson } from '@plant-store/schema';
+import { parseJson } from '@plant-store/schema';
 
 const client: PlantStoreClient = createPlantStoreClient({
   baseUrl: 'http://127.0.0.1:3000',
@@ -24,6 +26,7 @@ export async function create(newPlant: NewPlantInput): Promise<Plant> {
 }
 
 export const max: Promise<Plant> = create({ id: 2n ** 63n - 1n, name: 'Monstera' });
+export const small: Promise<Plant> = create({ id: 101, name: 'Fern' });
 export const parsed: unknown = parseJson('{"id": 9223372036854775807}');
 
 // @ts-expect-error an unknown field is refused at compile time
