@@ -10,9 +10,11 @@ out=out/server
 
 turbo run build --filter=@plant-store/server --output-logs=errors-only
 rm -rf "$out"
-# --legacy: pnpm 10 deploys from non-injected workspaces only with it. The server bundles the
-# workspace packages into dist/ (tsup noExternal), so none of them is a production dependency.
-pnpm --filter @plant-store/server deploy --prod --legacy --config.confirmModulesPurge=false "$out"
+# pnpm 10's deploy installs exactly what the shared lockfile pins, and does so only with
+# inject-workspace-packages on (otherwise it needs --legacy and warns). It is set for the deploy
+# alone: the server bundles the workspace packages into dist/ (tsup noExternal), so none is a
+# production dependency to inject, and the development install keeps its symlinked packages.
+pnpm --filter @plant-store/server deploy --prod --config.inject-workspace-packages=true --config.confirmModulesPurge=false "$out"
 
 # Of better-sqlite3 only lib/ and the compiled addon are loaded; the C sources (SQLite's
 # amalgamation included) and the build intermediates (object files, the static SQLite library,
@@ -22,7 +24,7 @@ for package in "$out"/node_modules/.pnpm/better-sqlite3@*/node_modules/better-sq
   find "$package/build/Release" -mindepth 1 -maxdepth 1 ! -name better_sqlite3.node -exec rm -rf {} +
 done
 # Source maps stay (stack traces name source lines); the deploy's own bookkeeping does not.
-rm -f "$out"/node_modules/.pnpm/lock.yaml
+rm -f "$out"/node_modules/.pnpm/lock.yaml "$out"/node_modules/.pnpm-workspace-state-v1.json
 
 files=$(find "$out" -type f | wc -l)
 size=$(du -sh "$out" | cut -f1)

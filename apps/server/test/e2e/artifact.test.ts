@@ -159,13 +159,32 @@ beforeAll(() => {
 
 describe('the production artifact (pnpm artifact → out/server/)', () => {
   let artifact: string;
+  /** `pnpm artifact`'s closing line: `artifact: out/server (<size>, <files> files)`. */
+  let artifactLine: RegExpExecArray | null = null;
   beforeAll(async () => {
-    const built = await run('pnpm', ['-s', 'artifact'], ROOT, cleanEnv({ PATH: pnpmPath }));
+    // Not `-s`: pnpm's warnings must show, so that the test can see there are none.
+    const built = await run('pnpm', ['artifact'], ROOT, cleanEnv({ PATH: pnpmPath }));
     expect(built.status, built.stdout + built.stderr).toBe(0);
+    // No `WARN … legacy deploy implementation` (scripts/artifact.sh deploys from the lockfile).
+    expect(built.stdout + built.stderr).not.toMatch(/WARN/);
+    artifactLine = /artifact: out\/server \((\S+), (\d+) files\)/.exec(built.stderr);
     // Outside the repository: nothing may resolve through the workspace.
     artifact = join(work, 'plant-store');
     cpSync(join(ROOT, 'out', 'server'), artifact, { recursive: true, verbatimSymlinks: true });
   }, 300_000);
+
+  it('is as large as docs/deployment.md says (within 10 %): its size on disk and file count', () => {
+    const docs = readFileSync(join(ROOT, 'docs', 'deployment.md'), 'utf8');
+    const said = /About (\d+) MB on disk in about ([\d,]+) files/.exec(docs);
+    expect(said, 'docs/deployment.md gives the size').not.toBeNull();
+    const diskKb = Number(
+      execFileSync('du', ['-sk', join(ROOT, 'out', 'server')], { encoding: 'utf8' }).split('\t')[0],
+    );
+    const files = Number(artifactLine?.[2]);
+    const near = (actual: number, documented: number) => Math.abs(actual / documented - 1) <= 0.1;
+    expect(near(diskKb / 1024, Number(said?.[1])), `${diskKb} KB on disk`).toBe(true);
+    expect(near(files, Number(said?.[2]?.replace(',', ''))), `${files} files`).toBe(true);
+  });
 
   it('runs with plain node on a managed token issued by its bin, and stops on SIGTERM', async () => {
     const env = cleanEnv({ DATABASE_URL: join(work, 'data', 'plants.db') });
