@@ -262,6 +262,14 @@ describe('the development path', () => {
     ).toBe(200);
     await stopsCleanly(started);
     expect(started.output()).not.toContain('ELIFECYCLE');
+    // The build says what it does, and turbo a line per task (scripts/build-server.sh), before
+    // the server's first line: the first start's minute of building is not silent.
+    const output = started.output();
+    const building = output.indexOf('Building the server (about a minute the first time');
+    const serverTask = output.search(/@plant-store\/server:build: cache (hit|miss|bypass)/);
+    expect(building).toBeGreaterThanOrEqual(0);
+    expect(serverTask).toBeGreaterThan(building);
+    expect(output.indexOf('listening on')).toBeGreaterThan(serverTask);
   }, 180_000);
 
   it('pnpm -s plant-store: the token alone on stdout, nothing on stderr', async () => {
