@@ -1,6 +1,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import { ERROR_ENTRIES } from '@plant-store/schema';
+import {
+  contract,
+  ERROR_ENTRIES,
+  type ErrorName,
+  NAME_MAX_LENGTH,
+  TAG_MAX_LENGTH,
+} from '@plant-store/schema';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../src/config.ts';
 
@@ -21,6 +27,57 @@ describe('the documentation', () => {
     expect(rows).toEqual(
       ERROR_ENTRIES.map((entry) => `| ${entry.code} | ${entry.status} | ${entry.meaning} |`),
     );
+  });
+
+  it('gives POST /plants every error code it can answer, and no other (docs/api.md)', () => {
+    // The operation's own errors, and the router's 404/405 that the document lists on it.
+    const names: readonly ErrorName[] = [
+      ...contract.createPlant.errors,
+      'notFound',
+      'methodNotAllowed',
+    ];
+    const codes = [
+      ...section(read('docs/api.md'), 'post-plants-errors').matchAll(/^\| (\d+) \| (\d+) \|/gm),
+    ];
+    expect(codes.map((match) => `${match[1]} ${match[2]}`)).toEqual(
+      ERROR_ENTRIES.filter((entry) => names.includes(entry.name)).map(
+        (entry) => `${entry.code} ${entry.status}`,
+      ),
+    );
+    const document = JSON.parse(read('packages/schema/openapi.json')) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const statuses = Object.keys(document.paths['/plants']?.post?.responses ?? {});
+    expect([...new Set(codes.map((match) => match[2]))]).toEqual(
+      statuses.filter((status) => status !== '200'),
+    );
+  });
+
+  it("gives POST /plants' field limits as the schema has them (docs/api.md)", () => {
+    const fields = section(read('docs/api.md'), 'new-plant-fields');
+    expect(fields).toMatch(
+      new RegExp(`^\\| \`name\` \\| string \\| yes \\| 1–${NAME_MAX_LENGTH} characters`, 'm'),
+    );
+    expect(fields).toMatch(
+      new RegExp(`^\\| \`tag\` \\| string \\| no \\| 1–${TAG_MAX_LENGTH} characters`, 'm'),
+    );
+    expect(fields).toContain('−9223372036854775808 … 9223372036854775807');
+  });
+
+  it('never sends an outsider to "the specification", which only the authors have', () => {
+    const mentions = documentationFiles().filter((file) =>
+      /\bthe spec(ification)?\b/i.test(read(file)),
+    );
+    expect(mentions).toEqual([]);
+  });
+
+  it('has a CHANGELOG for each published package, its latest entry the package version', () => {
+    for (const name of ['schema', 'client']) {
+      const { version } = JSON.parse(read(`packages/${name}/package.json`)) as { version: string };
+      const changelog = read(`packages/${name}/CHANGELOG.md`);
+      expect(changelog.startsWith(`# @plant-store/${name}\n\n## ${version}\n`)).toBe(true);
+      expect(read('docs/api.md')).toContain(`](../packages/${name}/CHANGELOG.md)`);
+    }
   });
 
   it('documents every configuration variable, and no other (docs/operations.md)', () => {

@@ -22,7 +22,7 @@ export async function consumerCreates(
   return [created, fromOperation];
 }
 
-/** The document's types are the strict ones the specification describes, not `any`. */
+/** The document's types are strict (the contract's rules), not `any`. */
 export function documentTypesAreStrict(client: PlantStoreClient): void {
   const withoutId = { name: 'Fern' };
   // @ts-expect-error the document's NewPlant requires `id`

@@ -153,8 +153,9 @@ async function packedManifest(tarball: string): Promise<Record<string, unknown>>
 }
 
 describe('the packed tarballs', () => {
-  it('hold dist, README, LICENSE and package.json only', async () => {
+  it('hold dist, README, CHANGELOG, LICENSE and package.json only', async () => {
     expect(await tarList(tarballs.client)).toEqual([
+      'package/CHANGELOG.md',
       'package/LICENSE',
       'package/README.md',
       'package/dist/index.d.ts',
@@ -164,6 +165,7 @@ describe('the packed tarballs', () => {
     const schema = await tarList(tarballs.schema);
     expect(schema).toEqual(
       expect.arrayContaining([
+        'package/CHANGELOG.md',
         'package/LICENSE',
         'package/README.md',
         'package/dist/index.d.ts',

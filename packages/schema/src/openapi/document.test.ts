@@ -33,7 +33,7 @@ describe('the committed openapi.json', () => {
   });
 });
 
-describe('the generated document follows the specification', () => {
+describe('the generated document follows the contract', () => {
   const doc = generated;
   const schemas = doc.components?.schemas ?? {};
 
