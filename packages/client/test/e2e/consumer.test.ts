@@ -12,9 +12,10 @@ import { launchChromium } from '@plant-store/server/testing';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// What another team does with the packages: `pnpm pack` both, `npm install` the tarballs into
-// a project outside the workspace, and use the client from plain node (ESM and CommonJS), from
-// TypeScript and from a browser page on another origin, against the real server process.
+// What another team does with the packages: the client README's steps word for word (`pnpm
+// pack` both into one folder, `npm install` the tarballs into a new project outside the
+// workspace, tsc, node), then the client from plain node (ESM and CommonJS), from TypeScript and
+// from a browser page on another origin, against the real server process.
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -47,56 +48,151 @@ const EXPECTED_PACKAGES = [
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'plant-store-consumer-'));
-const project = join(work, 'project');
+/** The consumer's home folder: `~` in the README's steps. */
+const home = join(work, 'home');
+/** The project the README's steps create (`~/my-app`). */
+let project = '';
 const tarballs: Record<keyof typeof PACKAGES, string> = { schema: '', client: '' };
 let installed: string[] = [];
+/** What the last step (`node index.js`) printed, and what index.ts's comments say it prints. */
+let printed = '';
+let expectedPrint = '';
 let serverProcess: ChildProcess | undefined;
 let serverUrl = '';
 let page: { url: string; server: Server } | undefined;
+
+/** One step of the README's walkthrough: a shell block to run, or a file to save. */
+type Step =
+  | { readonly kind: 'run'; readonly script: string }
+  | { readonly kind: 'save'; readonly file: string; readonly text: string };
+
+/**
+ * The steps between `<!-- consumer-steps:start -->` and `:end` of the client's README, in
+ * order: a ```sh block is run, a block after "Save as `name`:" is saved under that name.
+ */
+function readmeSteps(markdown: string): Step[] {
+  const section = /<!-- consumer-steps:start -->\n([\s\S]*?)<!-- consumer-steps:end -->/.exec(
+    markdown,
+  )?.[1];
+  if (section === undefined) throw new Error('the README has no consumer-steps section');
+  const steps: Step[] = [];
+  let prose = 0;
+  for (const fence of section.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)) {
+    const before = section.slice(prose, fence.index);
+    prose = fence.index + fence[0].length;
+    const file = /Save as `([^`]+)`:\s*$/.exec(before)?.[1];
+    const text = fence[2] ?? '';
+    if (file !== undefined) steps.push({ kind: 'save', file, text });
+    else if (fence[1] === 'sh') steps.push({ kind: 'run', script: text });
+    else throw new Error(`a ${fence[1]} block that is neither run nor saved:\n${text}`);
+  }
+  return steps;
+}
+
+/** This environment without the npm/pnpm/turbo/vitest variables of the test run. */
+function consumerEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(npm_|pnpm_|PNPM_|INIT_CWD|TURBO_|VITEST|NODE_OPTIONS)/i.test(key)) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/**
+ * Runs the README's steps word for word, as a new consumer with its own home folder (npm's
+ * download cache stays shared, so nothing is fetched twice). Each shell block starts where the
+ * previous one ended (a `cd` carries over); the first starts in the repository clone.
+ */
+async function followReadme(env: NodeJS.ProcessEnv): Promise<string> {
+  const steps = readmeSteps(await readFile(join(PACKAGES.client, 'README.md'), 'utf8'));
+  const where = join(work, 'cwd');
+  let cwd = REPO_ROOT;
+  let output = '';
+  for (const step of steps) {
+    if (step.kind === 'save') {
+      writeFileSync(join(cwd, step.file), step.text);
+      continue;
+    }
+    const { stdout } = await run('sh', ['-ec', `${step.script}\npwd >"${where}"`], {
+      cwd,
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    output = stdout;
+    cwd = (await readFile(where, 'utf8')).trim();
+  }
+  return output;
+}
 
 beforeAll(async () => {
   if (!existsSync(SERVER_MAIN)) {
     throw new Error(`${SERVER_MAIN} is missing: build the server first (pnpm build)`);
   }
-  for (const name of ['schema', 'client'] as const) {
-    const before = new Set(readdirSync(work));
-    // `prepack` builds dist/; pnpm replaces workspace:/catalog: ranges and applies publishConfig.
-    await run('npx', ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', work], {
-      cwd: PACKAGES[name],
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    const file = readdirSync(work).find((entry) => entry.endsWith('.tgz') && !before.has(entry));
-    if (!file) throw new Error(`pnpm pack of ${name} wrote no tarball`);
-    tarballs[name] = join(work, file);
-  }
-
-  rmSync(project, { recursive: true, force: true });
-  await run('mkdir', ['-p', project]);
-  writeFileSync(
-    join(project, 'package.json'),
-    JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2),
-  );
-  await run(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarballs.schema, tarballs.client],
-    { cwd: project, maxBuffer: 16 * 1024 * 1024 },
-  );
-  const lock = JSON.parse(
-    await readFile(join(project, 'node_modules/.package-lock.json'), 'utf8'),
-  ) as { packages: Record<string, unknown> };
-  installed = Object.keys(lock.packages)
-    .map((key) => key.replace(/^.*node_modules\//, ''))
-    .sort();
-  for (const file of readdirSync(FIXTURES)) copyFileSync(join(FIXTURES, file), join(project, file));
-
   page = await servePage();
   serverUrl = await startServer(page.url);
+
+  await run('mkdir', ['-p', home]);
+  const npmCache = (await run('npm', ['config', 'get', 'cache'], { env: consumerEnv({}) })).stdout;
+  printed = await followReadme(
+    consumerEnv({
+      HOME: home,
+      npm_config_cache: npmCache.trim(),
+      PLANT_TOKEN: TOKEN,
+      PLANT_STORE_URL: serverUrl,
+    }),
+  );
+  project = join(home, 'my-app');
+  const index = await readFile(join(project, 'index.ts'), 'utf8');
+  expectedPrint = [...index.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)]
+    .map((match) => match[1])
+    .join('\n');
+
+  const packed = join(home, 'plant-store-packages');
+  for (const name of ['schema', 'client'] as const) {
+    const file = readdirSync(packed).find((entry) => entry.startsWith(`plant-store-${name}-`));
+    if (!file) throw new Error(`pnpm pack of ${name} wrote no tarball`);
+    tarballs[name] = join(packed, file);
+  }
+  const lock = JSON.parse(
+    await readFile(join(project, 'node_modules/.package-lock.json'), 'utf8'),
+  ) as { packages: Record<string, { dev?: boolean }> };
+  installed = Object.entries(lock.packages)
+    .filter(([, entry]) => entry.dev !== true)
+    .map(([key]) => key.replace(/^.*node_modules\//, ''))
+    .sort();
+  for (const file of readdirSync(FIXTURES)) copyFileSync(join(FIXTURES, file), join(project, file));
 }, 300_000);
 
 afterAll(async () => {
   serverProcess?.kill('SIGTERM');
   await new Promise<void>((resolve) => page?.server.close(() => resolve()) ?? resolve());
   rmSync(work, { recursive: true, force: true });
+});
+
+describe("the client README's steps, word for word (pack, npm install, tsc, node)", () => {
+  it('are found: a pack, a new project, its tsconfig.json and index.ts, then tsc and node', async () => {
+    const steps = readmeSteps(await readFile(join(PACKAGES.client, 'README.md'), 'utf8'));
+    expect(steps.map((step) => (step.kind === 'run' ? 'run' : step.file))).toEqual([
+      'run',
+      'run',
+      'tsconfig.json',
+      'index.ts',
+      'run',
+    ]);
+    expect(
+      readmeSteps(
+        '<!-- consumer-steps:start -->\nSave as `a.json`:\n\n```json\n{}\n```\n```sh\nls\n```\n<!-- consumer-steps:end -->',
+      ),
+    ).toEqual([
+      { kind: 'save', file: 'a.json', text: '{}\n' },
+      { kind: 'run', script: 'ls\n' },
+    ]);
+  });
+
+  it('end with node printing what index.ts says it prints, against the real server', () => {
+    expect(expectedPrint).toBe("{ name: 'Fern' }\n409 40901");
+    expect(printed.trim()).toBe(expectedPrint);
+  });
 });
 
 /** A static page on its own origin, serving what `bundle` put in `files`. */
@@ -304,6 +400,15 @@ describe('a consumer of the installed packages', () => {
       topInputs(result.metafile),
     );
     expect(gzipped).toBeLessThanOrEqual(BROWSER_BUNDLE_BUDGET_GZIP);
+    // This is how the size is measured; both READMEs give it as one figure, in KB (1024 B).
+    const figures = await Promise.all(
+      [join(REPO_ROOT, 'README.md'), join(PACKAGES.client, 'README.md')].map(async (file) => {
+        const figure = /about (\d+) KB\s+gzipped/.exec(await readFile(file, 'utf8'))?.[1];
+        return Number(figure);
+      }),
+    );
+    expect(new Set(figures).size, `READMEs say ${figures.join(' and ')} KB`).toBe(1);
+    expect(Math.abs((figures[0] ?? 0) - gzipped / 1024)).toBeLessThanOrEqual(1);
     expect(Object.keys(result.metafile.inputs).join('\n')).not.toMatch(/zod-to-openapi|\/yaml\//);
 
     files.set('/', {
