@@ -41,12 +41,7 @@ type ServerConfig = Pick<
   Partial<
     Pick<
       Config,
-      | 'metrics'
-      | 'rateLimit'
-      | 'trustProxyHops'
-      | 'corsOrigins'
-      | 'maxConnections'
-      | 'shutdownDelayMs'
+      'metrics' | 'rateLimit' | 'trustProxy' | 'corsOrigins' | 'maxConnections' | 'shutdownDelayMs'
     >
   > & {
     /** Overrides of the HTTP timeouts (`keepAliveTimeoutMs` comes from the config). */
@@ -202,7 +197,7 @@ function buildApp(config: ServerConfig, logger: Logger, resources: Resources): K
     ...(resources.metrics ? { metrics: resources.metrics } : {}),
     ...(resources.rateLimits ? { rateLimits: resources.rateLimits } : {}),
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
-    ...(config.trustProxyHops ? { trustProxyHops: config.trustProxyHops } : {}),
+    ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
   });
 }
 
