@@ -122,7 +122,7 @@ function integer(name: keyof typeof NUMERIC_VARIABLES) {
   const what = range.unit ? `a whole number of ${range.unit}` : 'a whole number';
   const expected = `${what} from ${range.min} to ${range.max} (decimal digits only)`;
   return z.string().transform((value, ctx) => {
-    const parsed = /^[0-9]{1,16}$/.test(value) ? Number(value) : Number.NaN;
+    const parsed = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
     if (parsed >= range.min && parsed <= range.max) return parsed;
     ctx.addIssue({ code: 'custom', message: `${shown(value)} is not ${expected}` });
     return z.NEVER;
@@ -133,7 +133,7 @@ function integer(name: keyof typeof NUMERIC_VARIABLES) {
 function size(max: number) {
   const expected = `a size from 1 byte to ${bytes.format(max)}: digits, optionally followed by kb or mb (65536, 64kb, 1mb)`;
   return z.string().transform((value, ctx) => {
-    const parsed = /^[0-9]{1,16}(?:b|kb|mb)?$/i.test(value) ? bytes.parse(value) : null;
+    const parsed = /^[0-9]+(?:b|kb|mb)?$/i.test(value) ? bytes.parse(value) : null;
     if (parsed !== null && parsed >= 1 && parsed <= max) return parsed;
     ctx.addIssue({ code: 'custom', message: `${shown(value)} is not ${expected}` });
     return z.NEVER;
