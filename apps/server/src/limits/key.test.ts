@@ -1,4 +1,5 @@
-import { type IncomingMessage, request } from 'node:http';
+import { IncomingMessage, request } from 'node:http';
+import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
 import { addressKey, boundedKey, clientAddress, proxyTrust, UNKNOWN_ADDRESS } from './key.ts';
@@ -42,8 +43,11 @@ describe('boundedKey', () => {
 
 /** A request as clientAddress sees it: the socket's peer and the X-Forwarded-For header. */
 function requestFrom(peer: string | undefined, forwardedFor?: string): IncomingMessage {
-  const headers = forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
-  return { headers, socket: { remoteAddress: peer } } as unknown as IncomingMessage;
+  const socket = new Socket(); // not connected: its peer is given here
+  Object.defineProperty(socket, 'remoteAddress', { value: peer });
+  const req = new IncomingMessage(socket);
+  if (forwardedFor !== undefined) req.headers['x-forwarded-for'] = forwardedFor;
+  return req;
 }
 
 describe('clientAddress', () => {
