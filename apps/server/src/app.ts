@@ -27,7 +27,10 @@ export interface AppOptions {
   readonly rateLimits?: RateLimits;
   /** Browser origins CORS allows; CORS is off when absent or empty. */
   readonly corsOrigins?: readonly string[];
-  /** Addresses and networks of the reverse proxies whose `X-Forwarded-For` is believed (TRUST_PROXY); none by default. */
+  /**
+   * Addresses and networks of the reverse proxies whose `X-Forwarded-For` is believed
+   * (TRUST_PROXY); none by default.
+   */
   readonly trustProxy?: readonly string[];
 }
 
