@@ -11,6 +11,7 @@ import { answerUnrouted, contractRouter } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { requestContext } from './http/request-context.ts';
 import { rateLimited } from './limits/guard.ts';
+import { clientAddress, proxyTrust } from './limits/key.ts';
 import type { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
 import type { PlantStore } from './store/plant-store.ts';
@@ -26,8 +27,11 @@ export interface AppOptions {
   readonly rateLimits?: RateLimits;
   /** Browser origins CORS allows; CORS is off when absent or empty. */
   readonly corsOrigins?: readonly string[];
-  /** Reverse proxies in front whose `X-Forwarded-For` entries are trusted; default 0. */
-  readonly trustProxyHops?: number;
+  /**
+   * Addresses and networks of the reverse proxies whose `X-Forwarded-For` is believed
+   * (TRUST_PROXY); none by default.
+   */
+  readonly trustProxy?: readonly string[];
 }
 
 /**
@@ -41,11 +45,9 @@ export interface AppOptions {
  * http.createServer(app.callback()).listen(3000);
  */
 export function createApp(options: AppOptions): Koa<AppState> {
-  const hops = options.trustProxyHops ?? 0;
   const { rateLimits, corsOrigins = [] } = options;
-  // With N trusted proxies, ctx.ip is the address the outermost one saw (the Nth entry of
-  // X-Forwarded-For from the right); with none, the socket's peer.
-  const app = new Koa<AppState>({ proxy: hops > 0, maxIpsCount: hops });
+  // Koa's own `proxy` stays off: it believes X-Forwarded-For from any peer.
+  const app = new Koa<AppState>();
   const router = contractRouter(contract, contractHandlers(options.store, buildOpenApiDocument()), {
     tokens: options.tokens,
     bodyLimitBytes: options.bodyLimitBytes,
@@ -54,6 +56,14 @@ export function createApp(options: AppOptions): Koa<AppState> {
   });
   // Outermost: request id, headers, metric, log line, and every error in the Error shape.
   app.use(requestContext(options.logger, options.metrics));
+  // ctx.ip: the socket's peer or, from a trusted proxy, the client it names (limits/key.ts).
+  const trust = proxyTrust(options.trustProxy ?? []);
+  if (trust) {
+    app.use((ctx, next) => {
+      ctx.request.ip = clientAddress(ctx.req, trust);
+      return next();
+    });
+  }
   if (corsOrigins.length > 0) app.use(cors(corsOrigins, router));
   app.use(router.routes());
   app.use(answerUnrouted);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadStoreConfig } from './config.ts';
+import {
+  CONFIG_VARIABLES,
+  ConfigError,
+  loadConfig,
+  loadStoreConfig,
+  MAX_TIMER_MS,
+  NUMERIC_VARIABLES,
+} from './config.ts';
 
 const TOKEN = 'a-long-enough-token-0123';
 
@@ -23,7 +30,7 @@ describe('loadConfig', () => {
         startupWaitMs: 0,
       },
       rateLimit: { perSecond: 100, burst: 200, authFailuresPerMinute: 30 },
-      trustProxyHops: 0,
+      trustProxy: [],
       corsOrigins: [],
       keepAliveTimeoutMs: 65_000,
       maxConnections: 900,
@@ -74,24 +81,212 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ PORT: '70000' }, /PORT: must be 0..65535/],
-    [{ PORT: '1.5' }, /PORT: must be a whole number/],
-    // Text gets the same plain words as a number out of range, not zod's "received NaN".
-    [{ PORT: 'abc' }, /^Invalid configuration: PORT: must be a whole number, 0\.\.65535$/],
-    [{ PG_CONNECT_TIMEOUT_MS: 'soon' }, /: must be a whole number, at least 1 \(milliseconds\)$/],
-    [{ METRICS_PORT: '-1' }, /^Invalid configuration: METRICS_PORT: must be 0\.\.65535$/],
-    [{ BODY_LIMIT: 'lots' }, /BODY_LIMIT: must be a size/],
-    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: /],
-    [{ DURABILITY: 'maybe' }, /DURABILITY: /],
-    [{ PG_POOL_MAX: '0' }, /PG_POOL_MAX: must be at least 1/],
-    [{ PG_CONNECT_TIMEOUT_MS: '2s' }, /PG_CONNECT_TIMEOUT_MS: /],
-    [{ PG_STATEMENT_TIMEOUT_MS: '0' }, /PG_STATEMENT_TIMEOUT_MS: must be at least 1/],
-    [{ PG_STARTUP_WAIT_MS: '-1' }, /PG_STARTUP_WAIT_MS: must be 0 or more/],
+    [
+      { PORT: '70000' },
+      /^Invalid configuration: PORT: "70000" is not a whole number from 0 to 65535/,
+    ],
+    [
+      { PORT: 'abc' },
+      /^Invalid configuration: PORT: "abc" is not a whole number from 0 to 65535 \(decimal digits only\)$/,
+    ],
+    [
+      { PG_CONNECT_TIMEOUT_MS: 'soon' },
+      /PG_CONNECT_TIMEOUT_MS: "soon" is not a whole number of milliseconds from 1 to 86400000/,
+    ],
+    [{ BODY_LIMIT: 'lots' }, /BODY_LIMIT: "lots" is not a size from 1 byte to 16MB/],
+    [{ PG_POOL_MAX: '0' }, /PG_POOL_MAX: "0" is not a whole number from 1 to 1000/],
     [{ PLANT_STORE_TOKENS: 'short' }, /PLANT_STORE_TOKENS.0: each token must be at least 16/],
     [{ PLANT_STORE_TOKENS: 'has spaces in the token' }, /each token must use only/],
   ])('names the problem in %o', (env, message) => {
     expect(() => loadConfig({ PLANT_STORE_TOKENS: TOKEN, ...env })).toThrow(message);
   });
+
+  it('names every problem at once, in one line', () => {
+    expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'verbose', DURABILITY: 'maybe' })).toThrow(
+      'Invalid configuration: PORT: "eighty" is not a whole number from 0 to 65535 (decimal digits only); ' +
+        'LOG_LEVEL: "verbose" is not one of fatal, error, warn, info, debug, trace, silent; ' +
+        'DURABILITY: "maybe" is not one of full, normal',
+    );
+  });
+});
+
+describe('NODE_ENV', () => {
+  it('is development when unset: the development token is asked for', () => {
+    expect(loadConfig({})).toMatchObject({ production: false, developmentToken: true });
+  });
+
+  it.each(['development', 'test'])('%s runs outside production', (value) => {
+    expect(loadConfig({ NODE_ENV: value })).toMatchObject({
+      production: false,
+      developmentToken: true,
+    });
+  });
+
+  it('production is production: no development token', () => {
+    expect(loadConfig({ NODE_ENV: 'production' })).toMatchObject({
+      production: true,
+      developmentToken: false,
+    });
+  });
+
+  it.each(['Production', 'prod', 'PRODUCTION', 'dev', 'staging', '', ' production'])(
+    'refuses %j in one line naming the accepted values',
+    (value) => {
+      expect(() => loadConfig({ NODE_ENV: value, PLANT_STORE_TOKENS: TOKEN })).toThrow(
+        new ConfigError(
+          `Invalid configuration: NODE_ENV: ${JSON.stringify(value)} is not one of development, test, production (unset means development)`,
+        ),
+      );
+    },
+  );
+});
+
+describe('numeric variables', () => {
+  const names = Object.keys(NUMERIC_VARIABLES) as (keyof typeof NUMERIC_VARIABLES)[];
+  const rangeOf = (name: keyof typeof NUMERIC_VARIABLES) => NUMERIC_VARIABLES[name];
+  const badValues = (name: keyof typeof NUMERIC_VARIABLES) => {
+    const { min, max } = rangeOf(name);
+    return [
+      '0x1000',
+      '1e3',
+      '+5',
+      '-1',
+      '1.5',
+      ' 5',
+      '5 ',
+      '',
+      '5s',
+      '1_000',
+      '٣', // an Arabic-Indic digit: \d in some engines, not a decimal digit here
+      String(max + 1),
+      '9'.repeat(30),
+      ...(min > 0 ? [String(min - 1)] : []),
+    ];
+  };
+  const cases = names.flatMap((name) => badValues(name).map((value) => [name, value] as const));
+
+  it('are every variable whose value is a number, each bounded, timers within 2^31−1 ms', () => {
+    expect(names.length).toBeGreaterThanOrEqual(13);
+    for (const name of names) {
+      const { min, max } = rangeOf(name);
+      expect(Number.isSafeInteger(max) && max >= min, name).toBe(true);
+      const ms = name.endsWith('_MS') ? max : name.endsWith('_SECONDS') ? max * 1000 : 0;
+      expect(ms, name).toBeLessThanOrEqual(MAX_TIMER_MS);
+      expect(2 * ms, name).toBeLessThanOrEqual(2 ** 31 - 1); // also a sum of two timers
+    }
+  });
+
+  it.each(cases)(
+    '%s=%j is refused in one line naming it, the value and the range',
+    (name, value) => {
+      const range: { min: number; max: number; unit?: string } = rangeOf(name);
+      const what = range.unit ? `a whole number of ${range.unit}` : 'a whole number';
+      const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+      expect(() => load({ [name]: value })).toThrow(
+        new ConfigError(
+          `Invalid configuration: ${name}: ${shown} is not ${what} from ${range.min} to ${range.max} (decimal digits only)`,
+        ),
+      );
+    },
+  );
+
+  it.each(names)('%s takes its bounds, written in plain digits (leading zeros too)', (name) => {
+    const { min, max } = rangeOf(name);
+    for (const value of [min, max]) {
+      const config = load({ [name]: String(value) });
+      expect(JSON.stringify(config)).toMatch(
+        String(name.endsWith('_SECONDS') ? value * 1000 : value),
+      );
+    }
+    expect(() => load({ [name]: `0${max}` })).not.toThrow();
+  });
+
+  it("turns seconds into milliseconds within a timer's range", () => {
+    const { max } = NUMERIC_VARIABLES.KEEP_ALIVE_TIMEOUT_SECONDS;
+    expect(load({ KEEP_ALIVE_TIMEOUT_SECONDS: String(max) }).keepAliveTimeoutMs).toBe(MAX_TIMER_MS);
+    expect(() => load({ KEEP_ALIVE_TIMEOUT_SECONDS: '3000000' })).toThrow(
+      /KEEP_ALIVE_TIMEOUT_SECONDS: "3000000" is not a whole number of seconds from 1 to 86400/,
+    );
+    expect(() => load({ SHUTDOWN_DELAY_MS: '99999999999' })).toThrow(/SHUTDOWN_DELAY_MS: /);
+  });
+});
+
+describe('BODY_LIMIT', () => {
+  it.each([
+    ['65536', 65536],
+    ['64kb', 65536],
+    ['64KB', 65536],
+    ['1mb', 1024 * 1024],
+    ['16mb', 16 * 1024 * 1024],
+    ['1', 1],
+    ['100b', 100],
+  ])('takes %j as %d bytes', (value, expected) => {
+    expect(load({ BODY_LIMIT: value }).bodyLimitBytes).toBe(expected);
+  });
+
+  it.each([
+    '0x1000',
+    '1e3',
+    '+5',
+    '-1',
+    '1.5kb',
+    ' 5',
+    '5 ',
+    '',
+    '64 kb',
+    '0',
+    '17mb',
+    '1gb',
+    '5abc',
+  ])('refuses %j naming the value and the range', (value) => {
+    expect(() => load({ BODY_LIMIT: value })).toThrow(
+      `Invalid configuration: BODY_LIMIT: ${JSON.stringify(value)} is not a size from 1 byte to 16MB: digits, optionally followed by kb or mb (65536, 64kb, 1mb)`,
+    );
+  });
+});
+
+describe('every variable', () => {
+  // A bad value of each variable that is not numeric (the numeric ones are all tested above,
+  // from NUMERIC_VARIABLES): together they must be every variable the server reads.
+  const OTHER_BAD_VALUES: Record<string, string> = {
+    NODE_ENV: 'prod',
+    HOST: '',
+    DATABASE_URL: '',
+    PLANT_STORE_TOKENS: 'short',
+    BODY_LIMIT: '1e3',
+    LOG_LEVEL: 'verbose',
+    DURABILITY: 'maybe',
+    METRICS_HOST: '',
+    TRUST_PROXY: 'garbage',
+    CORS_ORIGINS: '*',
+  };
+  const badValues = [
+    ...Object.entries(OTHER_BAD_VALUES),
+    ...Object.keys(NUMERIC_VARIABLES).map((name) => [name, '0x10'] as const),
+  ];
+
+  it('has a bad value tested here', () => {
+    expect(badValues.map(([name]) => name).sort()).toEqual([...CONFIG_VARIABLES].sort());
+  });
+
+  it.each(badValues)(
+    "%s=%j is refused in the project's words, naming the variable",
+    (name, value) => {
+      let message = '';
+      try {
+        load({ [name]: value });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(new RegExp(`^Invalid configuration: ${name}(\\.0)?: `));
+      expect(message).not.toContain('\n');
+      // zod's own words ("Invalid option: expected one of …", "Too small", "received NaN").
+      expect(message).not.toMatch(
+        /Invalid (input|option|string)|expected|received|Too (small|big)/i,
+      );
+    },
+  );
 });
 
 describe('loadStoreConfig (the command-line tool)', () => {
@@ -120,7 +315,7 @@ describe('loadStoreConfig (the command-line tool)', () => {
       loadConfig({ PLANT_STORE_TOKENS: TOKEN }).postgres,
     );
     expect(() => loadStoreConfig({ PG_STATEMENT_TIMEOUT_MS: '0' })).toThrow(
-      /PG_STATEMENT_TIMEOUT_MS: must be at least 1/,
+      /PG_STATEMENT_TIMEOUT_MS: "0" is not a whole number of milliseconds from 1 to 86400000/,
     );
   });
 
@@ -154,7 +349,7 @@ describe('operations settings', () => {
       RATE_LIMIT_PER_SECOND: '20',
       RATE_LIMIT_BURST: '5',
       AUTH_FAILURES_PER_MINUTE: '0',
-      TRUST_PROXY_HOPS: '2',
+      TRUST_PROXY: ' 127.0.0.1 ,10.0.0.0/8, fd00::/8,loopback,',
       CORS_ORIGINS: ' https://app.example.com ,http://localhost:5173,',
       KEEP_ALIVE_TIMEOUT_SECONDS: '620',
       WEB_CONCURRENCY: '8',
@@ -162,7 +357,7 @@ describe('operations settings', () => {
     expect(config).toMatchObject({
       metrics: { port: 9464, host: '0.0.0.0' },
       rateLimit: { perSecond: 20, burst: 5, authFailuresPerMinute: 0 },
-      trustProxyHops: 2,
+      trustProxy: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8', 'loopback'],
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       keepAliveTimeoutMs: 620_000,
       webConcurrency: 8,
@@ -172,26 +367,40 @@ describe('operations settings', () => {
 
   it.each([
     [{ METRICS_PORT: '3000' }, /METRICS_PORT: must differ from PORT/],
-    [{ METRICS_PORT: 'nine' }, /METRICS_PORT: /],
-    [{ METRICS_PORT: '65536' }, /METRICS_PORT: must be 0..65535/],
-    [{ RATE_LIMIT_PER_SECOND: '-1' }, /RATE_LIMIT_PER_SECOND: must be 0 or more/],
-    [{ RATE_LIMIT_PER_SECOND: '2.5' }, /RATE_LIMIT_PER_SECOND: must be a whole number/],
-    [{ RATE_LIMIT_BURST: '0' }, /RATE_LIMIT_BURST: must be at least 1/],
+    [{ METRICS_PORT: '65536' }, /METRICS_PORT: "65536" is not a whole number from 0 to 65535/],
+    [{ RATE_LIMIT_BURST: '0' }, /RATE_LIMIT_BURST: "0" is not a whole number from 1 to/],
     [
       { RATE_LIMIT_PER_MINUTE: '6000' },
       /RATE_LIMIT_PER_MINUTE is no longer read: set RATE_LIMIT_PER_SECOND/,
     ],
-    [{ AUTH_FAILURES_PER_MINUTE: '2.5' }, /AUTH_FAILURES_PER_MINUTE: must be a whole number/],
-    [{ TRUST_PROXY_HOPS: '11' }, /TRUST_PROXY_HOPS: must be 0..10/],
+    [
+      { TRUST_PROXY: '10.0.0.0/33' },
+      /^Invalid configuration: TRUST_PROXY.0: each entry must be an IP address/,
+    ],
+    [{ TRUST_PROXY: '127.0.0.1,true' }, /TRUST_PROXY.1: /],
+    [{ TRUST_PROXY: '1' }, /TRUST_PROXY.0: /],
+    [{ TRUST_PROXY: 'proxy.internal' }, /TRUST_PROXY.0: /],
+    [{ TRUST_PROXY: '0.0.0.0/0' }, /TRUST_PROXY.0: /],
+    [{ TRUST_PROXY: '10.0.0.0/8/8' }, /TRUST_PROXY.0: /],
+    [{ TRUST_PROXY: '127.1' }, /TRUST_PROXY.0: /],
     [{ CORS_ORIGINS: '*' }, /CORS_ORIGINS.0: each origin must be scheme:\/\/host/],
     [{ CORS_ORIGINS: 'https://app.example.com/' }, /CORS_ORIGINS.0: /],
     [{ CORS_ORIGINS: 'https://ok.example.com,app.example.com' }, /CORS_ORIGINS.1: /],
     [{ CORS_ORIGINS: 'ftp://files.example.com' }, /CORS_ORIGINS.0: /],
-    [{ KEEP_ALIVE_TIMEOUT_SECONDS: '0' }, /KEEP_ALIVE_TIMEOUT_SECONDS: must be at least 1/],
-    [{ WEB_CONCURRENCY: '0' }, /WEB_CONCURRENCY: must be at least 1/],
-    [{ WEB_CONCURRENCY: '2.5' }, /WEB_CONCURRENCY: must be a whole number/],
-    [{ WEB_CONCURRENCY: '257' }, /WEB_CONCURRENCY: must be 1..256/],
+    [{ WEB_CONCURRENCY: '257' }, /WEB_CONCURRENCY: "257" is not a whole number from 1 to 256/],
   ])('name the problem in %o', (env, message) => {
     expect(() => load(env)).toThrow(message);
+  });
+});
+
+describe('TRUST_PROXY_HOPS (replaced by TRUST_PROXY)', () => {
+  it.each(['0', '1', '2'])('=%s refuses to start, saying what to set instead', (value) => {
+    expect(() => load({ TRUST_PROXY_HOPS: value })).toThrow(
+      new ConfigError(
+        'Invalid configuration: TRUST_PROXY_HOPS is no longer read: set TRUST_PROXY to the ' +
+          'addresses or networks of your reverse proxies (e.g. TRUST_PROXY=127.0.0.1 for a proxy ' +
+          'on this machine), and remove TRUST_PROXY_HOPS',
+      ),
+    );
   });
 });

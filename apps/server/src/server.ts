@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type Koa from 'koa';
@@ -19,7 +20,12 @@ import { listenOn } from './listen.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import { measureStore } from './observability/store-timing.ts';
-import { type OpenPostgresOptions, type OpenStoreOptions, openStore } from './store/open-store.ts';
+import {
+  type OpenPostgresOptions,
+  type OpenStoreOptions,
+  openStore,
+  parseDatabaseUrl,
+} from './store/open-store.ts';
 import type { PlantStore, Readiness } from './store/plant-store.ts';
 
 export interface RunningServer {
@@ -41,12 +47,7 @@ type ServerConfig = Pick<
   Partial<
     Pick<
       Config,
-      | 'metrics'
-      | 'rateLimit'
-      | 'trustProxyHops'
-      | 'corsOrigins'
-      | 'maxConnections'
-      | 'shutdownDelayMs'
+      'metrics' | 'rateLimit' | 'trustProxy' | 'corsOrigins' | 'maxConnections' | 'shutdownDelayMs'
     >
   > & {
     /** Overrides of the HTTP timeouts (`keepAliveTimeoutMs` comes from the config). */
@@ -159,6 +160,11 @@ async function openResources(
   const service = config.metrics
     ? new (await import('./observability/metrics.ts')).ServiceMetrics()
     : undefined;
+  // Without configured tokens only managed ones can be accepted, and a SQLite file that does
+  // not exist yet holds none: refused before opening the store would create the file.
+  if (config.tokens.length === 0 && !storeExists(config.databaseUrl)) {
+    throw new ConfigError(NO_CREDENTIAL_MESSAGE);
+  }
   const { postgres, ...storeOptions } = serviceStoreOptions(config, logger);
   const store = await openStore(config.databaseUrl, {
     ...storeOptions,
@@ -193,6 +199,12 @@ async function openResources(
   };
 }
 
+/** Whether the database exists already: a PostgreSQL one is taken to; a SQLite file must. */
+function storeExists(databaseUrl: string): boolean {
+  const location = parseDatabaseUrl(databaseUrl);
+  return location.kind === 'postgres' || existsSync(location.filename);
+}
+
 function buildApp(config: ServerConfig, logger: Logger, resources: Resources): Koa {
   return createApp({
     store: resources.store,
@@ -202,7 +214,7 @@ function buildApp(config: ServerConfig, logger: Logger, resources: Resources): K
     ...(resources.metrics ? { metrics: resources.metrics } : {}),
     ...(resources.rateLimits ? { rateLimits: resources.rateLimits } : {}),
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
-    ...(config.trustProxyHops ? { trustProxyHops: config.trustProxyHops } : {}),
+    ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
   });
 }
 

@@ -8,7 +8,7 @@ import {
   TAG_MAX_LENGTH,
 } from '@plant-store/schema';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES } from '../src/config.ts';
+import { CONFIG_VARIABLES, NUMERIC_VARIABLES } from '../src/config.ts';
 
 // The documentation's tables are what users rely on: they must not drift from the code.
 const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
@@ -94,6 +94,15 @@ describe('the documentation', () => {
     const table = section(read('docs/operations.md'), 'config-table');
     const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
     expect([...documented].sort()).toEqual([...CONFIG_VARIABLES].sort());
+  });
+
+  it('gives the range of every numeric variable (docs/operations.md)', () => {
+    const rows = section(read('docs/operations.md'), 'config-table').split('\n');
+    const missing = Object.entries(NUMERIC_VARIABLES).filter(([name, { min, max }]) => {
+      const row = rows.find((line) => line.startsWith(`| \`${name}\` |`)) ?? '';
+      return !row.includes(`\`${min}\`–\`${max}\``);
+    });
+    expect(missing.map(([name]) => name)).toEqual([]);
   });
 
   it('gives, in the README, the test command that .ci/run runs', () => {

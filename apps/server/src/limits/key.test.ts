@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { addressKey, boundedKey } from './key.ts';
+import { IncomingMessage, request } from 'node:http';
+import { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { addressKey, boundedKey, clientAddress, proxyTrust, UNKNOWN_ADDRESS } from './key.ts';
 
 describe('addressKey', () => {
   it('keeps IPv4 addresses, also IPv4-mapped ones', () => {
@@ -19,10 +22,10 @@ describe('addressKey', () => {
     expect(addressKey('fe80::1:2.3.4.5')).toBe('fe80:0:0:0::/64');
   });
 
-  it('keeps anything else as it is, bounded', () => {
-    expect(addressKey('')).toBe('');
-    expect(addressKey('not-an-address')).toBe('not-an-address');
-    expect(addressKey('x'.repeat(500))).toMatch(/^sha256:[0-9a-f]{64}$/);
+  it('never makes a key of text that is not an IP address', () => {
+    for (const text of ['', 'not-an-address', 'garbage-6782-not-an-ip', '127.1', 'x'.repeat(500)]) {
+      expect(addressKey(text)).toBe(UNKNOWN_ADDRESS);
+    }
   });
 });
 
@@ -35,5 +38,131 @@ describe('boundedKey', () => {
     expect(long.length).toBeLessThan(255);
     expect(boundedKey('n'.repeat(201))).toBe(long);
     expect(boundedKey('m'.repeat(201))).not.toBe(long);
+  });
+});
+
+/** A request as clientAddress sees it: the socket's peer and the X-Forwarded-For header. */
+function requestFrom(peer: string | undefined, forwardedFor?: string): IncomingMessage {
+  const socket = new Socket(); // not connected: its peer is given here
+  Object.defineProperty(socket, 'remoteAddress', { value: peer });
+  const req = new IncomingMessage(socket);
+  if (forwardedFor !== undefined) req.headers['x-forwarded-for'] = forwardedFor;
+  return req;
+}
+
+describe('clientAddress', () => {
+  const local = proxyTrust(['127.0.0.1']);
+
+  it("is the socket's peer, X-Forwarded-For ignored, when no proxy is trusted", () => {
+    expect(proxyTrust([])).toBeUndefined();
+    expect(clientAddress(requestFrom('127.0.0.1', '203.0.113.7'), undefined)).toBe('127.0.0.1');
+    expect(clientAddress(requestFrom(undefined), undefined)).toBe('');
+  });
+
+  it('ignores X-Forwarded-For from a peer that is not a trusted proxy', () => {
+    expect(clientAddress(requestFrom('198.51.100.9', '203.0.113.7'), local)).toBe('198.51.100.9');
+    expect(clientAddress(requestFrom('127.0.0.2', '203.0.113.7'), local)).toBe('127.0.0.2');
+  });
+
+  it('from a trusted proxy, is the address it appended', () => {
+    expect(clientAddress(requestFrom('127.0.0.1', '203.0.113.7'), local)).toBe('203.0.113.7');
+    expect(clientAddress(requestFrom('::ffff:127.0.0.1', '203.0.113.7'), local)).toBe(
+      '203.0.113.7',
+    );
+    expect(clientAddress(requestFrom('127.0.0.1', '2001:db8:0:1::7'), local)).toBe(
+      '2001:db8:0:1::7',
+    );
+    expect(clientAddress(requestFrom('127.0.0.1'), local)).toBe('127.0.0.1');
+  });
+
+  it('walks right to left past trusted proxies only: what the client wrote first is not believed', () => {
+    expect(clientAddress(requestFrom('127.0.0.1', '192.0.2.66, 203.0.113.7'), local)).toBe(
+      '203.0.113.7',
+    );
+    const chain = proxyTrust(['127.0.0.1', '10.0.0.0/8']);
+    expect(
+      clientAddress(requestFrom('127.0.0.1', '192.0.2.66, 203.0.113.7, 10.1.2.3'), chain),
+    ).toBe('203.0.113.7');
+    expect(clientAddress(requestFrom('127.0.0.1', '10.9.9.9,10.1.2.3'), chain)).toBe('10.9.9.9');
+    expect(clientAddress(requestFrom('::1', '203.0.113.7'), proxyTrust(['loopback']))).toBe(
+      '203.0.113.7',
+    );
+  });
+
+  it('never takes an entry that is not an IP address: the address a trusted proxy saw instead', () => {
+    for (const bad of [
+      'garbage-6782-not-an-ip',
+      '203.0.113.7:4711',
+      '[2001:db8::1]',
+      'unknown',
+      '127.1',
+      '_hidden',
+    ]) {
+      expect(clientAddress(requestFrom('127.0.0.1', bad), local)).toBe('127.0.0.1');
+    }
+    const chain = proxyTrust(['127.0.0.1', '10.0.0.0/8']);
+    expect(clientAddress(requestFrom('127.0.0.1', 'garbage, 10.1.2.3'), chain)).toBe('10.1.2.3');
+    expect(clientAddress(requestFrom('127.0.0.1', ' , ,'), local)).toBe('127.0.0.1');
+  });
+});
+
+describe('the refused-credential budget over real HTTP, behind TRUST_PROXY=127.0.0.1', () => {
+  // The proxy is 127.0.0.1; a client that reaches the port directly connects from 127.0.0.2
+  // (all of 127.0.0.0/8 is this machine's loopback).
+  const BUDGET = 30; // AUTH_FAILURES_PER_MINUTE's default
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      trustProxy: ['127.0.0.1'],
+      rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: BUDGET },
+    });
+  });
+  afterAll(() => server.dispose());
+
+  /** The status of a create with a wrong token, on a new connection from `localAddress`. */
+  function guess(localAddress: string, token: string, forwardedFor: string): Promise<number> {
+    const body = JSON.stringify({ id: 1, name: 'Fern' });
+    return new Promise((resolve, reject) => {
+      const req = request(`${server.url}/plants`, {
+        method: 'POST',
+        agent: false,
+        localAddress,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-forwarded-for': forwardedFor,
+        },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  async function guesses(localAddress: string, forwardedFor: (i: number) => string) {
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      statuses.push(
+        await guess(localAddress, `wrong-token-${i}-0123456789abcdef`, forwardedFor(i)),
+      );
+    }
+    return statuses;
+  }
+
+  const afterBudget = [...Array(BUDGET).fill(401), ...Array(40 - BUDGET).fill(429)];
+
+  it('a direct client claiming a new address with each of 40 bad tokens gets 429 after its budget', async () => {
+    expect(await guesses('127.0.0.2', (i) => `198.51.100.${i + 1}`)).toEqual(afterBudget);
+  });
+
+  it('entries that are not addresses, even from the proxy, all count against the proxy', async () => {
+    expect(await guesses('127.0.0.1', (i) => `garbage-${i}-not-an-ip`)).toEqual(afterBudget);
+    // A client the proxy names is counted on its own.
+    expect(await guess('127.0.0.1', 'wrong-token-x-0123456789abcdef', '203.0.113.7')).toBe(401);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 });

@@ -287,9 +287,9 @@ describe('refused-credential limit per client address', () => {
     ).toBe(429);
   });
 
-  it('with TRUST_PROXY_HOPS=1, limits the address the proxy saw', async () => {
+  it('with TRUST_PROXY=127.0.0.1, limits the address the proxy saw', async () => {
     const proxied = await start({
-      trustProxyHops: 1,
+      trustProxy: ['127.0.0.1'],
       rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 1 },
     });
     // The proxy appends the peer it saw; what the client put before that is not trusted.
@@ -311,7 +311,7 @@ describe('refused-credential limit per client address', () => {
 
   it('groups IPv6 clients by /64', async () => {
     const proxied = await start({
-      trustProxyHops: 1,
+      trustProxy: ['127.0.0.1'],
       rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 1 },
     });
     const from = (client: string) => ({ 'x-forwarded-for': client });

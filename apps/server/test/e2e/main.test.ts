@@ -179,7 +179,7 @@ describe('a start-up failure', () => {
     const server = start({ PORT: 'abc', PLANT_STORE_TOKENS: token });
     expect(await server.exited).toBe(1);
     expect(server.output()).toBe(
-      'plant-store: Invalid configuration: PORT: must be a whole number, 0..65535\n',
+      'plant-store: Invalid configuration: PORT: "abc" is not a whole number from 0 to 65535 (decimal digits only)\n',
     );
   });
 

@@ -27,7 +27,8 @@ export interface TestServerOptions {
   /** Apply these rate limits (none by default). */
   readonly rateLimit?: RateLimitConfig;
   readonly corsOrigins?: readonly string[];
-  readonly trustProxyHops?: number;
+  /** TRUST_PROXY: the proxies whose X-Forwarded-For is believed (127.0.0.1 is every test client). */
+  readonly trustProxy?: readonly string[];
   readonly timeouts?: Partial<HttpTimeouts>;
   /** Log here (e.g. a pino logger on a PassThrough) instead of nowhere. */
   readonly logger?: Logger;
@@ -57,7 +58,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...(options.metrics ? { metrics: { host: '127.0.0.1', port: 0 } } : {}),
       ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
       ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
-      ...(options.trustProxyHops ? { trustProxyHops: options.trustProxyHops } : {}),
+      ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     },
     options.logger ?? createLogger('silent'),
