@@ -111,6 +111,34 @@ describe('the documentation', () => {
     expect(read('.ci/run').split('\n')).toContain(command);
   });
 
+  it('names every runtime dependency in the libraries table (docs/architecture.md)', () => {
+    const table = read('docs/architecture.md').split('## Libraries, and why')[1]?.split('\n## ')[0];
+    expect(table).toBeDefined();
+    const missing = ['apps/server', 'packages/schema', 'packages/client'].flatMap((folder) => {
+      const manifest = JSON.parse(read(`${folder}/package.json`)) as {
+        dependencies?: Record<string, string>;
+      };
+      return Object.keys(manifest.dependencies ?? {})
+        .filter((name) => !name.startsWith('@plant-store/') && !table?.includes(`\`${name}\``))
+        .map((name) => `${folder} depends on ${name}, which the libraries table leaves out`);
+    });
+    expect(missing).toEqual([]);
+  });
+
+  it("lists the client's source files as they are (docs/architecture.md)", () => {
+    const match = /^packages\/client +ofetch client in (\w+) files \(([^)]*)\)/m.exec(
+      read('docs/architecture.md'),
+    );
+    const listed = (match?.[2] ?? '').split(',').map((name) => name.trim());
+    const folder = new URL('../../../packages/client/src/', import.meta.url);
+    const files = readdirSync(folder)
+      .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && name !== 'index.ts')
+      .map((name) => name.replace(/\.ts$/, ''));
+    expect([...listed].sort()).toEqual([...files].sort());
+    const counts = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+    expect(match?.[1]).toBe(counts[files.length - 1]);
+  });
+
   it('has no broken cross-reference: every relative link names a file, every #anchor a heading', () => {
     const links = documentationFiles().flatMap((file) =>
       linksOf(read(file)).map((link) => ({ file, link })),

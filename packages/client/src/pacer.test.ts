@@ -3,8 +3,8 @@ import { CLIENT_DEFAULTS } from './options.ts';
 import { PACING_RESERVE, Pacer, type RateLimitReading, readRateLimit } from './pacer.ts';
 import { nextRetryDelay, wait } from './retry.ts';
 
-// The pacer on vitest's fake clock against a model of the server's limit (a GCRA token
-// bucket, as apps/server/src/limits/token-bucket.ts): no real waiting.
+// The pacer on vitest's fake clock against a model of the server's limit (a token bucket: a
+// burst, then a rate per second, as apps/server/src/limits/rate-limits.ts): no real waiting.
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 0, loopLimit: 1_000_000 });

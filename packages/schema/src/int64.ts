@@ -38,7 +38,7 @@ export const Int64 = documented(
   {
     type: 'integer',
     format: 'int64',
-    // Exact bigints: the document is written with a lossless JSON serializer (openapi-file.ts),
+    // Exact bigints: the document is written with a lossless JSON serializer (openapi/serialize.ts),
     // so the file holds -9223372036854775808 and 9223372036854775807 digit for digit.
     minimum: INT64_MIN as unknown as number,
     maximum: INT64_MAX as unknown as number,

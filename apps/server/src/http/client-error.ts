@@ -12,7 +12,8 @@ import type { ConnectionTracker } from './graceful-shutdown.ts';
  * and `CONNECT` (405 40501). A reset socket, or headers not complete in time, is just closed.
  *
  * @example
- * answerClientErrors(server, trackConnections(server));
+ * const connections = serveTracked(server, app.callback());
+ * answerClientErrors(server, connections);
  */
 export function answerClientErrors(
   server: Server,

@@ -10,7 +10,9 @@ import { toApiError } from './to-api-error.ts';
  * Called by `requestContext`, the outermost middleware, so every answer carries its headers.
  *
  * @example
- * try { await next(); } catch (thrown) { answerError(ctx, thrown, logger); }
+ * app.use(async (ctx, next) => {
+ *   try { await next(); } catch (thrown) { answerError(ctx, thrown, logger); }
+ * });
  */
 export function answerError(ctx: AppContext, thrown: unknown, logger: Logger): void {
   const error = toApiError(thrown);

@@ -41,6 +41,8 @@ it('answers 500 with a bare Error body and logs the cause with its stack', async
   });
   expect(response.status).toBe(500);
   expect(await response.json()).toEqual({ error: 50001, message: 'Internal server error' });
+  // fetch keeps its connection: closed here so the drain does not wait out its idle grace.
+  running.server.closeIdleConnections();
   await running.close();
 
   const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);

@@ -15,7 +15,8 @@ export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
  * `LINGER_MAX_BYTES` is not drained. Nothing is kept, so memory stays bounded.
  *
  * @example
- * lingerOnClose(server, trackConnections(server), 5_000);
+ * const connections = serveTracked(server, app.callback());
+ * lingerOnClose(server, connections, 5_000);
  */
 export function lingerOnClose(
   server: Server,

@@ -68,6 +68,19 @@ async function burst(urls: readonly string[], bearer: string, count: number) {
   return { passed, refused, seconds };
 }
 
+/**
+ * A 429 from `url` for `bearer`: 80 creates at once (more than the limit holds in a second,
+ * however slowly a busy machine sends them one by one), up to five times.
+ */
+async function refusalFrom(url: string, bearer: string): Promise<Response | undefined> {
+  for (let round = 0; round < 5; round++) {
+    const replies = await Promise.all(Array.from({ length: 80 }, () => create(url, bearer)));
+    const refused = replies.filter((reply) => reply.status === 429);
+    if (refused.length > 0) return refused.at(-1);
+  }
+  return undefined;
+}
+
 describe('two instances at 50/s with a burst of 50 (the limits of the report)', () => {
   let urls: [string, string];
   beforeAll(async () => {
@@ -90,11 +103,7 @@ describe('two instances at 50/s with a burst of 50 (the limits of the report)', 
     const results: number[] = [];
     for (let trial = 0; trial < 8; trial++) {
       const [here, there] = trial % 2 === 0 ? urls : [urls[1], urls[0]];
-      let refusal: Response | undefined;
-      for (let i = 0; i < 60 && refusal === undefined; i++) {
-        const reply = await create(here, WAIT_TOKEN);
-        if (reply.status === 429) refusal = reply;
-      }
+      const refusal = await refusalFrom(here, WAIT_TOKEN);
       const wait = Number(refusal?.headers.get('retry-after'));
       expect(wait).toBeGreaterThanOrEqual(1);
       expect(wait).toBeLessThanOrEqual(2);

@@ -41,7 +41,10 @@ function tally(outcomes: CreateOutcome[]): Record<CreateOutcome, number> {
  * `*.contract.test.ts` runs it with a harness that gives every test an empty database.
  *
  * @example
- * describePlantStoreContract('SqliteStore', async () => sqliteHarness());
+ * describePlantStoreContract('SqliteStore', async () => {
+ *   const filename = join(mkdtempSync(join(tmpdir(), 'contract-')), 'plants.db');
+ *   return { open: (options) => createSqliteStore({ filename, ...options }), rows, schemaVersion, dispose };
+ * });
  */
 export function describePlantStoreContract(
   adapter: string,
