@@ -124,8 +124,9 @@ export class JsonTooWideError extends Error {
  */
 export function parseJson(text: string, options: ParseJsonOptions = {}): unknown {
   let source = text;
+  let originalAt = (position: number) => position;
   if (options.flatRecord) {
-    source = flatRecordText(text, options.flatRecord);
+    ({ text: source, originalAt } = flatRecordText(text, options.flatRecord));
   } else {
     const tooDeepAt = depthExceededAt(text, MAX_JSON_DEPTH);
     if (tooDeepAt !== -1) throw tooDeep(tooDeepAt);
@@ -139,7 +140,9 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
       throw new MalformedJsonError(`repeats the key "${shortened(duplicate[1] ?? '')}"`);
     const position = /at position (\d+)/.exec(reason);
     throw new MalformedJsonError(
-      position ? `is not valid JSON (at character ${position[1]})` : 'is not valid JSON',
+      position
+        ? `is not valid JSON (at character ${originalAt(Number(position[1]))})`
+        : 'is not valid JSON',
     );
   }
 }
@@ -189,26 +192,34 @@ function depthExceededAt(text: string, maxDepth: number): number {
 }
 
 /**
- * `text` with what a flat record cannot hold blanked out, in one pass: the content of every
- * array, and of every object but the top-level one, becomes spaces (so `[1, [2]]` reads as
- * `[]`), and a string longer than `maxStringLength` is closed where a character ends and the rest
- * of it blanked. The text keeps its length, so the parser's positions are the caller's. Throws
+ * `text` without what a flat record cannot hold, in one pass: the content of every array, and
+ * of every object but the top-level one, is left out (so `[1, [2]]` reads as `[]`), and a string
+ * longer than `maxStringLength` is closed where a character ends, the rest of it left out; with
+ * `originalAt`, which turns a position in the shorter text into the caller's. Throws
  * {@link JsonTooDeepError} for nesting deeper than {@link MAX_JSON_DEPTH},
  * {@link MalformedJsonError} for a bracket closed by the other kind, and
  * {@link JsonTooWideError} for a top-level object of more than `maxMembers` members.
  */
-function flatRecordText(text: string, limits: FlatRecordLimits): string {
+function flatRecordText(
+  text: string,
+  limits: FlatRecordLimits,
+): { text: string; originalAt: (position: number) => number } {
   const parts: string[] = [];
   let copied = 0;
-  /** `text[from, to)` replaced by `replacement` and spaces up to the same length. */
+  let length = 0;
+  /** Where the shorter text skips ahead: from this position on, add this many characters. */
+  const skips: { readonly from: number; readonly add: number }[] = [];
+  /** `text[from, to)` replaced by `replacement`. */
   const replace = (from: number, to: number, replacement = '') => {
-    parts.push(text.slice(copied, from), replacement, ' '.repeat(to - from - replacement.length));
+    parts.push(text.slice(copied, from), replacement);
+    length += from - copied + replacement.length;
+    skips.push({ from: length, add: (skips.at(-1)?.add ?? 0) + (to - from - replacement.length) });
     copied = to;
   };
   let inObject = false;
   let members = 0;
   let lastString = -1;
-  const keys: string[] = [];
+  const keys: number[] = [];
   const valueStart = text.length - text.trimStart().length;
   let index = 0;
   while (index < text.length) {
@@ -233,25 +244,34 @@ function flatRecordText(text: string, limits: FlatRecordLimits): string {
     } else {
       if (char === COLON && inObject) {
         members += 1;
-        if (keys.length < NAMED_KEYS && lastString !== -1) keys.push(keyAt(text, lastString));
+        if (keys.length < NAMED_KEYS && lastString !== -1) keys.push(lastString);
       }
       index += 1;
     }
   }
-  if (members > limits.maxMembers) throw new JsonTooWideError(members, keys);
-  if (copied === 0) return text;
+  if (members > limits.maxMembers) {
+    throw new JsonTooWideError(
+      members,
+      keys.map((start) => keyAt(text, start)),
+    );
+  }
   parts.push(text.slice(copied));
-  return parts.join('');
+  const originalAt = (position: number) =>
+    position + (skips.findLast((skip) => skip.from <= position)?.add ?? 0);
+  return { text: parts.join(''), originalAt };
 }
 
 /** The index of the quote that closes the string opened at `start`, or the text's length. */
 function stringEnd(text: string, start: number): number {
-  for (let index = start + 1; index < text.length; index += 1) {
-    const char = text.charCodeAt(index);
-    if (char === BACKSLASH) index += 1;
-    else if (char === QUOTE) return index;
+  let index = start;
+  for (;;) {
+    index = text.indexOf('"', index + 1);
+    if (index === -1) return text.length;
+    // Escaped when an odd number of backslashes precede it.
+    let before = index - 1;
+    while (text.charCodeAt(before) === BACKSLASH) before -= 1;
+    if ((index - 1 - before) % 2 === 0) return index;
   }
-  return text.length;
 }
 
 /**
