@@ -16,9 +16,9 @@ const PATH_MAX_LENGTH = 100;
  */
 export const ERROR_MESSAGES = {
   validationFailed: {
-    /** A body whose object has more members than `maxMembers`: not read further. */
+    /** A body whose object has more than `maxMembers` members: not read past the one too many. */
     tooManyProperties: (error: JsonTooWideError, maxMembers: number) =>
-      `(body): has ${error.members.toLocaleString('en-US')} properties, more than ${maxMembers}: ${[
+      `(body): has more than ${maxMembers} properties: ${[
         ...error.firstKeys.map((key) => `\`${shortened(key)}\``),
         '…',
       ].join(', ')}`,

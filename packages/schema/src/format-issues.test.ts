@@ -51,14 +51,12 @@ describe('formatIssues stays short whatever the input', () => {
 });
 
 describe('the message for a body with too many members', () => {
-  it('counts them and names the first keys, shortened', () => {
+  it('names the first keys, shortened', () => {
     expect(
       ERROR_MESSAGES.validationFailed.tooManyProperties(
-        new JsonTooWideError(6500, ['colour', 'size', 'k'.repeat(1000)]),
+        new JsonTooWideError(['colour', 'size', 'k'.repeat(1000)]),
         16,
       ),
-    ).toBe(
-      `(body): has 6,500 properties, more than 16: \`colour\`, \`size\`, \`${'k'.repeat(39)}…\`, …`,
-    );
+    ).toBe(`(body): has more than 16 properties: \`colour\`, \`size\`, \`${'k'.repeat(39)}…\`, …`);
   });
 });

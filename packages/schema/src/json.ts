@@ -91,21 +91,22 @@ export interface ParseJsonOptions {
    * Read the text as a flat record: an array, or an object within the top-level object, is read
    * as an empty one (only its nesting and brackets are checked, not its content); a string
    * longer than `maxStringLength` is cut; an object with more than `maxMembers` members throws
-   * {@link JsonTooWideError}. A flat record's own members are read exactly as without it.
+   * {@link JsonTooWideError} at its member `maxMembers + 1`. A flat record's own members are read exactly as without it.
    */
   readonly flatRecord?: FlatRecordLimits;
 }
 
-/** Thrown by {@link parseJson} with `flatRecord` for an object with more members than allowed. */
+/**
+ * Thrown by {@link parseJson} with `flatRecord` for an object with more members than allowed,
+ * as soon as it has one too many (the rest of the text is not read).
+ */
 export class JsonTooWideError extends Error {
   override readonly name = 'JsonTooWideError';
   constructor(
-    /** How many members the object has. */
-    readonly members: number,
     /** Its first keys, decoded (each may be long: quote them shortened). */
     readonly firstKeys: readonly string[],
   ) {
-    super(`has an object with ${members} members`);
+    super('has an object with too many members');
   }
 }
 
@@ -245,15 +246,11 @@ function flatRecordText(
       if (char === COLON && inObject) {
         members += 1;
         if (keys.length < NAMED_KEYS && lastString !== -1) keys.push(lastString);
+        // The answer is known: read no further.
+        if (members > limits.maxMembers) throw tooWide(text, keys);
       }
       index += 1;
     }
-  }
-  if (members > limits.maxMembers) {
-    throw new JsonTooWideError(
-      members,
-      keys.map((start) => keyAt(text, start)),
-    );
   }
   parts.push(text.slice(copied));
   const originalAt = (position: number) =>
@@ -303,21 +300,31 @@ function cutPoint(text: string, from: number, limit: number): number {
  * levels (or the text's length when it is never closed).
  */
 function containerEnd(text: string, start: number, depth: number): number {
-  const open: number[] = [];
+  // The closing bracket each open level expects, innermost last.
+  const closing = new Uint8Array(MAX_JSON_DEPTH + 1);
+  const deepest = MAX_JSON_DEPTH - depth;
+  let open = 0;
   for (let index = start; index < text.length; index += 1) {
     const char = text.charCodeAt(index);
     if (char === QUOTE) {
       index = stringEnd(text, index);
     } else if (char === OPEN_BRACKET || char === OPEN_BRACE) {
-      if (depth + open.length + 1 > MAX_JSON_DEPTH) throw tooDeep(index);
-      open.push(char === OPEN_BRACKET ? CLOSE_BRACKET : CLOSE_BRACE);
+      if (open === deepest) throw tooDeep(index);
+      closing[open] = char + 2; // `[` + 2 is `]`, `{` + 2 is `}`
+      open += 1;
     } else if (char === CLOSE_BRACKET || char === CLOSE_BRACE) {
-      if (open.pop() !== char)
+      open -= 1;
+      if (open < 0 || closing[open] !== char) {
         throw new MalformedJsonError(`is not valid JSON (at character ${index})`);
-      if (open.length === 0) return index;
+      }
+      if (open === 0) return index;
     }
   }
   return text.length;
+}
+
+function tooWide(text: string, keys: readonly number[]): JsonTooWideError {
+  return new JsonTooWideError(keys.map((start) => keyAt(text, start)));
 }
 
 /** The key whose string starts at `start`, decoded (as written, when it does not decode). */

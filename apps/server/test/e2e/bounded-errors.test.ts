@@ -53,13 +53,13 @@ const BAD_BODIES: [string, string, number, RegExp][] = [
     '6,500 unknown keys',
     filled((i) => `"k${i}":1`),
     40001,
-    /^\(body\): has 6,\d{3} properties, more than 16: `id`, `name`, `k0`, …$/,
+    /^\(body\): has more than 16 properties: `id`, `name`, `k0`, …$/,
   ],
   [
     '6,500 unknown keys, no id or name',
     filled((i) => `"k${i}":1`, '"a": 1'),
     40001,
-    /^\(body\): has [\d,]+ properties, more than 16: `a`, `k0`, `k1`, …$/,
+    /^\(body\): has more than 16 properties: `a`, `k0`, `k1`, …$/,
   ],
   [
     '14 unknown keys of 4 KB (16 members: read)',
