@@ -1,4 +1,3 @@
-import { shortened } from '@plant-store/schema';
 import type { Logger } from 'pino';
 import type { ApiError } from './api-error.ts';
 import type { AppContext } from './app-state.ts';
@@ -13,16 +12,18 @@ export const MAX_ERROR_BODY_BYTES = 1024;
  * whatever a message is made of.
  */
 export function errorBodyJson(error: ApiError): string {
-  let body = error.toBody();
-  let json = JSON.stringify(body);
-  for (;;) {
-    const excess = Buffer.byteLength(json) - MAX_ERROR_BODY_BYTES;
-    if (excess <= 0) return json;
-    // Each character dropped takes at least one byte with it; `…` adds three.
-    const keep = [...body.message].length - excess - 3;
-    body = { ...body, message: shortened(body.message, Math.max(keep, 1)) };
-    json = JSON.stringify(body);
+  const body = error.toBody();
+  const json = JSON.stringify(body);
+  if (Buffer.byteLength(json) <= MAX_ERROR_BODY_BYTES) return json;
+  // The message's first characters that fit, as JSON writes them, with room for `…`.
+  let room = MAX_ERROR_BODY_BYTES - Buffer.byteLength(JSON.stringify({ ...body, message: '…' }));
+  let kept = '';
+  for (const char of body.message) {
+    room -= Buffer.byteLength(JSON.stringify(char)) - 2;
+    if (room < 0) break;
+    kept += char;
   }
+  return JSON.stringify({ ...body, message: `${kept}…` });
 }
 
 /**
