@@ -162,6 +162,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const LETTER_U = 0x75;
+/** Space, tab, line feed and carriage return. */
+const JSON_WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 /** How many keys a {@link JsonTooWideError} names. */
 const NAMED_KEYS = 3;
 
@@ -221,7 +223,8 @@ function flatRecordText(
   let members = 0;
   let lastString = -1;
   const keys: number[] = [];
-  const valueStart = text.length - text.trimStart().length;
+  let valueStart = 0;
+  while (JSON_WHITESPACE.has(text.charCodeAt(valueStart))) valueStart += 1;
   let index = 0;
   while (index < text.length) {
     const char = text.charCodeAt(index);
@@ -252,6 +255,7 @@ function flatRecordText(
       index += 1;
     }
   }
+  if (skips.length === 0) return { text, originalAt: (position) => position };
   parts.push(text.slice(copied));
   const originalAt = (position: number) =>
     position + (skips.findLast((skip) => skip.from <= position)?.add ?? 0);
