@@ -22,6 +22,7 @@ declare module 'autocannon' {
       non2xx: number;
       '2xx': number;
       latency: { p50: number; p99: number };
+      statusCodeStats?: Record<string, { count: number }>;
     }
   }
   function autocannon(

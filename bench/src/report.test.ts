@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, paired, type Run, renderReport } from './report.ts';
+import { badBodyTable, median, paired, type Run, renderReport } from './report.ts';
 
 const run = (
   rep: number,
@@ -91,5 +91,27 @@ describe('renderReport', () => {
   it('gives the ablation as paired differences against the base case', () => {
     const text = renderReport(runs, { ...options, ablationBase: 'koa' });
     expect(text).toContain('| real | server | 20.0 (10.0–30.0) |');
+  });
+});
+
+describe('badBodyTable', () => {
+  it('sets each bad body beside the create of the same run, median of the ratios', () => {
+    const withBad = (rep: number, create: number, keys: number): Run => ({
+      ...run(rep, 'real', 100, 1000),
+      badBodies: [
+        { name: 'valid create', cpuMicros: create },
+        { name: 'many keys', cpuMicros: keys },
+      ],
+    });
+    const table = badBodyTable(
+      [withBad(1, 100, 200), withBad(2, 200, 300), withBad(3, 100, 250)],
+      [{ name: 'real' }],
+    ).join('\n');
+    expect(table).toContain('| real | valid create | 100.0 | 1.00 (1.00–1.00) |');
+    expect(table).toContain('| real | many keys | 250.0 | 2.00 (1.50–2.50) |');
+  });
+
+  it('is left out when no run measured bad bodies', () => {
+    expect(badBodyTable([run(1, 'real', 100, 1000)], [{ name: 'real' }])).toEqual([]);
   });
 });

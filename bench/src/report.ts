@@ -5,6 +5,8 @@ export interface Run {
   /** Per fixed offered rate: the answered req/s and the server's CPU µs per answered request. */
   readonly windows: readonly { offered: number; achieved: number; cpuMicros: number }[];
   readonly saturation: { readonly rps: number; readonly p99Ms: number };
+  /** On a server build: a create and each bad body at one rate, server CPU µs per request. */
+  readonly badBodies?: readonly { readonly name: string; readonly cpuMicros: number }[];
   /** Why the run's checks failed; empty when they passed. */
   readonly failures: readonly string[];
 }
@@ -133,6 +135,7 @@ export function renderReport(runs: readonly Run[], options: ReportOptions): stri
       out.push(`| ${c.name} | ${c.note} | ${deltas} |`);
     }
   }
+  out.push(...badBodyTable(runs, options.cases));
   out.push('', '## Every run', '');
   out.push(
     `| rep | case | ${columns((r) => `µs/req @ ${r} (achieved req/s)`)} | saturation req/s | check |`,
@@ -149,4 +152,38 @@ export function renderReport(runs: readonly Run[], options: ReportOptions): stri
     );
   }
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * Issue 28: per server build, the CPU of each bad body (about 64 KB, answered 400) beside a
+ * valid create sent at the same rate in the same process: the median µs per request, and the
+ * median of the per-run ratios to the create (target ≤ 3×). Empty when no run measured them.
+ */
+export function badBodyTable(
+  runs: readonly Run[],
+  cases: readonly { readonly name: string }[],
+): string[] {
+  const measured = runs.filter((run) => run.failures.length === 0 && run.badBodies);
+  if (measured.length === 0) return [];
+  const out = [
+    '',
+    '## Bad bodies: server CPU per request beside a create (issue 28: ≤ 3×)',
+    '',
+    '| case | body | CPU µs/req | × create |',
+    '|---|---|---:|---:|',
+  ];
+  for (const c of cases) {
+    const mine = measured.filter((run) => run.name === c.name);
+    const names = mine[0]?.badBodies?.map((row) => row.name) ?? [];
+    for (const name of names) {
+      const cpu = (run: Run) => run.badBodies?.find((row) => row.name === name)?.cpuMicros;
+      const ratios = mine.flatMap((run) => {
+        const [own, create] = [cpu(run), run.badBodies?.[0]?.cpuMicros];
+        return own === undefined || create === undefined ? [] : [own / create];
+      });
+      const micros = fixed(median(mine.flatMap((run) => cpu(run) ?? [])), 1);
+      out.push(`| ${c.name} | ${name} | ${micros} | ${ranged(ratios)} |`);
+    }
+  }
+  return out;
 }

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type BadBodyRow, measureBadBodies } from './bad-bodies.ts';
 import {
   ablationCases,
   BENCH_DIR,
@@ -29,12 +30,18 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '3' },
     cases: { type: 'string' },
     out: { type: 'string' },
+    'bad-bodies-rate': { type: 'string', default: '500' },
   },
 });
 const reps = args.quick ? 1 : positive('reps', args.reps);
 const seconds = args.quick ? 2 : positive('seconds', args.seconds);
 const warmup = args.quick ? 1 : positive('warmup', args.warmup);
 const rates = args.rates.split(',').map((rate) => positive('rates', rate));
+// Bad bodies (issue 28): each shape, and a create, for this long at this rate, on server builds.
+const badBodies = {
+  rate: positive('bad-bodies-rate', args['bad-bodies-rate']),
+  seconds: Math.min(seconds, 5),
+};
 const out = args.out ?? (args.quick ? 'quick' : args.ablation ? 'ablation' : 'latest');
 
 const extras = args.server.map((entry) => {
@@ -79,7 +86,7 @@ const report = renderReport(runs, {
   title: `Bench: POST /plants${args.quick ? ' (quick: checks the harness, not a result)' : ''}`,
   about: [
     `${started.toISOString()} · Node ${process.versions.node} · ${cpus().length} × ${cpus()[0]?.model ?? '?'} · load average ${fmtLoad(loadBefore)} before, ${fmtLoad(loadavg())} after`,
-    `${reps} repetition(s), rotating order, each case a fresh process on a fresh SQLite file; warm-up ${warmup} s; windows of ${seconds} s at ${rates.join(', ')} req/s (20 connections), then saturation (50 connections). CPU: the server process, all threads (/proc/<pid>/stat).`,
+    `${reps} repetition(s), rotating order, each case a fresh process on a fresh SQLite file; warm-up ${warmup} s; windows of ${seconds} s at ${rates.join(', ')} req/s (20 connections), then saturation (50 connections); then, on the server's builds, a create and each bad body for ${badBodies.seconds} s at ${badBodies.rate} req/s (10 connections). CPU: the server process, all threads (/proc/<pid>/stat).`,
     `Command: \`pnpm bench -- ${process.argv
       .slice(2)
       .filter((arg) => arg !== '--')
@@ -101,6 +108,7 @@ async function measure(c: Case, rep: number): Promise<Run> {
   const database = join(folder, 'plants.db');
   const port = await freePort();
   const windows: Run['windows'][number][] = [];
+  let bad: BadBodyRow[] | undefined;
   let saturation = { rps: Number.NaN, p99Ms: Number.NaN };
   let server: ChildServer;
   let token: string;
@@ -135,6 +143,18 @@ async function measure(c: Case, rep: number): Promise<Run> {
     }
     const result = await load(50, seconds);
     saturation = { rps: result.answered / result.seconds, p99Ms: result.p99Ms };
+    if (c.cli !== undefined) {
+      bad = await measureBadBodies({
+        url: `http://127.0.0.1:${port}`,
+        token,
+        pid: server.pid,
+        counter,
+        ...badBodies,
+      });
+      for (const row of bad.filter((row) => row.unexpected > 0)) {
+        failures.push(`${row.unexpected} unexpected answers to ${row.name}`);
+      }
+    }
   } catch (error) {
     failures.push(`load failed: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -149,7 +169,7 @@ async function measure(c: Case, rep: number): Promise<Run> {
   if (exit !== 0) failures.push(`exit ${exit} after SIGTERM`);
   if (failures.length === 0) rmSync(folder, { recursive: true, force: true });
   else failures.push(`kept ${folder}`);
-  return { rep, name: c.name, windows, saturation, failures };
+  return { rep, name: c.name, windows, saturation, failures, ...(bad ? { badBodies: bad } : {}) };
 }
 
 function positive(name: string, text: string): number {

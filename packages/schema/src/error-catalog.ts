@@ -7,7 +7,8 @@ export const ERROR_CATALOG = {
   validationFailed: {
     code: 40001,
     status: 400,
-    meaning: 'The body is JSON but not a valid NewPlant; the message lists every problem by field.',
+    meaning:
+      'The body is JSON but not a valid NewPlant; the message names the problems by field (the first five, then how many more).',
   },
   malformedJson: {
     code: 40002,

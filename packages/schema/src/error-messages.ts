@@ -1,15 +1,28 @@
-import type { JsonTooDeepError, MalformedJsonError } from './json.ts';
+import type { JsonTooDeepError, JsonTooWideError, MalformedJsonError } from './json.ts';
+import { shortened } from './shortened.ts';
+
+/** How many characters of a request's path a message quotes. */
+const PATH_MAX_LENGTH = 100;
 
 /**
  * The `message` of every Error answer the server sends, by catalog name and situation (a 400
  * for an invalid NewPlant is `formatIssues` of its problems). The server answers with these, and
  * the OpenAPI document builds each example from them, so no example shows a message the server
- * never sends.
+ * never sends. What a caller sent (a path, a media type) is quoted `shortened`: a message stays
+ * short whatever the request.
  *
  * @example
  * ERROR_MESSAGES.conflict(10n); // 'A plant with id 10 already exists with a different name or tag'
  */
 export const ERROR_MESSAGES = {
+  validationFailed: {
+    /** A body whose object has more than `maxMembers` members: not read past the one too many. */
+    tooManyProperties: (error: JsonTooWideError, maxMembers: number) =>
+      `(body): has more than ${maxMembers} properties: ${[
+        ...error.firstKeys.map((key) => `\`${shortened(key)}\``),
+        '…',
+      ].join(', ')}`,
+  },
   malformedJson: {
     /** `error` is what `parseJson` threw, e.g. `is not valid JSON (at character 17)`. */
     notJson: (error: MalformedJsonError) => `Request body ${error.message}`,
@@ -29,9 +42,10 @@ export const ERROR_MESSAGES = {
     missing: 'A bearer credential is required',
     refused: 'The bearer credential is not valid',
   },
-  notFound: (method: string, path: string) => `No operation at ${method} ${path}`,
+  notFound: (method: string, path: string) =>
+    `No operation at ${method} ${shortened(path, PATH_MAX_LENGTH)}`,
   methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
-    `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+    `${method} is not allowed on ${shortened(path, PATH_MAX_LENGTH)}; allowed: ${allowed.join(', ')}`,
   requestTimeout: (seconds: number) => `Request body did not arrive within ${seconds} s`,
   conflict: (id: bigint) => `A plant with id ${id} already exists with a different name or tag`,
   payloadTooLarge: (limitBytes?: number) =>
@@ -40,7 +54,7 @@ export const ERROR_MESSAGES = {
       : `Request body is larger than ${limitBytes} bytes`,
   unsupportedMediaType: {
     /** `given` is the request's media type, or `no content type`. */
-    notJson: (given: string) => `Request body must be application/json, not ${given}`,
+    notJson: (given: string) => `Request body must be application/json, not ${shortened(given)}`,
     coding:
       'Request body must be application/json in UTF-8, with no content encoding other than gzip or deflate',
   },

@@ -25,16 +25,26 @@ export {
   type ErrorName,
 } from './error-catalog.ts';
 export { ERROR_MESSAGES } from './error-messages.ts';
-export { formatIssues } from './format-issues.ts';
+export { formatIssues, LISTED_PROBLEMS } from './format-issues.ts';
 export { INT64_MAX, INT64_MIN, Int64, isInt64 } from './int64.ts';
 export {
+  type FlatRecordLimits,
   JsonTooDeepError,
+  JsonTooWideError,
   MAX_JSON_DEPTH,
   MalformedJsonError,
+  type ParseJsonOptions,
   parseJson,
   parseJsonNumber,
   stringifyJson,
 } from './json.ts';
-export { NewPlant, type NewPlantInput, Plant, toPlant } from './plant.ts';
+export {
+  NEW_PLANT_JSON_LIMITS,
+  NewPlant,
+  type NewPlantInput,
+  Plant,
+  toPlant,
+} from './plant.ts';
 export { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
+export { QUOTED_MAX_LENGTH, shortened } from './shortened.ts';
 export { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';

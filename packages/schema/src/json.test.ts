@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Int64 } from './int64.ts';
 import {
   JsonTooDeepError,
+  JsonTooWideError,
   MAX_JSON_DEPTH,
   MalformedJsonError,
   parseJson,
@@ -140,5 +141,77 @@ describe('stringifyJson', () => {
   it('round-trips through parseJson', () => {
     const value = { id: -(2n ** 63n), name: 'Fern', tag: 'ä' };
     expect(parseJson(stringifyJson(value))).toEqual(value);
+  });
+});
+
+describe('parseJson with flatRecord (a NewPlant body)', () => {
+  const limits = { maxMembers: 4, maxStringLength: 30 };
+  const flat = (text: string) => parseJson(text, { flatRecord: limits });
+
+  it('reads a flat record exactly as without it', () => {
+    const text = '{"id": 9223372036854775807, "name": "Fern", "tag": null, "n": 1.5}';
+    expect(flat(text)).toEqual(parseJson(text));
+  });
+
+  it('reads arrays, and objects inside the record, as empty ones', () => {
+    expect(flat('{"id": [1, [2, {"a": "]"}]], "o": {"p": {"q": 1}}}')).toEqual({ id: [], o: {} });
+    expect(flat(`[${'1,'.repeat(1000)}1]`)).toEqual([]);
+  });
+
+  it('keeps the positions of the text: a malformed member is reported where it is', () => {
+    const text = `{"a": [${'1,'.repeat(100)}1], "b": tru}`;
+    expect(() => flat(text)).toThrow(`at character ${text.indexOf('tru')}`);
+  });
+
+  it('refuses a bracket closed by the other kind, and nesting past the depth limit', () => {
+    expect(() => flat('{"a": [1, 2}')).toThrow(MalformedJsonError);
+    const deep = `{"a": ${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`;
+    expect(() => flat(deep)).toThrow(JsonTooDeepError);
+    expect(() =>
+      flat(`{"a": ${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`),
+    ).not.toThrow();
+  });
+
+  it('cuts a long string where a character ends, so it stays too long and well-formed', () => {
+    const value = flat(
+      `{"name": "${'\\uD83C\\uDF3F'.repeat(10)}", "k": "${'x'.repeat(100)}"}`,
+    ) as Record<string, string>;
+    expect(value.name).toBe('🌿'.repeat(2));
+    expect(value.k).toBe('x'.repeat(30));
+    expect(flat(`"${'é'.repeat(100)}"`)).toBe('é'.repeat(30));
+  });
+
+  it('refuses more members than allowed at the one too many, naming the first three keys', () => {
+    const text = `{${Array.from({ length: 6500 }, (_, i) => `"k${i}": {"x": [${i}]}`).join(',')}}`;
+    let thrown: unknown;
+    try {
+      flat(text);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(JsonTooWideError);
+    expect(thrown).toMatchObject({ firstKeys: ['k0', 'k1', 'k2'] });
+    // Not read past member 5: the nesting at member 6 is never looked at.
+    expect(() => flat(`{${'"a":1,'.repeat(5)}"b":${'['.repeat(100)}}`)).toThrow(JsonTooWideError);
+  });
+
+  it('still refuses a key repeated with another value, quoting it shortened', () => {
+    const key = 'k'.repeat(100);
+    expect(() => flat(`{"${key}": 1, "${key}": 2}`)).toThrow(/^repeats the key "k{20}/);
+    expect(() => parseJson(`{"${key}": 1, "${key}": 2}`)).toThrow(
+      `repeats the key "${'k'.repeat(39)}…"`,
+    );
+  });
+
+  it('reads an unterminated string as malformed', () => {
+    expect(() => flat(`{"a": "${'x'.repeat(100)}`)).toThrow(MalformedJsonError);
+  });
+});
+
+describe('parseJsonNumber on long integers', () => {
+  it('reads an integer of more than 400 digits as a number, not a huge bigint', () => {
+    expect(parseJsonNumber('9'.repeat(65_000))).toBe(Number.POSITIVE_INFINITY);
+    expect(parseJsonNumber(`${'9'.repeat(65_000)}.0`)).toBe(Number.POSITIVE_INFINITY);
+    expect(parseJsonNumber('9'.repeat(400))).toBe(10n ** 400n - 1n);
   });
 });

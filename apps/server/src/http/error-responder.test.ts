@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendRawBytes } from '../../test/support/raw-socket.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { ApiError } from './api-error.ts';
+import { errorBodyJson, MAX_ERROR_BODY_BYTES } from './error-responder.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -39,4 +41,27 @@ it('keeps the connection open after an error whose body was read in full', async
   });
   expect(response.status).toBe(400);
   expect(response.headers.get('connection')).not.toBe('close');
+});
+
+describe('errorBodyJson', () => {
+  it.each([
+    ['ASCII', 'x'.repeat(100_000)],
+    ['characters JSON escapes (6 bytes each)', '\u0001'.repeat(100_000)],
+    ['three-byte characters', '€'.repeat(100_000)],
+    ['surrogate pairs', '🌿'.repeat(100_000)],
+  ])('keeps a body of %s within 1 KB, well-formed', (_label, message) => {
+    const json = errorBodyJson(new ApiError('validationFailed', message));
+    expect(Buffer.byteLength(json)).toBeLessThanOrEqual(MAX_ERROR_BODY_BYTES);
+    const body = JSON.parse(json) as { error: number; message: string };
+    expect(body.error).toBe(40001);
+    expect(body.message.endsWith('…')).toBe(true);
+    expect(body.message.isWellFormed()).toBe(true);
+    expect(Buffer.byteLength(json)).toBeGreaterThan(MAX_ERROR_BODY_BYTES - 16);
+  });
+
+  it('leaves a short message as it is', () => {
+    expect(errorBodyJson(new ApiError('conflict', 'short'))).toBe(
+      '{"error":40901,"message":"short"}',
+    );
+  });
 });

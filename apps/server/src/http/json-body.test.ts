@@ -1,3 +1,4 @@
+import { contract, NewPlant } from '@plant-store/schema';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sendRawBytes } from '../../test/support/raw-socket.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
@@ -31,3 +32,9 @@ it.each(['104857600', '2147483648', '3000000000', '4294967296', '20000000000'])(
     expect(answer.endsWith(`\r\n\r\n${TOO_LARGE}`)).toBe(true);
   },
 );
+
+it('reads every body of the contract as a NewPlant, the flat record its limits are made for', () => {
+  const bodies = Object.values(contract).flatMap((route) => (route.body ? [route.body] : []));
+  expect(bodies.length).toBeGreaterThan(0);
+  for (const body of bodies) expect(body).toBe(NewPlant);
+});

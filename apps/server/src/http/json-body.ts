@@ -2,7 +2,9 @@ import {
   ERROR_MESSAGES,
   formatIssues,
   JsonTooDeepError,
+  JsonTooWideError,
   MalformedJsonError,
+  NEW_PLANT_JSON_LIMITS,
   parseJson,
 } from '@plant-store/schema';
 import { parse as parseContentType } from 'content-type';
@@ -13,6 +15,8 @@ import { ApiError } from './api-error.ts';
 import type { AppContext, AppMiddleware } from './app-state.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
+/** The charset names of UTF-8 a JSON body may declare (any case). */
+const UTF8_NAMES = new Set(['utf-8', 'utf8']);
 
 /** JSON is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never replaced. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -37,7 +41,11 @@ export interface JsonBody {
  * - koa-bodyparser reads the raw text; its bytes are decoded strictly as UTF-8 and parsed
  *   losslessly, so an int64 id is never rounded; malformed JSON → 400 `malformedJson`; JSON
  *   nested deeper than `MAX_JSON_DEPTH` → 400 `jsonTooDeep`, before the parser recurses; schema
- *   failures → 400 `validationFailed`, listing every problem with its field path.
+ *   failures → 400 `validationFailed`, listing the first problems with their field paths;
+ * - the body is read as the flat record every body of the contract is (a NewPlant:
+ *   `NEW_PLANT_JSON_LIMITS`): what no NewPlant can hold (the content of arrays and nested objects,
+ *   strings past a few KB) is not parsed, and more than 16 members are refused unparsed, so a bad
+ *   body costs one pass over its text whatever its shape.
  *
  * @example
  * const body = jsonBody(NewPlant, 65536);
@@ -60,15 +68,17 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     // type-is, with the types koa-bodyparser reads: what passes here is what it reads.
     const contentType = headers['content-type'] ?? '';
     if (!typeIs.is(contentType, JSON_TYPES)) {
-      const given = ctx.request.type || 'no content type';
+      const given = parseContentType(contentType, { parameters: false }).type || 'no content type';
       throw new ApiError(
         'unsupportedMediaType',
         ERROR_MESSAGES.unsupportedMediaType.notJson(given),
       );
     }
     // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused, not misread.
-    const charset = charsetOf(contentType);
-    if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
+    // content-type 2 (the parser type-is uses) never throws: it reads every parameter whatever
+    // stray `;` or parameter without `=` comes with it, so no declared charset slips past.
+    const { charset } = parseContentType(contentType).parameters;
+    if (charset !== undefined && !UTF8_NAMES.has(charset.toLowerCase())) {
       throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
     }
     // Content codings are case-insensitive (RFC 9110 §8.4.1); the decoder compares exactly.
@@ -100,8 +110,14 @@ function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
   if (text.trim() === '') throw missingBody();
   let value: unknown;
   try {
-    value = parseJson(text);
+    value = parseJson(text, { flatRecord: NEW_PLANT_JSON_LIMITS });
   } catch (error) {
+    if (error instanceof JsonTooWideError) {
+      throw new ApiError(
+        'validationFailed',
+        ERROR_MESSAGES.validationFailed.tooManyProperties(error, NEW_PLANT_JSON_LIMITS.maxMembers),
+      );
+    }
     if (error instanceof MalformedJsonError) {
       throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notJson(error));
     }
@@ -113,16 +129,6 @@ function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
   const result = schema.safeParse(value);
   if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
   return result.data;
-}
-
-/** The charset of a Content-Type, lower case; none without parameters or when they do not parse. */
-function charsetOf(contentType: string): string {
-  if (!contentType.includes(';')) return '';
-  try {
-    return parseContentType(contentType).parameters.charset?.toLowerCase() ?? '';
-  } catch {
-    return '';
-  }
 }
 
 function missingBody(): ApiError {

@@ -1,0 +1,118 @@
+import autocannon from 'autocannon';
+import { type LoadResult, runLoad } from './load.ts';
+import { cpuMicros } from './proc.ts';
+
+/** Room for a bad body under the bench's 64 KiB BODY_LIMIT (`COMMON_ENV`). */
+const ROOM = 65_000;
+
+/** `{"id":1,"name":"Fern",unit(0),unit(1),…}` as long as fits in ROOM. */
+function filled(unit: (i: number) => string): string {
+  const parts = ['"id":1,"name":"Fern"'];
+  let length = parts[0]?.length ?? 0;
+  for (let i = 0; length + unit(i).length + 3 < ROOM; i++) {
+    parts.push(unit(i));
+    length += unit(i).length + 1;
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/**
+ * Invalid NewPlants of about 64 KB, one per shape issue 28 names (each answered 400): what
+ * they cost the server per request is set beside a valid create at the same rate.
+ */
+export const BAD_BODIES: readonly { readonly name: string; readonly body: string }[] = [
+  { name: 'many keys', body: filled((i) => `"k${i}":1`) },
+  {
+    name: 'deep nesting',
+    body: `{"id":1,"name":"Fern","a":[${Array(Math.floor(ROOM / 122))
+      .fill(`${'['.repeat(60)}${']'.repeat(60)}`)
+      .join(',')}]}`,
+  },
+  { name: 'long string', body: `{"id":1,"name":"${'x'.repeat(ROOM - 30)}"}` },
+  {
+    name: 'long array',
+    body: `{"id":1,"name":"Fern","a":[${'1,'.repeat(Math.floor((ROOM - 40) / 2))}1]}`,
+  },
+];
+
+export interface BadBodyRow {
+  readonly name: string;
+  /** Server CPU µs per answered request. */
+  readonly cpuMicros: number;
+  readonly answered: number;
+  /** Answers with another status than expected (200 for the create, 400 for a bad body). */
+  readonly unexpected: number;
+}
+
+export interface BadBodyOptions {
+  readonly url: string;
+  readonly token: string;
+  readonly pid: number;
+  readonly rate: number;
+  readonly seconds: number;
+  /** The run's request numbers (the create row sends fresh ids through it). */
+  readonly counter: { next: number };
+}
+
+/**
+ * The create, then each bad body, at `rate` req/s for `seconds` each on 10 connections: the
+ * server's CPU (from /proc) per answered request, and how many answers were not what the
+ * body deserves.
+ *
+ * @example
+ * const rows = await measureBadBodies({ url, token, pid, rate: 500, seconds: 3, counter });
+ */
+export async function measureBadBodies(options: BadBodyOptions): Promise<BadBodyRow[]> {
+  const rows: BadBodyRow[] = [];
+  const { url, token, pid, rate, seconds, counter } = options;
+  let before = cpuMicros(pid);
+  const create: LoadResult = await runLoad({ url, token, connections: 10, seconds, rate, counter });
+  rows.push({
+    name: 'valid create',
+    cpuMicros: (cpuMicros(pid) - before) / create.answered,
+    answered: create.answered,
+    unexpected: create.non2xx + create.errors,
+  });
+  for (const { name, body } of BAD_BODIES) {
+    before = cpuMicros(pid);
+    const result = await send(url, token, body, rate, seconds);
+    const used = cpuMicros(pid) - before;
+    const answered = result['2xx'] + result.non2xx;
+    const refused = result.statusCodeStats?.['400']?.count ?? 0;
+    rows.push({
+      name,
+      cpuMicros: used / answered,
+      answered,
+      unexpected: answered - refused + result.errors + result.timeouts,
+    });
+  }
+  return rows;
+}
+
+function send(
+  url: string,
+  token: string,
+  body: string,
+  rate: number,
+  seconds: number,
+): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        connections: 10,
+        duration: seconds,
+        overallRate: rate,
+        requests: [
+          {
+            method: 'POST',
+            path: '/plants',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body,
+          },
+        ],
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
