@@ -64,6 +64,7 @@ export function sqliteStore(databaseFile: string): LimiterStore {
   let db: Database;
   try {
     db = openSqlite(filename, { timeout: LIMITS_BUSY_TIMEOUT_MS });
+    db.pragma('synchronous = OFF'); // before the switch too: creating the file needs no fsync
     switchToWal(db, LIMITS_BUSY_TIMEOUT_MS * 20);
     db.pragma('synchronous = OFF');
     db.pragma(`journal_size_limit = ${4 * 1024 * 1024}`);
