@@ -26,7 +26,7 @@ export interface LimiterStore {
   close(): Promise<void>;
 }
 
-/** Counts in this process's memory (the unit tests, and the insurance of the shared stores). */
+/** Counts in this process's memory (unit tests of the limits alone). */
 export const memoryStore: LimiterStore = {
   limiter: async (shape) => new RateLimiterMemory(shape),
   close: async () => undefined,
@@ -61,16 +61,19 @@ interface Expiring {
  */
 export function sqliteStore(databaseFile: string): LimiterStore {
   const filename = `${databaseFile}${LIMITS_FILE_SUFFIX}`;
-  let db: Database;
+  let opened: Database | undefined;
   try {
-    db = openSqlite(filename, { timeout: LIMITS_BUSY_TIMEOUT_MS });
-    db.pragma('synchronous = OFF'); // before the switch too: creating the file needs no fsync
-    switchToWal(db, LIMITS_BUSY_TIMEOUT_MS * 20);
-    db.pragma('synchronous = OFF');
-    db.pragma(`journal_size_limit = ${4 * 1024 * 1024}`);
+    opened = openSqlite(filename, { timeout: LIMITS_BUSY_TIMEOUT_MS });
+    opened.pragma('synchronous = OFF'); // before the switch too: creating the file needs no fsync
+    // Processes starting together may create the file together: the switch is retried (5 s).
+    switchToWal(opened, 5_000);
+    opened.pragma('synchronous = OFF');
+    opened.pragma(`journal_size_limit = ${4 * 1024 * 1024}`);
   } catch (error) {
+    opened?.close();
     throw sqliteOpenError(error, filename);
   }
+  const db = opened;
   const client = preparedOnce(db);
   const limiters: Expiring[] = [];
   const sweep = setInterval(() => {
