@@ -208,7 +208,7 @@ describe('per-credential limit (burst allowance, then a rate per second)', () =>
 
   it('is off with 0, and then sends no limit headers', async () => {
     const server = await start({ rateLimit: { perSecond: 0, burst: 1, authFailuresPerMinute: 0 } });
-    const replies = await Promise.all(Array.from({ length: 30 }, () => post(server, server.token)));
+    const replies = await Promise.all(Array.from({ length: 10 }, () => post(server, server.token)));
     expect(new Set(replies.map((r) => r.status))).toEqual(new Set([200]));
     expect(replies[0]?.headers.get('x-ratelimit-limit')).toBeNull();
   });
