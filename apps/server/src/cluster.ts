@@ -2,16 +2,14 @@ import cluster, { type Worker } from 'node:cluster';
 import type { ServerOptions } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { listenOn } from './listen.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import { type ClusterWorkerRole, warnOnce } from './server.ts';
 
 // WEB_CONCURRENCY > 1: a primary process forks that many HTTP workers (node:cluster). The
 // primary listens on the port itself and hands each connection it accepts to the next ready
-// worker (round-robin), which serves it; the primary serves no HTTP. It counts the rate limits
-// of all workers (SQLite: rate-limiter-flexible's RateLimiterClusterMaster, see
-// limits/limiter-store.ts), replaces a worker that dies, and on SIGTERM/SIGINT stops accepting,
+// worker (round-robin), which serves it; the primary serves no HTTP. It replaces a worker that
+// dies, and on SIGTERM/SIGINT stops accepting,
 // then has every worker drain. (Node's own cluster listener closes the connections it has
 // accepted but not yet handed over when the last worker stops: clients met resets.)
 
@@ -133,8 +131,6 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
       )
     : undefined;
   if (metrics) logger.info({ metrics: `${metrics.url}/metrics` }, 'metrics of all workers');
-  // The rate limits of all workers on SQLite are counted here (see limits/limiter-store.ts).
-  new RateLimiterClusterMaster();
   const slots = Array.from({ length: options.workers }, () => ({
     worker: undefined as Worker | undefined,
     servingSince: undefined as number | undefined,

@@ -186,7 +186,7 @@ async function openResources(
   const rateLimits = config.rateLimit
     ? await RateLimits.create(
         config.rateLimit,
-        limiterStoreFor(config.databaseUrl, postgres, config.cluster !== undefined),
+        limiterStoreFor(config.databaseUrl, postgres),
         service ? { onLimited: (limit) => service.rateLimited.inc({ limit }) } : {},
       )
     : undefined;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storedPlants } from './sqlite-commit.ts';
+import { limiterPoints, storedPlants } from './sqlite-commit.ts';
 import { PeerWork, tokenChecksum } from './work.ts';
 
 // A token in the server's managed shape (`pst_`, 43 characters, a CRC-32 checksum).
@@ -106,6 +106,8 @@ export function describePeer(
       });
       expect(first.consumer).toBe('env#1');
       expect(lines.length).toBe(5);
+      // Counted as the server counts on SQLite: in the database's side file.
+      expect(limiterPoints(`${file}-limits`, 'rate', 'rate:env#1')).toBe(5);
     });
 
     it('answers 400 for every broken NewPlant and stores nothing', async () => {

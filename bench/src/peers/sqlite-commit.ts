@@ -94,6 +94,34 @@ export class SqliteGroupCommit {
   };
 }
 
+/**
+ * The server's limiter side file written plainly (`<database>-limits`): WAL, `synchronous=OFF`,
+ * a 250 ms busy timeout, handed to rate-limiter-flexible's `RateLimiterSQLite` as a client
+ * that prepares each statement once, as the server's does.
+ *
+ * @example
+ * const limits = openLimitsFile('/tmp/plants.db-limits');
+ * new RateLimiterSQLite({ storeClient: limits.client, storeType: 'better-sqlite3', tableName: 'rl' });
+ */
+export function openLimitsFile(filename: string): {
+  client: Pick<BetterSqlite3.Database, 'prepare' | 'transaction'>;
+  close(): void;
+} {
+  const db = new Database(filename, { timeout: 250 });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = OFF');
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const prepare = ((source: string) => {
+    let statement = statements.get(source);
+    if (statement === undefined) {
+      statement = db.prepare(source);
+      statements.set(source, statement);
+    }
+    return statement;
+  }) as BetterSqlite3.Database['prepare'];
+  return { client: { prepare, transaction: (fn) => db.transaction(fn) }, close: () => db.close() };
+}
+
 /** The rows of a plants table, ids exact, in id order (for checks and tests). */
 export function storedPlants(filename: string): { id: bigint; name: string; tag: string | null }[] {
   const db = new Database(filename, { readonly: true });
@@ -103,6 +131,17 @@ export function storedPlants(filename: string): { id: bigint; name: string; tag:
       name: string;
       tag: string | null;
     }[];
+  } finally {
+    db.close();
+  }
+}
+
+/** The points counted for `key` in a limiter table of a side file (for tests). */
+export function limiterPoints(filename: string, table: string, key: string): number | undefined {
+  const db = new Database(filename, { readonly: true });
+  try {
+    const row = db.prepare(`SELECT points FROM ${table} WHERE key = ?`).get(key);
+    return (row as { points: number } | undefined)?.points;
   } finally {
     db.close();
   }

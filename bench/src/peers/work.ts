@@ -13,8 +13,13 @@ import {
 } from '@plant-store/schema';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { type PlantRow, SqliteGroupCommit } from './sqlite-commit.ts';
+import {
+  BurstyRateLimiter,
+  RateLimiterMemory,
+  RateLimiterRes,
+  RateLimiterSQLite,
+} from 'rate-limiter-flexible';
+import { openLimitsFile, type PlantRow, SqliteGroupCommit } from './sqlite-commit.ts';
 
 /** What every peer is built from; the same settings the server reads. */
 export interface WorkOptions {
@@ -60,7 +65,8 @@ const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /**
  * The work every peer does, shared so the peers differ only in their HTTP layer: request id
  * and headers, the bearer check by SHA-256 digest, a per-token rate + burst limit
- * (rate-limiter-flexible), the JSON media type, lossless parse + the schema's strict NewPlant,
+ * (rate-limiter-flexible's `RateLimiterSQLite` in the database's side file, as the server
+ * counts on SQLite), the JSON media type, lossless parse + the schema's strict NewPlant,
  * the durable group commit, one pino request line at info, and the server's metrics (request
  * histogram, store timings, plants created, group-commit batches). Tokens are checked as the
  * server checks its managed tokens: shape and checksum, then by digest in a cache whose entries
@@ -75,6 +81,7 @@ export class PeerWork {
   readonly #store: SqliteGroupCommit;
   readonly #consumers = new Map<string, { name: string; expiresAt: number }>();
   readonly #limiter: BurstyRateLimiter | undefined;
+  readonly #limits: ReturnType<typeof openLimitsFile> | undefined;
   readonly #ratePerSecond: number;
   readonly #logger: Logger;
   readonly #duration: Histogram<'method' | 'route' | 'status'>;
@@ -121,9 +128,22 @@ export class PeerWork {
     });
     this.#ratePerSecond = options.ratePerSecond;
     if (options.ratePerSecond > 0) {
+      const limits = openLimitsFile(`${options.databaseFile}-limits`);
+      const limiter = (keyPrefix: string, points: number, duration: number) =>
+        new RateLimiterSQLite({
+          keyPrefix,
+          tableName: keyPrefix,
+          points,
+          duration,
+          storeClient: limits.client,
+          storeType: 'better-sqlite3',
+          inMemoryBlockOnConsumed: points,
+          insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
+        });
+      this.#limits = limits;
       this.#limiter = new BurstyRateLimiter(
-        new RateLimiterMemory({ points: options.ratePerSecond, duration: 1 }),
-        new RateLimiterMemory({ keyPrefix: 'burst', points: options.burst, duration: 2 }),
+        limiter('rate', options.ratePerSecond, 1),
+        limiter('burst', options.burst, 2),
       );
     }
     this.#logger = pino({ level: options.logLevel, base: { service: 'plant-store' } }, options.log);
@@ -252,6 +272,7 @@ export class PeerWork {
   /** Commits what is queued and closes the store. */
   close(): void {
     this.#store.close();
+    this.#limits?.close();
   }
 }
 

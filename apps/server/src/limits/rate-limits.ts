@@ -11,7 +11,7 @@ export const BURST_WINDOW_SECONDS = 60;
 /** The window of the refused-credential budget (AUTH_FAILURES_PER_MINUTE). */
 export const AUTH_FAILURE_WINDOW_SECONDS = 60;
 
-/** Key prefixes, also the PostgreSQL table names (see `limiter-store.ts`). */
+/** Key prefixes, also the table names in the SQLite side file and PostgreSQL (`limiter-store.ts`). */
 export const LIMITER_TABLES = {
   burst: 'rate_limit_burst',
   perSecond: 'rate_limit_per_second',
@@ -134,7 +134,7 @@ export class RateLimits {
     };
   }
 
-  /** Releases the store (its PostgreSQL pool). */
+  /** Releases the store (its SQLite side file or PostgreSQL pool). */
   close(): Promise<void> {
     return this.store.close();
   }

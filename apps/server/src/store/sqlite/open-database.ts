@@ -62,7 +62,7 @@ export function openDatabase(
  * does not wait for that upgrade (the busy timeout does not apply) but fails at once when
  * another connection writes, as when cluster workers create the same new file together.
  */
-function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
+export function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
   const deadline = Date.now() + busyTimeoutMs;
   for (;;) {
     try {

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BurstyRateLimiter, RateLimiterMemory } from 'rate-limiter-flexible';
+import { BENCH_DIR } from './cases.ts';
+import { PeerWork } from './peers/work.ts';
+
+// The per-token limit's own cost: CPU µs per decision of the peers' limiter (the server's
+// library, store and settings: RateLimiterSQLite in the database's side file), beside the
+// same limiter in process memory, which is what the server used on one process before. In
+// one process, measured by process.cpuUsage(), so it holds on a busy machine where the HTTP
+// cases' figures do not. `pnpm --filter @plant-store/bench bench:limiter [-- --decisions N]`.
+
+const { values } = parseArgs({
+  options: {
+    decisions: { type: 'string', default: '20000' },
+    reps: { type: 'string', default: '5' },
+  },
+});
+const DECISIONS = Number(values.decisions);
+const REPS = Number(values.reps);
+
+type Limit = (key: string) => Promise<unknown>;
+
+/** CPU µs per decision over DECISIONS decisions of one key, after a warm-up. */
+async function cpuPerDecision(limit: Limit): Promise<number> {
+  for (let i = 0; i < 2_000; i++) await limit('env#1');
+  const before = process.cpuUsage();
+  for (let i = 0; i < DECISIONS; i++) await limit('env#1');
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / DECISIONS;
+}
+
+const folder = mkdtempSync(join(tmpdir(), 'plant-store-bench-limiter-'));
+const work = new PeerWork({
+  databaseFile: join(folder, 'plants.db'),
+  tokens: [],
+  bodyLimitBytes: 65_536,
+  ratePerSecond: 1e9,
+  burst: 1e9,
+  logLevel: 'silent',
+  log: { write: () => undefined },
+});
+const memory = new BurstyRateLimiter(
+  new RateLimiterMemory({ points: 1e9, duration: 1 }),
+  new RateLimiterMemory({ keyPrefix: 'burst', points: 1e9, duration: 2 }),
+);
+const rows: Record<string, number[]> = { memory: [], sqlite: [] };
+try {
+  for (let rep = 0; rep < REPS; rep++) {
+    rows.memory?.push(await cpuPerDecision((key) => memory.consume(key)));
+    rows.sqlite?.push(await cpuPerDecision((key) => work.limit(key)));
+  }
+} finally {
+  work.close();
+  rmSync(folder, { recursive: true, force: true });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const line = (name: string, what: string, xs: number[]) =>
+  `| ${name} | ${what} | ${median(xs).toFixed(1)} | ${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)} |`;
+const report = [
+  `# The per-token limit: CPU µs per decision (${REPS} × ${DECISIONS} decisions, Node ${process.versions.node})`,
+  '',
+  `Load average at the end: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ')}.`,
+  '',
+  '| limiter | where the counts live | median µs | min–max |',
+  '|---|---|---:|---:|',
+  line('memory', 'this process (one process on SQLite, before)', rows.memory ?? []),
+  line('sqlite', 'the side file `<file>-limits`, shared by every process', rows.sqlite ?? []),
+  '',
+].join('\n');
+console.log(report);
+writeFileSync(resolve(BENCH_DIR, 'results', 'limiter.md'), report);
