@@ -1,10 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
-import {
-  encodeRendererScript,
-  RENDERER_FILE,
-  readPackageScript,
-} from './src/docs/renderer-script.ts';
+import { ensureDocsAssets } from './src/docs/build-docs-assets.ts';
+import { SOURCE_ASSETS_FOLDER } from './src/docs/docs-assets.ts';
 
 // One ESM bundle per entry; the workspace's TypeScript packages are bundled in, npm
 // dependencies stay external (installed next to the app).
@@ -17,16 +14,14 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   noExternal: [/^@plant-store\//],
-  // The API reference page's renderer (one self-contained browser script) travels with the
-  // build, precompressed (brotli, gzip), so the production install needs no
-  // @scalar/api-reference (and its ~150 MB of dependencies) and compresses nothing at run
-  // time: docs/renderer-script.ts reads these files when they exist.
+  // The API reference's files (the /docs page, its renderer script, /openapi.json) travel with
+  // the build, each beside its .br and .gz copies, so the production install needs no
+  // @scalar/api-reference (and its ~150 MB of dependencies) and compresses nothing at run time:
+  // the server sends them from dist/assets/ with koa-send (docs/serve-docs-assets.ts). They are
+  // compressed once into the source tree's folder (again only when one changes), then copied.
   onSuccess: async () => {
-    const script = encodeRendererScript(readPackageScript());
-    await mkdir('dist/assets', { recursive: true });
-    await writeFile(`dist/assets/${RENDERER_FILE}`, script.text);
-    await writeFile(`dist/assets/${RENDERER_FILE}.br`, script.encoded.br);
-    await writeFile(`dist/assets/${RENDERER_FILE}.gz`, script.encoded.gzip);
+    await ensureDocsAssets(SOURCE_ASSETS_FOLDER);
+    cpSync(SOURCE_ASSETS_FOLDER, 'dist/assets', { recursive: true });
   },
   // CommonJS dependencies bundled with the workspace packages (e.g. yaml) call require() for
   // Node built-ins; an ESM bundle has no require unless it is created here.
