@@ -142,14 +142,15 @@ describe('the API reference in headless Chromium', () => {
     await expectCompleteReference(page, record, 'server-docs.png');
     const assets = docsAssetsFolder();
     const hash = readDocsManifest(assets)?.hashes.script;
-    const gzipBytes = statSync(join(assets, `${DOCS_ASSET_FILES.script}.gz`)).size;
+    const brotliBytes = statSync(join(assets, `${DOCS_ASSET_FILES.script}.br`)).size;
     expect(record.requests).toContain(`${server.url}/docs/assets/api-reference.js?v=${hash}`);
-    // The browser got the script compressed (gzip: Chromium asks for brotli only over HTTPS),
-    // cacheable for a year.
+    // The browser got the script compressed as brotli, which it offers for 127.0.0.1 (a
+    // potentially trustworthy origin: `gzip, deflate, br, zstd`), cacheable for a year.
     const script = record.responses.find((response) => response.url().includes('/docs/assets/'));
+    expect(await script?.request().headerValue('accept-encoding')).toMatch(/\bbr\b/);
     const headers = await script?.allHeaders();
-    expect(headers?.['content-encoding']).toBe('gzip');
-    expect(headers?.['content-length']).toBe(String(gzipBytes));
+    expect(headers?.['content-encoding']).toBe('br');
+    expect(headers?.['content-length']).toBe(String(brotliBytes));
     expect(headers?.['cache-control']).toBe('public, max-age=31536000, immutable');
   }, 120_000);
 
