@@ -30,8 +30,8 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '3' },
     cases: { type: 'string' },
     out: { type: 'string' },
-    // GETs per file and encoding in the asset section (0: no section).
-    assets: { type: 'string', default: '200' },
+    // GETs per file and encoding in the asset section (0: no section); 200, or 50 with --quick.
+    assets: { type: 'string' },
   },
 });
 const reps = args.quick ? 1 : positive('reps', args.reps);
@@ -80,7 +80,14 @@ for (let rep = 1; rep <= reps; rep++) {
 
 // The unauthenticated asset GETs, on `real` (a fresh process per repetition).
 const real = cases.find((c) => c.name === 'real');
-const assetGets = args.quick ? 50 : args.assets === '0' ? 0 : positive('assets', args.assets);
+const assetGets =
+  args.assets === undefined
+    ? args.quick
+      ? 50
+      : 200
+    : args.assets === '0'
+      ? 0
+      : positive('assets', args.assets);
 const assetRuns: AssetGetRun[] = [];
 if (real !== undefined && !args.ablation && assetGets > 0) {
   for (let rep = 1; rep <= reps; rep++) {
