@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import type { Socket } from 'node:net';
 import { contract } from '@plant-store/schema';
@@ -116,7 +117,11 @@ describe('the docs script and 200 connections that never read it', () => {
     const baseline = memoryMb(pid, 'VmRSS');
     resetPeakMemory(pid);
 
+    const descriptors = () => readdirSync(`/proc/${pid}/fd`).length;
+    const idleDescriptors = descriptors();
     const first = await stallReaders();
+    // Each stalled reader holds its socket and the open file it streams from.
+    const stalledDescriptors = descriptors() - idleDescriptors;
     let healthMs = Number.NaN;
     let createMs = Number.NaN;
     try {
@@ -139,7 +144,7 @@ describe('the docs script and 200 connections that never read it', () => {
     for (const socket of second) socket.destroy();
     const secondPeak = memoryMb(pid, 'VmHWM') - baseline;
     console.log(
-      `docs script, ${STALLED} stalled readers: RSS ${baseline.toFixed(1)} MB, peak +${firstPeak.toFixed(1)} MB (${((firstPeak * 1024) / STALLED).toFixed(0)} KiB a connection), +${afterClose.toFixed(1)} MB after they closed, peak +${secondPeak.toFixed(1)} MB with a second crowd; meanwhile /healthz ${healthMs.toFixed(0)} ms, a create ${createMs.toFixed(0)} ms`,
+      `docs script, ${STALLED} stalled readers: RSS ${baseline.toFixed(1)} MB, peak +${firstPeak.toFixed(1)} MB (${((firstPeak * 1024) / STALLED).toFixed(0)} KiB a connection), +${afterClose.toFixed(1)} MB after they closed, peak +${secondPeak.toFixed(1)} MB with a second crowd; meanwhile /healthz ${healthMs.toFixed(0)} ms, a create ${createMs.toFixed(0)} ms; +${stalledDescriptors} descriptors`,
     );
     expect(firstPeak).toBeLessThanOrEqual(STALLED_GROWTH_LIMIT_MB);
     expect(afterClose).toBeLessThanOrEqual(firstPeak + 1);
