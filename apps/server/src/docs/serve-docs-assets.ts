@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { contract, RESPONSE_MEDIA_TYPES, type Route } from '@plant-store/schema';
 import send from 'koa-send';
+import { StartupError } from '../config.ts';
 import type { AppContext, AppMiddleware } from '../http/app-state.ts';
 import { PAGE_SECURITY_HEADERS } from '../http/page-security-headers.ts';
 import {
@@ -25,8 +26,8 @@ const ROUTE_ASSETS: Readonly<Record<DocsAssetRoute, DocsAsset>> = {
   getOpenApiDocument: 'document',
 };
 
-/** Thrown at start when the folder lacks a file: a build that did not finish. */
-export class DocsAssetsMissingError extends Error {
+/** Thrown at start when the folder lacks a file (a build that did not finish): one line. */
+export class DocsAssetsMissingError extends StartupError {
   override readonly name = 'DocsAssetsMissingError';
 }
 
