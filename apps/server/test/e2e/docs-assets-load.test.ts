@@ -11,9 +11,10 @@ import { type ServerInTempFolder, spawnFloodableServer } from '../support/spawn-
 // The API reference's files against a real server process, measured from its /proc (so the
 // test's own buffers do not count): 200 connections that ask for the 4.3 MB script and never
 // read, and the CPU of one GET of each file in each encoding. Before, the script was a string
-// turned into a 4.3 MB buffer per request (46 ms of CPU without Accept-Encoding; ~12 MB held
-// per stalled connection, 935 MB still held after they closed); now it is a file streamed
-// with backpressure, precompressed at build.
+// turned into a 4.3 MB buffer per request (13–16 ms of CPU here without Accept-Encoding, 46 ms
+// in the issue's measure; 12.6 MB held per stalled connection, +1.6 GB still held after they
+// closed) and the page and the document were never compressed; now each is a file of the
+// build, precompressed, streamed from disk with backpressure.
 
 const STALLED = 200;
 /** The bound on the server's resident memory growth while STALLED readers hold their GETs. */
@@ -21,11 +22,13 @@ const STALLED_GROWTH_LIMIT_MB = 150;
 /** What a second crowd, after the first closed, may add to the first one's peak: memory is reused. */
 const SECOND_CROWD_LIMIT_MB = 30;
 /**
- * A generous bound on the server's CPU per asset GET: ~2× the 5.5 ms the 4.3 MB identity script
- * took at a load average of 17 on 2 cores (the figures live in `pnpm bench`); /proc counts in
- * 10 ms ticks. Before: 15.8 ms at a load of 7 (46 ms in the issue's measure).
+ * Generous bounds on the server's CPU per asset GET, for a busy machine (the figures live in
+ * `pnpm bench`; /proc counts in 10 ms ticks): 5 ms for a compressed or small file (measured
+ * 0.25–3 ms at load averages of 8–23 on 2 cores), 20 ms for the 4.3 MB identity script
+ * (measured 5.5–7.5 ms; 13–16 ms before). They catch a per-request compression, not a drift.
  */
-const CPU_PER_GET_LIMIT_MS = 10;
+const CPU_PER_GET_LIMIT_MS = 5;
+const IDENTITY_SCRIPT_CPU_LIMIT_MS = 20;
 const GETS_PER_CASE = 40;
 
 const token = `assets-${randomBytes(16).toString('base64url')}`;
@@ -188,8 +191,11 @@ describe('the server CPU of one asset GET, in each encoding', () => {
       );
       console.log(`server CPU per GET ${path}: ${figures.join(', ')}`);
       expect(measured.map((m) => m.encoding)).toEqual(encodings.map(([, , sent]) => sent));
-      for (const { name, perGetMs } of measured) {
-        expect(perGetMs, `${path} for ${name}`).toBeLessThanOrEqual(CPU_PER_GET_LIMIT_MS);
+      for (const { name, encoding, perGetMs } of measured) {
+        const identityScript = path === contract.getDocsScript.path && encoding === undefined;
+        expect(perGetMs, `${path} for ${name}`).toBeLessThanOrEqual(
+          identityScript ? IDENTITY_SCRIPT_CPU_LIMIT_MS : CPU_PER_GET_LIMIT_MS,
+        );
       }
     },
     60_000,
