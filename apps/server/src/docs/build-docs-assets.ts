@@ -49,12 +49,12 @@ export function docsAssetSources(): Record<DocsAsset, Buffer> {
 }
 
 /** The script's URL that never changes content (`path?v=<hash>`): cached for a year. */
-export function versionedScriptUrl(hash: string): string {
+function versionedScriptUrl(hash: string): string {
   return `${contract.getDocsScript.path}?v=${hash}`;
 }
 
 /** `bytes` as brotli (quality 11, or 9 for a file over 1 MiB) and gzip (level 9), in parallel. */
-export async function encode(bytes: Buffer): Promise<{ br: Buffer; gz: Buffer }> {
+async function encode(bytes: Buffer): Promise<{ br: Buffer; gz: Buffer }> {
   const quality = bytes.length > BROTLI_MAX_QUALITY_BYTES ? 9 : constants.BROTLI_MAX_QUALITY;
   const [br, gz] = await Promise.all([
     brotli(bytes, {
