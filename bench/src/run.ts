@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type AssetGetRun, measureAssetGets, renderAssetGets } from './asset-gets.ts';
 import { type BadBodyRow, measureBadBodies } from './bad-bodies.ts';
 import {
   ablationCases,
@@ -14,7 +15,7 @@ import {
 import { type LoadResult, runLoad } from './load.ts';
 import { storedPlants } from './peers/sqlite-commit.ts';
 import { type ChildServer, cpuMicros, freePort, startServer } from './proc.ts';
-import { type Pair, type Run, renderReport } from './report.ts';
+import { median, type Pair, type Run, renderReport } from './report.ts';
 
 // `pnpm bench [-- options]`: see README.md.
 const { values: args } = parseArgs({
@@ -31,6 +32,8 @@ const { values: args } = parseArgs({
     cases: { type: 'string' },
     out: { type: 'string' },
     'bad-bodies-rate': { type: 'string', default: '500' },
+    // GETs per file and encoding in the asset section (0: no section); 200, or 50 with --quick.
+    assets: { type: 'string' },
   },
 });
 const reps = args.quick ? 1 : positive('reps', args.reps);
@@ -82,6 +85,31 @@ for (let rep = 1; rep <= reps; rep++) {
   }
 }
 
+// The unauthenticated asset GETs, on `real` (a fresh process per repetition).
+const real = cases.find((c) => c.name === 'real');
+const assetGets =
+  args.assets === undefined
+    ? args.quick
+      ? 50
+      : 200
+    : args.assets === '0'
+      ? 0
+      : positive('assets', args.assets);
+const assetRuns: AssetGetRun[] = [];
+if (real !== undefined && !args.ablation && assetGets > 0) {
+  for (let rep = 1; rep <= reps; rep++) {
+    const run = await measureAssetGets(real, rep, assetGets);
+    assetRuns.push(run);
+    const cpu = run.rows.map((row) => `${row.encoding} ${row.cpuMicros.toFixed(0)} µs`).join(', ');
+    console.error(`rep ${rep} asset GETs: ${cpu}; ${run.failures.join('; ') || 'ok'}`);
+  }
+}
+const createMicros = median(
+  runs
+    .filter((run) => run.name === 'real' && run.failures.length === 0)
+    .flatMap((run) => run.windows[0]?.cpuMicros ?? []),
+);
+
 const report = renderReport(runs, {
   title: `Bench: POST /plants${args.quick ? ' (quick: checks the harness, not a result)' : ''}`,
   about: [
@@ -97,10 +125,12 @@ const report = renderReport(runs, {
   pairs,
   ...(args.ablation ? { ablationBase: 'real' } : {}),
 });
+const assetSection = assetRuns.length > 0 ? renderAssetGets(assetRuns, createMicros) : [];
+const full = [report.trimEnd(), ...assetSection, ''].join('\n');
 mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
-writeFileSync(join(BENCH_DIR, 'results', `${out}.md`), report);
-console.log(report);
-if (runs.some((run) => run.failures.length > 0)) process.exit(1);
+writeFileSync(join(BENCH_DIR, 'results', `${out}.md`), full);
+console.log(full);
+if ([...runs, ...assetRuns].some((run) => run.failures.length > 0)) process.exit(1);
 
 /** One run of `c`: start it fresh, warm up, the fixed-rate windows, saturation, stop, check. */
 async function measure(c: Case, rep: number): Promise<Run> {

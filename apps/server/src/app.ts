@@ -1,10 +1,8 @@
 import { contract } from '@plant-store/schema';
-import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/token-registry.ts';
-import { loadRendererScript } from './docs/renderer-script.ts';
-import { scriptCaching } from './docs/script-caching.ts';
+import { serveDocsAssets } from './docs/serve-docs-assets.ts';
 import { contractHandlers } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
 import { answerUnrouted, contractRouter } from './http/contract-router.ts';
@@ -32,6 +30,8 @@ export interface AppOptions {
    * (TRUST_PROXY); none by default.
    */
   readonly trustProxy?: readonly string[];
+  /** The built API reference files (`/docs`, its script, `/openapi.json`); see `docsAssetsFolder`. */
+  readonly docsAssets?: string;
 }
 
 /**
@@ -48,11 +48,12 @@ export function createApp(options: AppOptions): Koa<AppState> {
   const { rateLimits, corsOrigins = [] } = options;
   // Koa's own `proxy` stays off: it believes X-Forwarded-For from any peer.
   const app = new Koa<AppState>();
-  const router = contractRouter(contract, contractHandlers(options.store, buildOpenApiDocument()), {
+  const router = contractRouter(contract, contractHandlers(options.store), {
     tokens: options.tokens,
     bodyLimitBytes: options.bodyLimitBytes,
     ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
-    around: { getDocsScript: scriptCaching(loadRendererScript) },
+    // The reference page, its script and the document: files of the build, sent as they are.
+    around: serveDocsAssets(options.docsAssets),
   });
   // Outermost: request id, headers, metric, log line, and every error in the Error shape.
   app.use(requestContext(options.logger, options.metrics));

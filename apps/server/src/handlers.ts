@@ -1,7 +1,4 @@
-import { contract, ERROR_MESSAGES, type NewPlant, type Plant, toPlant } from '@plant-store/schema';
-import { REFERENCE_TITLE, renderReferencePage } from './docs/reference-page.ts';
-import { loadRendererScript } from './docs/renderer-script.ts';
-import { versionedScriptUrl } from './docs/script-caching.ts';
+import { ERROR_MESSAGES, type NewPlant, type Plant, toPlant } from '@plant-store/schema';
 import { ApiError } from './http/api-error.ts';
 import type { ContractHandlers } from './http/contract-router.ts';
 import { STORE_RETRY_AFTER_SECONDS } from './http/to-api-error.ts';
@@ -18,9 +15,17 @@ export async function createPlant(store: PlantStore, newPlant: NewPlant): Promis
   return toPlant(newPlant);
 }
 
-/** The handler of every contract route, bound to the store and the published document. */
-export function contractHandlers(store: PlantStore, openApiDocument: object): ContractHandlers {
-  let referencePage: string | undefined;
+/**
+ * The handler of the routes whose answer is a file of the API reference: `docs/
+ * serve-docs-assets.ts` sends it around the route (the contract router's `around`), so this is
+ * never called.
+ */
+async function servedAsFile(): Promise<never> {
+  throw new Error('answered as a static file by docs/serve-docs-assets.ts');
+}
+
+/** The handler of every contract route, bound to the store. */
+export function contractHandlers(store: PlantStore): ContractHandlers {
   return {
     createPlant: (body) => createPlant(store, body),
     getHealth: async () => ({ status: 'ok' }),
@@ -37,16 +42,9 @@ export function contractHandlers(store: PlantStore, openApiDocument: object): Co
       await store.ping();
       return { status: 'ok' };
     },
-    getOpenApiDocument: async () => openApiDocument as Record<string, unknown>,
-    getDocs: async () => {
-      referencePage ??= renderReferencePage({
-        document: openApiDocument,
-        scriptUrl: versionedScriptUrl(),
-        documentUrl: contract.getOpenApiDocument.path,
-        title: REFERENCE_TITLE,
-      });
-      return referencePage;
-    },
-    getDocsScript: async () => loadRendererScript().text,
+    getIndex: async () => ({ docs: '/docs', openapi: '/openapi.json' }),
+    getOpenApiDocument: servedAsFile,
+    getDocs: servedAsFile,
+    getDocsScript: servedAsFile,
   };
 }

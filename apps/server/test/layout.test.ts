@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
 const APP = fileURLToPath(new URL('..', import.meta.url));
-/** Entry points: the server process, the command line, the static docs writer. */
-const ENTRIES = ['main.ts', 'cli.ts', 'docs/write-docs-site.ts'];
+/** Entry points: the server process, the command line, the static docs and docs-files writers. */
+const ENTRIES = ['main.ts', 'cli.ts', 'docs/write-docs-site.ts', 'docs/write-docs-assets.ts'];
 
 /** The layer of a source file: a file may import only its own layer or those below it. */
 function layer(file: string): number {

@@ -84,6 +84,15 @@ const Health = documented(z.object({ status: z.literal('ok') }), {
   example: { status: 'ok' },
 });
 
+const ApiIndex = documented(
+  z.object({ docs: z.literal('/docs'), openapi: z.literal('/openapi.json') }),
+  {
+    id: 'ApiIndex',
+    description: 'Where this API describes itself: its reference page and this document.',
+    example: { docs: '/docs', openapi: '/openapi.json' },
+  },
+);
+
 export const createPlant = defineRoute({
   operationId: 'createPlant',
   method: 'post',
@@ -158,6 +167,20 @@ export const getOpenApiDocument = defineRoute({
   errors: ['internal'],
 });
 
+export const getIndex = defineRoute({
+  operationId: 'getIndex',
+  method: 'get',
+  path: '/',
+  summary: 'Where the docs are',
+  description:
+    'Points to the API reference page (`/docs`) and this document (`/openapi.json`). No credential needed.',
+  tag: 'operations',
+  auth: 'none',
+  body: undefined,
+  response: { status: 200, schema: ApiIndex, description: 'The paths of the docs.' },
+  errors: ['internal'],
+});
+
 export const getDocs = defineRoute({
   operationId: 'getDocs',
   method: 'get',
@@ -203,6 +226,7 @@ export const contract = {
   getHealth,
   getReadiness,
   getOpenApiDocument,
+  getIndex,
   getDocs,
   getDocsScript,
 } as const;

@@ -6,6 +6,7 @@ export {
   getDocs,
   getDocsScript,
   getHealth,
+  getIndex,
   getOpenApiDocument,
   getReadiness,
   type HttpMethod,

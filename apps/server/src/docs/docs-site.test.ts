@@ -5,9 +5,14 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { parseJson, stringifyJson } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import { afterAll, expect, it } from 'vitest';
+import { DOCS_ASSET_FILES, docsAssetsFolder, readDocsManifest } from './docs-assets.ts';
 import { LOCAL_SERVER_URL } from './docs-build-config.ts';
 import { writeDocsSite } from './docs-site.ts';
-import { loadRendererScript } from './renderer-script.ts';
+
+// The built API reference files (the test setup builds them once): the site copies its script.
+const assets = docsAssetsFolder();
+const built = (suffix = '') => readFileSync(join(assets, `${DOCS_ASSET_FILES.script}${suffix}`));
+const hash = readDocsManifest(assets)?.hashes.script ?? 'not built';
 
 const work = mkdtempSync(join(tmpdir(), 'plant-store-docs-site-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -22,7 +27,6 @@ function embeddedDocument(folder: string): { servers: unknown } {
 it('writes a self-contained static site: the page, its script and the document, linked relatively', () => {
   const folder = join(work, 'default');
   const files = writeDocsSite(folder);
-  const { text, hash, encoded } = loadRendererScript();
   const script = `assets/api-reference.${hash}.js`;
   expect(files.sort()).toEqual([
     script,
@@ -35,11 +39,13 @@ it('writes a self-contained static site: the page, its script and the document, 
   const html = readFileSync(join(folder, 'index.html'), 'utf8');
   expect(html).toContain(`<script src="${script}"></script>`);
   expect(html).not.toMatch(/(src|href)="(https?:|\/\/|\/)/);
-  expect(readFileSync(join(folder, script), 'utf8')).toBe(text);
-  // Precompressed beside it, for hosts that serve .br/.gz files as they are.
-  expect(readFileSync(join(folder, `${script}.br`))).toEqual(encoded.br);
-  expect(brotliDecompressSync(readFileSync(join(folder, `${script}.br`))).toString()).toBe(text);
-  expect(gunzipSync(readFileSync(join(folder, `${script}.gz`))).toString()).toBe(text);
+  const text = readFileSync(join(folder, script));
+  expect(text.equals(built())).toBe(true);
+  expect(text.toString()).not.toContain('sourceMappingURL');
+  // Precompressed beside it (copied from the build), for hosts that serve .br/.gz as they are.
+  expect(readFileSync(join(folder, `${script}.br`)).equals(built('.br'))).toBe(true);
+  expect(brotliDecompressSync(readFileSync(join(folder, `${script}.br`))).equals(text)).toBe(true);
+  expect(gunzipSync(readFileSync(join(folder, `${script}.gz`))).equals(text)).toBe(true);
   const written = readFileSync(join(folder, 'openapi.json'), 'utf8');
   // The same document as generated, but for `servers`; the int64 bounds exact in the file.
   const { servers, ...rest } = parseJson(written) as Record<string, unknown>;
@@ -70,7 +76,6 @@ it('removes the renderer script of an earlier build when it rewrites a folder', 
   writeFileSync(join(folder, 'assets/api-reference.0123456789abcdef.js'), 'old');
   writeFileSync(join(folder, 'assets/api-reference.0123456789abcdef.js.gz'), 'old');
   writeDocsSite(folder);
-  const { hash } = loadRendererScript();
   expect(readdirSync(join(folder, 'assets')).sort()).toEqual([
     `api-reference.${hash}.js`,
     `api-reference.${hash}.js.br`,

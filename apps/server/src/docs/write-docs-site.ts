@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureDocsAssets } from './build-docs-assets.ts';
+import { SOURCE_ASSETS_FOLDER } from './docs-assets.ts';
 import {
   DocsBuildConfigError,
   LOCAL_SERVER_URL,
@@ -14,7 +16,13 @@ try {
   const folder = resolve(
     config.folder ?? fileURLToPath(new URL('../../dist-docs', import.meta.url)),
   );
-  const files = writeDocsSite(folder, { serverUrl: config.serverUrl });
+  // The script and its compressed copies: built once, then copied (compressed again only when
+  // the renderer package changes).
+  await ensureDocsAssets(SOURCE_ASSETS_FOLDER);
+  const files = writeDocsSite(folder, {
+    serverUrl: config.serverUrl,
+    assets: SOURCE_ASSETS_FOLDER,
+  });
   console.log(`wrote the API reference to ${folder}: ${files.join(', ')}`);
   console.log(
     config.serverUrl === undefined

@@ -208,6 +208,7 @@ function cases(offset: number): Case[] {
       validRequest: false,
       reportingOnly: true,
     },
+    { label: 'the index', method: 'GET', path: '/', status: 200, validRequest: true },
     { label: 'liveness', method: 'GET', path: '/healthz', status: 200, validRequest: true },
     { label: 'readiness', method: 'GET', path: '/readyz', status: 200, validRequest: true },
     {

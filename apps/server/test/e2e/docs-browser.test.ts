@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -6,8 +6,12 @@ import { ERROR_ENTRIES } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import type { Locator, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DOCS_ASSET_FILES,
+  docsAssetsFolder,
+  readDocsManifest,
+} from '../../src/docs/docs-assets.ts';
 import { writeDocsSite } from '../../src/docs/docs-site.ts';
-import { loadRendererScript } from '../../src/docs/renderer-script.ts';
 import { type HeadlessChromium, launchChromium } from '../support/chromium.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
 import { type StaticServer, serveFolder } from '../support/static-server.ts';
@@ -136,14 +140,17 @@ describe('the API reference in headless Chromium', () => {
   it('GET /docs on the server shows the operation, the schemas and the bearer scheme, offline', async () => {
     const [page, record] = await openReference(browser, `${server.url}/docs`);
     await expectCompleteReference(page, record, 'server-docs.png');
-    const { hash, encoded } = loadRendererScript();
+    const assets = docsAssetsFolder();
+    const hash = readDocsManifest(assets)?.hashes.script;
+    const brotliBytes = statSync(join(assets, `${DOCS_ASSET_FILES.script}.br`)).size;
     expect(record.requests).toContain(`${server.url}/docs/assets/api-reference.js?v=${hash}`);
-    // The browser got the script compressed (gzip: Chromium asks for brotli only over HTTPS),
-    // cacheable for a year.
+    // The browser got the script compressed as brotli, which it offers for 127.0.0.1 (a
+    // potentially trustworthy origin: `gzip, deflate, br, zstd`), cacheable for a year.
     const script = record.responses.find((response) => response.url().includes('/docs/assets/'));
+    expect(await script?.request().headerValue('accept-encoding')).toMatch(/\bbr\b/);
     const headers = await script?.allHeaders();
-    expect(headers?.['content-encoding']).toBe('gzip');
-    expect(headers?.['content-length']).toBe(String(encoded.gzip.length));
+    expect(headers?.['content-encoding']).toBe('br');
+    expect(headers?.['content-length']).toBe(String(brotliBytes));
     expect(headers?.['cache-control']).toBe('public, max-age=31536000, immutable');
   }, 120_000);
 
@@ -206,7 +213,7 @@ describe('the API reference in headless Chromium', () => {
     const [page, record] = await openReference(browser, `${site.url}/`);
     await expectCompleteReference(page, record, 'static-docs.png');
     expect(record.requests).toContain(
-      `${site.url}/assets/api-reference.${loadRendererScript().hash}.js`,
+      `${site.url}/assets/api-reference.${readDocsManifest(docsAssetsFolder())?.hashes.script}.js`,
     );
   }, 120_000);
 });

@@ -215,7 +215,8 @@ function route(): fc.Arbitrary<Route> {
         '//plants',
         '/plants;x',
         '/plantsx',
-        '/',
+        // `/` itself answers GET (a pointer to the docs), 405 for other methods.
+        '/index.html',
         '/plants/..%2f',
         '/%2e%2e/plants',
         '/metrics',

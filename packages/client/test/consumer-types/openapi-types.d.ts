@@ -84,6 +84,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the docs are
+         * @description Points to the API reference page (`/docs`) and this document (`/openapi.json`). No credential needed.
+         */
+        get: operations["getIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -145,6 +165,19 @@ export interface components {
         Health: {
             /** @enum {string} */
             status: "ok";
+        };
+        /**
+         * @description Where this API describes itself: its reference page and this document.
+         * @example {
+         *       "docs": "/docs",
+         *       "openapi": "/openapi.json"
+         *     }
+         */
+        ApiIndex: {
+            /** @enum {string} */
+            docs: "/docs";
+            /** @enum {string} */
+            openapi: "/openapi.json";
         };
     };
     responses: {
@@ -416,6 +449,29 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The paths of the docs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiIndex"];
                 };
             };
             404: components["responses"]["NotFound"];

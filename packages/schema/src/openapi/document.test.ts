@@ -81,7 +81,7 @@ describe('the generated document follows the contract', () => {
     });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.paths?.['/plants']?.post?.security).toEqual([{ bearerAuth: [] }]);
-    for (const path of ['/healthz', '/readyz', '/openapi.json']) {
+    for (const path of ['/', '/healthz', '/readyz', '/openapi.json']) {
       expect(doc.paths?.[path]?.get?.security).toEqual([]);
     }
   });
@@ -220,12 +220,13 @@ describe('the document is complete for outside consumers', () => {
 
   it('lists the probes and the document under Operations, and not the HTML page or its script', () => {
     expect(Object.keys(generated.paths ?? {}).sort()).toEqual([
+      '/',
       '/healthz',
       '/openapi.json',
       '/plants',
       '/readyz',
     ]);
-    for (const path of ['/healthz', '/readyz', '/openapi.json']) {
+    for (const path of ['/', '/healthz', '/readyz', '/openapi.json']) {
       expect(generated.paths?.[path]?.get?.tags).toEqual(['operations']);
     }
     expect(generated.tags?.find((tag) => tag.name === 'operations')).toMatchObject({

@@ -224,6 +224,11 @@ const OPERATION_EXAMPLES: Partial<
   },
   getHealth: { response: { ok: { summary: 'The process is alive', value: { status: 'ok' } } } },
   getReadiness: { response: { ok: { summary: 'The store answers', value: { status: 'ok' } } } },
+  getIndex: {
+    response: {
+      paths: { summary: 'The docs', value: { docs: '/docs', openapi: '/openapi.json' } },
+    },
+  },
 };
 
 const RATE_LIMIT = ERROR_ENTRIES.find((entry) => (entry.status as number) === 429);
@@ -298,11 +303,11 @@ server applies to a NewPlant is in its schema: the \`id\` range (\`minimum\`/\`m
 64-bit integers), the lengths and the \`pattern\` that excludes control characters (U+0000–U+001F,
 U+007F–U+009F).
 
-**Operations.** The probes (\`/healthz\`, \`/readyz\`) and this document (\`/openapi.json\`) are
-listed under their own *Operations* tag: they are machine-readable JSON endpoints that load
-balancers and tools call, and part of the released contract, so they stay in it; a deployment
-may keep them off its public address. The HTML reference page (\`/docs\`) and its script are for
-browsers, not API operations, and are not listed.`;
+**Operations.** The probes (\`/healthz\`, \`/readyz\`), this document (\`/openapi.json\`) and
+\`/\` (which points to this document and the reference page) are listed under their own
+*Operations* tag: they are machine-readable JSON endpoints that load balancers and tools call,
+so they stay in the contract; a deployment may keep them off its public address. The HTML
+reference page (\`/docs\`) and its script are for browsers, not API operations, and are not listed.`;
 
 const OPERATIONS_TAG_DESCRIPTION =
   'Probes and this document, for operators and tools. No credential needed. A deployment may serve them only on its internal address.';

@@ -1,0 +1,187 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { contract } from '@plant-store/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { PAGE_CONTENT_SECURITY_POLICY } from '../http/page-security-headers.ts';
+import {
+  DOCS_ASSET_FILES,
+  type DocsAsset,
+  docsAssetsFolder,
+  readDocsManifest,
+} from './docs-assets.ts';
+import {
+  DocsAssetsMissingError,
+  IMMUTABLE_CACHE,
+  REVALIDATE_CACHE,
+  serveDocsAssets,
+} from './serve-docs-assets.ts';
+
+const folder = docsAssetsFolder();
+const manifest = readDocsManifest(folder);
+const identity = (asset: DocsAsset) => readFileSync(join(folder, DOCS_ASSET_FILES[asset]));
+const hashOf = (asset: DocsAsset) => manifest?.hashes[asset] ?? 'not built';
+
+const ASSETS = [
+  ['script', contract.getDocsScript.path, 'text/javascript; charset=utf-8'],
+  ['page', contract.getDocs.path, 'text/html; charset=utf-8'],
+  ['document', contract.getOpenApiDocument.path, 'application/json; charset=utf-8'],
+] as const;
+
+/** A GET whose body is read as sent (fetch would decode it, and ask for its own encodings). */
+function rawGet(
+  url: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers, method }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks),
+        }),
+      );
+      response.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('the API reference files over real HTTP, as static files', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.dispose());
+
+  describe.each(ASSETS)('%s (%s)', (asset, path, type) => {
+    it.each([
+      ['identity', undefined],
+      ['identity', 'identity'],
+      ['gzip', 'gzip, deflate'],
+      ['br', 'br'],
+      // A browser over HTTPS: brotli wins where a copy exists (koa-send tries it first).
+      ['br', 'gzip, deflate, br, zstd'],
+      ['br', 'gzip;q=0.5, br'],
+      ['gzip', 'br;q=0, gzip'],
+    ])(
+      'is sent as %s for Accept-Encoding: %s, decoding to the built file',
+      async (sent, accept) => {
+        const response = await rawGet(
+          `${server.url}${path}`,
+          accept === undefined ? {} : { 'accept-encoding': accept },
+        );
+        expect(response.status).toBe(200);
+        expect(response.headers['content-type']).toBe(type);
+        expect(response.headers['content-encoding']).toBe(sent === 'identity' ? undefined : sent);
+        expect(response.headers.vary).toBe('Accept-Encoding');
+        expect(response.headers.etag).toBe(`W/"${hashOf(asset)}"`);
+        expect(Number(response.headers['content-length'])).toBe(response.body.length);
+        const decode = {
+          identity: (bytes: Buffer) => bytes,
+          gzip: gunzipSync,
+          br: brotliDecompressSync,
+        };
+        expect(decode[sent as keyof typeof decode](response.body).equals(identity(asset))).toBe(
+          true,
+        );
+        if (sent !== 'identity')
+          expect(response.body.length).toBeLessThan(identity(asset).length / 3);
+      },
+    );
+
+    it('answers 304 without a body to a matching If-None-Match, 200 to another', async () => {
+      const again = await rawGet(`${server.url}${path}`, {
+        'if-none-match': `W/"${hashOf(asset)}"`,
+        'accept-encoding': 'br',
+      });
+      expect(again.status).toBe(304);
+      expect(again.body.length).toBe(0);
+      expect(again.headers.etag).toBe(`W/"${hashOf(asset)}"`);
+      expect(again.headers['cache-control']).toBe(REVALIDATE_CACHE);
+      // The strong form of the same tag matches too (If-None-Match compares weakly).
+      const strong = await rawGet(`${server.url}${path}`, {
+        'if-none-match': `"${hashOf(asset)}"`,
+      });
+      expect(strong.status).toBe(304);
+      const changed = await rawGet(`${server.url}${path}`, { 'if-none-match': '"another"' });
+      expect(changed.status).toBe(200);
+      expect(changed.body.equals(identity(asset))).toBe(true);
+    });
+
+    it('answers HEAD with the headers of GET and no body', async () => {
+      const response = await rawGet(`${server.url}${path}`, { 'accept-encoding': 'gzip' }, 'HEAD');
+      expect(response.status).toBe(200);
+      expect(response.headers['content-encoding']).toBe('gzip');
+      expect(Number(response.headers['content-length'])).toBeGreaterThan(0);
+      expect(response.headers.etag).toBe(`W/"${hashOf(asset)}"`);
+      expect(response.body.length).toBe(0);
+    });
+  });
+
+  it('caches the script a year, immutable, at its versioned URL only; everything else is revalidated', async () => {
+    const hash = hashOf('script');
+    const versioned = await rawGet(`${server.url}${contract.getDocsScript.path}?v=${hash}`);
+    expect(versioned.headers['cache-control']).toBe(IMMUTABLE_CACHE);
+    expect(IMMUTABLE_CACHE).toBe('public, max-age=31536000, immutable');
+    for (const url of [
+      `${contract.getDocsScript.path}?v=0000`,
+      contract.getDocsScript.path,
+      contract.getDocs.path,
+      contract.getOpenApiDocument.path,
+    ]) {
+      const response = await rawGet(`${server.url}${url}`);
+      expect(response.headers['cache-control'], url).toBe('public, no-cache');
+    }
+    // The page links the versioned URL.
+    expect(identity('page').toString()).toContain(
+      `<script src="${contract.getDocsScript.path}?v=${hash}"></script>`,
+    );
+  });
+
+  it('sends the page with the page security headers, and the others without', async () => {
+    const page = await rawGet(`${server.url}${contract.getDocs.path}`, { 'accept-encoding': 'br' });
+    expect(page.headers['content-security-policy']).toBe(PAGE_CONTENT_SECURITY_POLICY);
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    const document = await rawGet(`${server.url}${contract.getOpenApiDocument.path}`);
+    expect(document.headers['content-security-policy']).toBeUndefined();
+    expect(document.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('GET / points to the page and the document, as JSON', async () => {
+    const response = await fetch(`${server.url}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const body = (await response.json()) as { docs: string; openapi: string };
+    expect(body).toEqual({ docs: '/docs', openapi: '/openapi.json' });
+    for (const path of [body.docs, body.openapi]) {
+      expect((await fetch(`${server.url}${path}`)).status).toBe(200);
+    }
+  });
+});
+
+describe('serveDocsAssets', () => {
+  it('refuses at once a folder without the built files, naming them and the command', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'plant-store-no-assets-'));
+    try {
+      expect(() => serveDocsAssets(empty)).toThrow(DocsAssetsMissingError);
+      expect(() => serveDocsAssets(empty)).toThrow(
+        /manifest\.json docs\.html docs\.html\.br .*build:assets/,
+      );
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
