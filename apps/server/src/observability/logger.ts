@@ -55,10 +55,12 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
     periodicFlush: STDOUT_FLUSH_INTERVAL_MS,
     sync: false,
   });
-  // Node makes a pipe it wraps non-blocking (fd 1, shared with pino's destination): a write
-  // to a reader that stalled then fails with EAGAIN (pino waits and retries) instead of
-  // blocking a thread of Node's pool, which would keep the process from exiting at all.
+  // Node makes a pipe it wraps non-blocking (fds 1 and 2, shared with pino's destination and
+  // the line below): a write to a reader that stalled then fails with EAGAIN (pino waits and
+  // retries) instead of blocking a thread of Node's pool, which would keep the process from
+  // exiting at all.
   void process.stdout.isTTY;
+  void process.stderr.isTTY;
   destination.on('error', (error: NodeJS.ErrnoException) => {
     // pino itself stops writing to a broken pipe (EPIPE: the reader is gone); any other
     // failure also ends logging there. One line says so on stderr, if that still works.
@@ -67,6 +69,7 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
     const line = `${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, service: 'plant-store', msg: `stdout failed (${error.code ?? error.message}): log lines are no longer written there` })}\n`;
     write(2, line, () => undefined);
   });
+  stdout = destination;
   return pino(settings, destination);
 }
 
@@ -75,6 +78,8 @@ const STDOUT_FLUSH_INTERVAL_MS = 1000;
 /** Longest wait for the buffered lines at exit. */
 export const EXIT_FLUSH_MS = 1000;
 let brokenStdout = false;
+/** The process's stdout destination, once a logger writes there. */
+let stdout: ReturnType<typeof pino.destination> | undefined;
 
 /**
  * Ends the process with `code` once the buffered log lines are written, or after at most
@@ -88,10 +93,6 @@ let brokenStdout = false;
  * await exitAfterLogs(logger, 0);
  */
 export async function exitAfterLogs(logger: Logger, code: number): Promise<never> {
-  const destination = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as {
-    destroy?: () => void;
-    destroyed?: boolean;
-  };
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, EXIT_FLUSH_MS);
     try {
@@ -103,9 +104,7 @@ export async function exitAfterLogs(logger: Logger, code: number): Promise<never
       resolve(); // a destination that cannot flush
     }
   });
-  if (typeof destination.destroy === 'function' && destination.destroyed === false) {
-    destination.destroy();
-  }
+  stdout?.destroy(); // a no-op once destroyed
   process.exit(code);
 }
 
