@@ -148,6 +148,15 @@ describe('signals', () => {
     expect(server.output()).toMatch(/"msg":"stopped"/);
   });
 
+  it('SIGHUP to a cluster (WEB_CONCURRENCY=2) drains its workers and exits 0', async () => {
+    const server = await start({ WEB_CONCURRENCY: '2' });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const { code, ms } = await server.stop('SIGHUP');
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(BOUND_MS);
+    expect(server.output()).toMatch(/all workers stopped/);
+  });
+
   it('a second signal during the shutdown is absorbed: the request in flight is still answered, exit 0', async () => {
     const server = await start();
     const inFlight = halfSentCreate(server.url, 1);
