@@ -1,10 +1,8 @@
-import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { contract } from '@plant-store/schema';
 import { answerClientErrors } from './client-error.ts';
-import { type ConnectionCap, trackConnections } from './connection-tracker.ts';
-import { type DrainOptions, drainOnShutdown } from './graceful-shutdown.ts';
+import { type ConnectionCap, type Connections, trackConnections } from './connection-tracker.ts';
+import { type Drain, type DrainOptions, drainOnShutdown } from './graceful-shutdown.ts';
 import { lingerOnClose } from './lingering-close.ts';
 import { answerExpectations } from './protocol-checks.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from './timeouts.ts';
@@ -18,15 +16,8 @@ export interface HttpServerOptions {
   readonly drain?: DrainOptions;
 }
 
-/** The open connections of the API's HTTP server, for answering in order and shutting down. */
-export interface ConnectionTracker {
-  /** The response being written on `socket` (HTTP/1.1 answers one request at a time). */
-  answering(socket: Duplex): ServerResponse | undefined;
-  /** Serves a connection accepted by another process (a cluster worker's). */
-  inject(socket: Socket): void;
-  /** Drains (see `graceful-shutdown.ts`); resolves once every connection is closed. */
-  shutdown(): Promise<void>;
-}
+/** The API server's connections: the response on each, a handed-over one served, the drain. */
+export type ConnectionTracker = Pick<Connections, 'answering' | 'inject'> & Pick<Drain, 'shutdown'>;
 
 /**
  * The one place the API's `node:http` server is made. Its listeners are registered here, in
