@@ -53,7 +53,7 @@ export function joinCluster(): Promise<ClusterWorkerRole & { serving(stop: () =>
     if (process.send === undefined) throw new Error('Not a cluster worker: no IPC channel');
     process.send(message);
   };
-  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => undefined);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => undefined);
   let stop: () => void = () => process.exit(0);
   let serve: (socket: Socket) => void = (socket) => socket.destroy();
   return new Promise((resolve) => {
@@ -275,6 +275,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  process.on('SIGHUP', onSignal); // a closing terminal: drain as for SIGTERM (see main.ts)
   for (let slot = 0; slot < options.workers; slot += 1) fork(slot);
   return await done;
 }
