@@ -62,6 +62,11 @@ export interface ClusterWorkerRole {
   readonly slot: number;
   /** The URL the primary listens on: the worker itself does not listen. */
   readonly url: string;
+  /**
+   * Resolves once the primary has stopped accepting and handed over every connection: the
+   * worker's drain waits for it (the primary keeps accepting for SHUTDOWN_DELAY_MS).
+   */
+  readonly handedOver: Promise<void>;
   /** Calls `serve` with each connection the primary accepted and hands to this worker. */
   receive(serve: (socket: Socket) => void): void;
 }
@@ -232,6 +237,7 @@ async function listen(
   answerExpectations(server);
   const connections = serveTracked(server, app.callback(), {
     ...(config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {}),
+    ...(config.cluster ? { handedOver: config.cluster.handedOver } : {}),
   });
   answerClientErrors(server, connections);
   lingerOnClose(server, connections, config.timeouts?.lingerMs ?? DEFAULT_HTTP_TIMEOUTS.lingerMs);

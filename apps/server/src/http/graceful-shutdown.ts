@@ -22,6 +22,11 @@ export interface DrainOptions {
    * with nothing received: a client may have sent a request toward it that is not here yet.
    */
   readonly idleGraceMs?: number;
+  /**
+   * Instead of `delayMs`, for a server that never listens (a cluster worker): the drain goes
+   * on once this resolves (its primary has stopped accepting and handed over every connection).
+   */
+  readonly handedOver?: Promise<void>;
 }
 
 /** The open connections of an HTTP server, for answering in order and shutting down. */
@@ -111,7 +116,8 @@ export function serveTracked(
           response.setHeader('Connection', 'close');
         }
       }
-      if ((options.delayMs ?? 0) > 0) {
+      if (options.handedOver) await options.handedOver;
+      else if ((options.delayMs ?? 0) > 0) {
         await new Promise((resolve) => setTimeout(resolve, options.delayMs));
       }
       if (server.listening) stopAccepting(server);
