@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+// `pnpm test:proxies`: the shipped deploy/nginx.conf and deploy/haproxy.cfg tested with the
+// server, with Debian's nginx and haproxy (which `pnpm test` does not need: a machine with only
+// Node runs that). Fails at once, saying what to install, when either is missing.
+export default defineConfig({
+  test: {
+    name: 'proxies',
+    include: ['test/proxies/**/*.test.ts'],
+    globalSetup: ['./test/proxies/require-proxies.ts', './test/support/postgres-global-setup.ts'],
+    // One scenario takes 20–40 s on a busy 2-core machine; this is a hang detector.
+    testTimeout: 180_000,
+    hookTimeout: 60_000,
+    // Scenarios one at a time: each runs two to six server processes and a proxy.
+    fileParallelism: false,
+  },
+});
