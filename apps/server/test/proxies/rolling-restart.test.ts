@@ -22,7 +22,7 @@ describe.each(['nginx', 'haproxy'] as const)('rolling restart behind %s', (proxy
     schema = await createTestSchema(inject('postgresAdminUrl'), `plant_${proxy}`);
     const result = await rollingRestart({ proxy, workers, databaseUrl: schema.url });
     console.log(
-      `${proxy}, WEB_CONCURRENCY=${workers}: ${result.acknowledged} acknowledged, client errors ${JSON.stringify(result.clientErrors)}, ${result.lost.length} lost; served after restart ${result.servedAfterRestart.join(', ')}`,
+      `${proxy}, WEB_CONCURRENCY=${workers}: ${result.acknowledged} acknowledged, client errors ${JSON.stringify(result.clientErrors)}, ${result.lost.length} lost; served after restart ${result.servedAfterRestart.join(', ')}; phases (ms) ${JSON.stringify(result.phases)}`,
     );
     expect(result.exitCodes).toEqual([0, 0]);
     expect(result.acknowledged).toBeGreaterThan(100);

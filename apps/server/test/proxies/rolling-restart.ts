@@ -40,6 +40,8 @@ export interface RollingRestartResult {
   readonly exitCodes: readonly (number | string)[];
   /** Creates served by each restarted instance (so the proxy did send to it again). */
   readonly servedAfterRestart: readonly number[];
+  /** Per restart: ms from SIGTERM to exit, from the new start to listening, then to served. */
+  readonly phases: readonly { stopMs: number; startMs: number; backMs: number }[];
   /** The proxy's log, for a failure's message. */
   readonly proxyLog: string;
 }
@@ -104,17 +106,26 @@ export async function rollingRestart(
     await until(() => instances.every((instance) => servedCreates(instance) > 0), 20_000);
     const exitCodes: (number | string)[] = [];
     const servedAfterRestart: number[] = [];
+    const phases: { stopMs: number; startMs: number; backMs: number }[] = [];
     for (const [slot, env] of envs.entries()) {
       const old = instances[slot] as SpawnedServer;
+      const signalled = performance.now();
       old.child.kill('SIGTERM');
       exitCodes.push(await old.exited);
+      const started = performance.now();
       const restarted = spawnServer(env);
       instances[slot] = restarted;
       await restarted.ready;
+      const listening = performance.now();
       // The operator's wait: the proxy sends creates to it again (haproxy: `rise` good checks;
       // nginx: its `fail_timeout` has passed).
       await until(() => servedCreates(restarted) >= 10, 30_000);
       servedAfterRestart.push(servedCreates(restarted));
+      phases.push({
+        stopMs: Math.round(started - signalled),
+        startMs: Math.round(listening - started),
+        backMs: Math.round(performance.now() - listening),
+      });
     }
     stopped = true;
     await Promise.all(clients);
@@ -137,6 +148,7 @@ export async function rollingRestart(
       unacknowledgedStored: [...stored.keys()].filter((id) => !acknowledged.has(id)).length,
       exitCodes,
       servedAfterRestart,
+      phases,
       proxyLog: `${proxy.output()}${proxy.errorLog()}`,
     };
   } finally {
