@@ -8,8 +8,9 @@ export default defineConfig({
     name: 'proxies',
     include: ['test/proxies/**/*.test.ts'],
     globalSetup: ['./test/proxies/require-proxies.ts', './test/support/postgres-global-setup.ts'],
-    // One scenario takes 20–40 s on a busy 2-core machine; this is a hang detector.
-    testTimeout: 180_000,
+    // A scenario took 30–60 s on a 2-core machine at load 20 (tsx starts 3 processes per
+    // cluster instance); this is a hang detector.
+    testTimeout: 300_000,
     hookTimeout: 60_000,
     // Scenarios one at a time: each runs two to six server processes and a proxy.
     fileParallelism: false,

@@ -1,6 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
+import { once } from 'node:events';
 import type { ServerOptions } from 'node:http';
 import { createServer, type Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { listenOn } from './listen.ts';
@@ -188,10 +190,6 @@ async function serveMetrics(options: PrimaryOptions) {
   return server;
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** One place of the pool: its worker, if any, and that worker's state. */
 interface Slot {
   worker: Worker | undefined;
@@ -291,11 +289,7 @@ class WorkerPool {
       this.failed = true;
       for (const worker of running) worker.process.kill('SIGKILL');
     }, timeoutMs);
-    await Promise.all(
-      running.map((worker) =>
-        worker.isDead() ? undefined : new Promise((resolve) => worker.once('exit', resolve)),
-      ),
-    );
+    await Promise.all(running.map((worker) => worker.isDead() || once(worker, 'exit')));
     clearTimeout(killer);
     return this.failed;
   }

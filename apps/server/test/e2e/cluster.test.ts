@@ -75,6 +75,8 @@ interface LogLine {
   readonly pid?: number;
   readonly status?: number;
   readonly route?: string;
+  /** A worker's slot in its own lines; its pid in the primary's line about its exit. */
+  readonly worker?: number;
 }
 
 /** The JSON log lines the processes wrote. */
@@ -284,6 +286,23 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     expect(await server.exited).toBe(0);
     expect(performance.now() - signalled).toBeGreaterThanOrEqual(5_000);
     expect(storedIds(file)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('fails the start (exit 1) when a worker dies before all serve, leaving no worker and the port free', async () => {
+    const port = await freePort();
+    // No PostgreSQL listens on port 1: each worker fails its start at once.
+    const server = start({
+      DATABASE_URL: 'postgres://plants@127.0.0.1:1/plants',
+      PORT: String(port),
+    });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain('a worker failed to start: stopping');
+    const pids = logLines(server).flatMap((line) =>
+      line.msg === 'worker exited unexpectedly' ? [line.worker ?? 0] : [],
+    );
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    expect(await portIsFree(port)).toBe(true);
   });
 
   it('fails the start (exit 1) with the one-line message when the port is taken, before any worker starts', async () => {
