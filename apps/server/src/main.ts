@@ -4,11 +4,24 @@ import { developmentTokenPath, loadDevelopmentToken } from './auth/development-t
 import { joinCluster, runPrimary } from './cluster.ts';
 import { type Config, loadConfig, StartupError } from './config.ts';
 import { httpServerOptions } from './http/timeouts.ts';
-import { createLogger, wantsPrettyLogs } from './observability/logger.ts';
+import {
+  createLogger,
+  EXIT_FLUSH_MS,
+  exitAfterLogs,
+  wantsPrettyLogs,
+} from './observability/logger.ts';
 import { startServer } from './server.ts';
 import { maskDatabaseUrl } from './store/open-store.ts';
 
 // The process entry point: configuration from the environment, the server, the signals.
+
+/**
+ * How long a shutdown may take after SHUTDOWN_DELAY_MS, log flush included: the drain forces
+ * its connections closed before (see `http/graceful-shutdown.ts`), and this bound ends the
+ * process whatever else hangs (exit 1). docs/operations.md states it; the signals e2e test
+ * measures it.
+ */
+const SHUTDOWN_BOUND_MS = 10_000;
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -62,43 +75,49 @@ async function run(config: Config): Promise<void> {
     },
     logger,
   );
-  logger.info(
-    {
-      url: running.url,
-      database: maskDatabaseUrl(config.databaseUrl),
-      metrics: running.metricsUrl === undefined ? null : `${running.metricsUrl}/metrics`,
-    },
-    'plant-store listening',
-  );
 
-  // A signal that arrives during the shutdown is absorbed, not fatal: Ctrl-C under a script
+  // SIGTERM, SIGINT and SIGHUP (a closing terminal, some supervisors) all drain and exit 0. A
+  // signal that arrives during the shutdown is absorbed, not fatal: Ctrl-C under a script
   // runner reaches the server twice (from the terminal to the process group, and forwarded by
   // the runner), and dying of the second would turn a clean stop into a failure. The shutdown
-  // itself is bounded (SHUTDOWN_GRACE_MS in server.ts). A cluster worker stops when its
-  // primary says so (it absorbs signals: see cluster.ts).
+  // is bounded: the process exits (1) SHUTDOWN_BOUND_MS after SHUTDOWN_DELAY_MS whatever the
+  // drain, the store or a log pipe do. A cluster worker stops when its primary says so (it
+  // absorbs signals: see cluster.ts).
   let stopping = false;
   const shutdown = (signal?: string) => {
     if (stopping) return;
     stopping = true;
     logger.info(signal ? { signal } : {}, 'shutting down');
+    setTimeout(
+      () => {
+        logger.error(
+          `shutdown not complete ${SHUTDOWN_BOUND_MS} ms after SHUTDOWN_DELAY_MS: exiting now`,
+        );
+        void exitAfterLogs(logger, 1);
+      },
+      config.shutdownDelayMs + SHUTDOWN_BOUND_MS - EXIT_FLUSH_MS,
+    ).unref();
     running.close().then(
       () => {
         logger.info('stopped');
-        process.exit(0);
+        return exitAfterLogs(logger, 0);
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
+        return exitAfterLogs(logger, 1);
       },
     );
   };
   if (role) {
+    // The primary announces the URL once; each worker says that it serves (with its pid).
+    logger.info('worker serving');
     role.serving(() => shutdown());
     return;
   }
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  announce(running.url, logger, config, development);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.on(signal, () => shutdown(signal));
+  }
+  announce(running.url, logger, config, development, running.metricsUrl);
 }
 
 /**
@@ -111,14 +130,20 @@ function announce(
   logger: Logger,
   config: Config,
   development: Awaited<ReturnType<typeof loadDevelopmentToken>> | undefined,
+  metricsUrl?: string,
 ): void {
+  const metrics = metricsUrl === undefined ? null : `${metricsUrl}/metrics`;
   if (config.production) {
     const announcer = logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
-    announcer.info({ url }, `Plant Store is listening on ${url}`);
+    announcer.info(
+      { url, database: maskDatabaseUrl(config.databaseUrl), metrics },
+      `Plant Store is listening on ${url}`,
+    );
     announcer.flush(); // now, not with the next 16 KiB of lines or the next second
     return;
   }
-  console.log(`Plant Store is listening on ${url}`);
+  console.log(`Plant Store is listening on ${url} (${maskDatabaseUrl(config.databaseUrl)})`);
+  if (metrics !== null) console.log(`Metrics: ${metrics}`);
   if (development === undefined) return;
   console.log(
     [

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
@@ -8,11 +8,9 @@ import { ManagedTokenVerifier } from './auth/managed-token-verifier.ts';
 import { openTokenStore } from './auth/open-token-store.ts';
 import { TokenRegistry } from './auth/token-registry.ts';
 import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
-import { answerClientErrors } from './http/client-error.ts';
-import { serveTracked } from './http/graceful-shutdown.ts';
-import { lingerOnClose } from './http/lingering-close.ts';
-import { answerExpectations } from './http/protocol-checks.ts';
-import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
+import { fitToDescriptorLimit, preloadRequestPath } from './http/descriptors.ts';
+import { createHttpServer } from './http/http-server.ts';
+import { type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
 import { limiterStoreFor } from './limits/limiter-store.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import { listenOn } from './listen.ts';
@@ -225,23 +223,19 @@ async function listen(
   logger: Logger,
   opened: CleanUp,
 ): Promise<{ server: Server; url: string }> {
-  // Node's own answers to a request without Host (400), with an Expect other than 100-continue
-  // (417) and with too many header fields (it drops the extra ones) have no Error body, or do
-  // not happen at all: the app answers them (see `http/protocol-checks.ts`).
-  const server = createServer({ ...serverOptions(config), requireHostHeader: false });
-  // No count limit in Node itself (0): Node 20 drops the fields past its limit without a word and
-  // Node 24 refuses them as a header overflow; with none, every Node hands all the fields (at
-  // most the 16 KiB header size allows) to `checkProtocol`, which refuses more than
-  // MAX_HEADER_FIELDS with a message that says so.
-  server.maxHeadersCount = 0;
-  answerExpectations(server);
-  const connections = serveTracked(server, app.callback(), {
-    ...(config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {}),
-    ...(config.cluster ? { handedOver: config.cluster.handedOver } : {}),
+  preloadRequestPath();
+  const max = config.maxConnections ? fitToDescriptorLimit(config.maxConnections, logger) : 0;
+  const { server, connections } = createHttpServer(app.callback(), {
+    timeouts: {
+      ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
+      ...config.timeouts,
+    },
+    cap: { max, onReached: () => warnCapReached(logger, max) },
+    drain: {
+      ...(config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {}),
+      ...(config.cluster ? { handedOver: config.cluster.handedOver } : {}),
+    },
   });
-  answerClientErrors(server, connections);
-  lingerOnClose(server, connections, config.timeouts?.lingerMs ?? DEFAULT_HTTP_TIMEOUTS.lingerMs);
-  if (config.maxConnections) capConnections(server, config.maxConnections, logger);
   let url: string;
   if (config.cluster) {
     config.cluster.receive(connections.inject); // the primary listens
@@ -254,23 +248,11 @@ async function listen(
   return { server, url };
 }
 
-/**
- * At most `max` connections (MAX_CONNECTIONS, below the descriptor limit): one over the cap is
- * closed at once (Node's `maxConnections`, or `inject`'s count in a worker), and idle ones are
- * closed to make room, so a client that retries gets in.
- */
-function capConnections(server: Server, max: number, logger: Logger): void {
-  server.maxConnections = max;
-  let warned = false;
-  server.on('drop', () => {
-    server.closeIdleConnections();
-    if (warned) return;
-    warned = true;
-    logger.warn(
-      { maxConnections: max },
-      `connection cap reached: ${max} connections are open; new ones are closed at once and idle ones closed to make room. If this is real traffic, raise MAX_CONNECTIONS (and the descriptor limit, LimitNOFILE=) or add instances`,
-    );
-  });
+function warnCapReached(logger: Logger, max: number): void {
+  logger.warn(
+    { maxConnections: max },
+    `connection cap reached: ${max} connections are open; each new one closes the oldest idle one (or is closed at once when none is idle). If this is real traffic, raise MAX_CONNECTIONS (and the descriptor limit, LimitNOFILE=) or add instances`,
+  );
 }
 
 /** Logs a failed accept (EMFILE: out of descriptors) once, with what to do; others each time. */

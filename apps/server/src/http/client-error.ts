@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ERROR_MESSAGES } from '@plant-store/schema';
 import { ApiError } from './api-error.ts';
-import type { ConnectionTracker } from './graceful-shutdown.ts';
+import type { Connections } from './connection-tracker.ts';
 
 /**
  * Answers in the Error shape, then closes the connection, what Node's HTTP parser rejects: a
@@ -12,11 +12,11 @@ import type { ConnectionTracker } from './graceful-shutdown.ts';
  * and `CONNECT` (405 40501). A reset socket, or headers not complete in time, is just closed.
  *
  * @example
- * answerClientErrors(server, trackConnections(server));
+ * answerClientErrors(server, trackConnections(server)); // see http-server.ts
  */
 export function answerClientErrors(
   server: Server,
-  connections: Pick<ConnectionTracker, 'answering'>,
+  connections: Pick<Connections, 'answering'>,
 ): void {
   // A parser that failed fails again on every later chunk: one answer per connection.
   const answered = new WeakSet<Duplex>();

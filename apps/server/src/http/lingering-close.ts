@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { Socket } from 'node:net';
-import type { ConnectionTracker } from './graceful-shutdown.ts';
+import type { Connections } from './connection-tracker.ts';
 
 /** A body announced (`Content-Length`) as larger than this is not drained: closed at once. */
 export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
@@ -15,11 +15,11 @@ export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
  * `LINGER_MAX_BYTES` is not drained. Nothing is kept, so memory stays bounded.
  *
  * @example
- * lingerOnClose(server, trackConnections(server), 5_000);
+ * lingerOnClose(server, trackConnections(server), 5_000); // see http-server.ts
  */
 export function lingerOnClose(
   server: Server,
-  connections: Pick<ConnectionTracker, 'answering'>,
+  connections: Pick<Connections, 'answering'>,
   lingerMs: number,
 ): void {
   server.on('connection', (socket: Socket) => {

@@ -1,3 +1,4 @@
+import { write } from 'node:fs';
 import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
@@ -43,18 +44,70 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   }
   if (options.destination) return pino(settings, options.destination);
   // stdout written asynchronously in 16 KiB batches (pino's asynchronous logging): one write
-  // per ~70 request lines. pino writes the rest at exit, and a timer every second; a hard kill
-  // can lose that last second of lines.
-  const logger = pino(
-    settings,
-    pino.destination({ dest: 1, minLength: 16_384, maxWrite: 65_536, sync: false }),
-  );
-  setInterval(() => logger.flush(), STDOUT_FLUSH_INTERVAL_MS).unref();
-  return logger;
+  // per ~70 request lines, and at least once a second. A hard kill can lose that last second
+  // of lines. At most 8 MiB wait for a reader that does not read (more are dropped), so a
+  // stalled log pipe cannot grow the process without bound.
+  const destination = pino.destination({
+    dest: 1,
+    minLength: 16_384,
+    maxWrite: 65_536,
+    maxLength: 8 * 1024 * 1024,
+    periodicFlush: STDOUT_FLUSH_INTERVAL_MS,
+    sync: false,
+  });
+  // Node makes a pipe it wraps non-blocking (fd 1, shared with pino's destination): a write
+  // to a reader that stalled then fails with EAGAIN (pino waits and retries) instead of
+  // blocking a thread of Node's pool, which would keep the process from exiting at all.
+  void process.stdout.isTTY;
+  destination.on('error', (error: NodeJS.ErrnoException) => {
+    // pino itself stops writing to a broken pipe (EPIPE: the reader is gone); any other
+    // failure also ends logging there. One line says so on stderr, if that still works.
+    if (brokenStdout) return;
+    brokenStdout = true;
+    const line = `${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, service: 'plant-store', msg: `stdout failed (${error.code ?? error.message}): log lines are no longer written there` })}\n`;
+    write(2, line, () => undefined);
+  });
+  return pino(settings, destination);
 }
 
 /** Longest time a line logged to stdout waits in the buffer. */
 const STDOUT_FLUSH_INTERVAL_MS = 1000;
+/** Longest wait for the buffered lines at exit. */
+export const EXIT_FLUSH_MS = 1000;
+let brokenStdout = false;
+
+/**
+ * Ends the process with `code` once the buffered log lines are written, or after at most
+ * `EXIT_FLUSH_MS` (a reader that stalled; lines not written by then are lost). pino's own
+ * exit-time flush retries a pipe that fails (EPIPE from a reader that exited, EAGAIN from one
+ * that stalled) every 100 ms forever, so the process would never exit: its destination is
+ * closed first, which that flush skips.
+ *
+ * @example
+ * logger.info('stopped');
+ * await exitAfterLogs(logger, 0);
+ */
+export async function exitAfterLogs(logger: Logger, code: number): Promise<never> {
+  const destination = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as {
+    destroy?: () => void;
+    destroyed?: boolean;
+  };
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, EXIT_FLUSH_MS);
+    try {
+      logger.flush(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    } catch {
+      resolve(); // a destination that cannot flush
+    }
+  });
+  if (typeof destination.destroy === 'function' && destination.destroyed === false) {
+    destination.destroy();
+  }
+  process.exit(code);
+}
 
 /**
  * Pretty logs only for a person: stdout is a terminal and this is not production. Anything

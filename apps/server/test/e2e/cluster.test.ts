@@ -99,7 +99,7 @@ async function ready(server: SpawnedServer): Promise<string> {
 /** The pids of the workers that said they listen. */
 function workerPids(server: SpawnedServer): number[] {
   return logLines(server)
-    .filter((line) => line.msg === 'plant-store listening')
+    .filter((line) => line.msg === 'worker serving')
     .map((line) => line.pid ?? 0);
 }
 

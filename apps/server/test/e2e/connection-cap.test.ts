@@ -112,3 +112,75 @@ describe.each([
     expect(output).not.toMatch(/EMFILE/);
   }, 60_000);
 });
+
+// The default MAX_CONNECTIONS (900) under `ulimit -n 128`, and 300 connections that send
+// nothing: the cap is lowered at start to fit the descriptor limit (one warning), the oldest
+// idle connections are closed to make room, and nothing on the request path needs a new
+// descriptor (iconv-lite's encodings are loaded at start). Before: the cap never engaged, one
+// create got a 500 (EMFILE loading iconv-lite's encodings on the first body) and in another run
+// all 20 new clients were reset.
+describe('the default cap under ulimit -n 128', () => {
+  let child: ChildProcess | undefined;
+  let output = '';
+  const idle: Socket[] = [];
+  afterAll(() => {
+    for (const socket of idle) socket.destroy();
+    child?.kill('SIGKILL');
+  });
+
+  it('is lowered to fit with one warning, and 20 new clients are served while 300 idle connections crowd it', async () => {
+    child = spawn(
+      'sh',
+      ['-c', 'ulimit -n 128 && exec "$0" "$@"', process.execPath, '--import', 'tsx', MAIN],
+      {
+        cwd: APP_ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOST: '127.0.0.1',
+          PORT: '0',
+          LOG_LEVEL: 'warn',
+          DATABASE_URL: join(folder, 'plants-128.db'),
+          PLANT_STORE_TOKENS: token,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString();
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    const url = await new Promise<string>((resolve, reject) => {
+      child?.stdout?.on('data', () => {
+        const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child?.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
+    });
+
+    for (let i = 0; i < 300; i++) {
+      const socket = await openSocket(url).catch(() => undefined);
+      if (socket === undefined) continue;
+      socket.on('error', () => undefined);
+      idle.push(socket);
+    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const response = await fetch(`${url}/plants`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json; charset=utf-8',
+        },
+        body: JSON.stringify({ id: 1_000 + i, name: `New client ${i}` }),
+        signal: AbortSignal.timeout(5_000),
+      }).catch(() => undefined); // reset, or not served within 5 s
+      statuses.push(response?.status ?? 0);
+    }
+    expect(statuses).toEqual(Array.from({ length: 20 }, () => 200));
+    // Log lines reach stdout within a second (observability/logger.ts gathers them).
+    await expect.poll(() => output, { timeout: 5_000 }).toMatch(/does not fit the descriptor/);
+    expect(output.match(/does not fit the descriptor limit of 128/g), output).toHaveLength(1);
+    expect(output).not.toMatch(/EMFILE|"level":50/);
+  }, 60_000);
+});

@@ -260,6 +260,9 @@ describe('production stdout', () => {
       expect(logged).toContainEqual(
         expect.objectContaining({ msg: `Plant Store is listening on ${url}`, url }),
       );
+      // One start-up line, not two (it names the database too).
+      const listening = logged.filter((line) => /listening/.test(line.msg ?? ''));
+      expect(listening).toEqual([expect.objectContaining({ database: expect.any(String) })]);
       if (level === 'info') expect(logged.map((line) => line.msg)).toContain('stopped');
     }
   });
