@@ -13,7 +13,7 @@ import { type ClusterWorkerRole, warnOnce } from './server.ts';
 // primary listens on the port itself and hands each connection it accepts to the next serving
 // worker (round-robin), which serves it; the primary serves no HTTP. It counts the rate limits
 // of all workers (SQLite: rate-limiter-flexible's RateLimiterClusterMaster, see
-// limits/limiter-store.ts) and replaces a worker that dies. On SIGTERM/SIGINT it shuts down as
+// limits/limiter-store.ts) and replaces a worker that dies. On SIGTERM/SIGINT/SIGHUP it shuts down as
 // one process does: the workers drain (/readyz 503, everything else served) while the primary
 // still accepts for SHUTDOWN_DELAY_MS; then it stops accepting, and once every accepted
 // connection is at a worker, the workers finish their drain and exit. (Node's own cluster
@@ -52,7 +52,7 @@ const STOP_TIMEOUT_MS = 30_000;
 
 /**
  * A worker joining its cluster: asks the primary for its slot (named in its log lines) and the
- * URL it listens on. SIGTERM and SIGINT sent straight to a worker are absorbed (systemd's
+ * URL it listens on. SIGTERM, SIGINT and SIGHUP sent straight to a worker are absorbed (systemd's
  * default KillMode and a terminal's Ctrl-C signal every process of the group): a worker drains
  * when its primary says so (before it serves, it exits at once), and its drain goes past the
  * readiness delay once the primary has handed over every connection (`handedOver`). A primary
@@ -63,7 +63,7 @@ export function joinCluster(): Promise<ClusterWorkerRole & { serving(drain: () =
     if (process.send === undefined) throw new Error('Not a cluster worker: no IPC channel');
     process.send(message);
   };
-  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => undefined);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => undefined);
   let drain: () => void = () => process.exit(0);
   let serve: (socket: Socket) => void = (socket) => socket.destroy();
   let allHandedOver: () => void = () => undefined;
@@ -124,7 +124,7 @@ export interface PrimaryOptions {
  * accepts to the next worker that serves. A worker that dies before all of the first start
  * serve fails the start (exit code 1: a bad database URL — a replacement would only fail
  * again); later, a dead worker is replaced after a backoff (250 ms, doubling per death in a row
- * of its slot, at most 30 s). On SIGTERM or SIGINT it shuts down in the steps below, as a
+ * of its slot, at most 30 s). On SIGTERM, SIGINT or SIGHUP it shuts down in the steps below, as a
  * single server does; the result is 0 once all workers exited with 0, else 1.
  *
  * @example
@@ -145,10 +145,12 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
   pool.start();
 
   const startFailed = await Promise.race([signalled.then(() => false), pool.startFailed]);
-  // 1. The workers drain (/readyz 503, everything else served, Connection: close) while the
-  //    primary still accepts, so a balancer sees the 503 before any connection is refused.
-  pool.drain();
-  if (!startFailed) await delay(options.shutdownDelayMs ?? 0);
+  const delayMs = startFailed ? 0 : (options.shutdownDelayMs ?? 0);
+  // 1. No worker is replaced from now on. For SHUTDOWN_DELAY_MS the workers drain (/readyz
+  //    503, everything else served) while the primary still accepts, so a balancer sees the
+  //    503 before any connection is refused. Without a delay they hear of it in step 3.
+  pool.drain(delayMs > 0);
+  await delay(delayMs);
   // 2. New connections are refused (those accepted already are not touched).
   listener.close();
   // 3. Once every accepted connection is at a worker, they finish their drain and exit.
@@ -160,7 +162,8 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
 }
 
 /**
- * Resolves at the first SIGTERM or SIGINT. Later ones are absorbed (Ctrl-C reaches the whole
+ * Resolves at the first SIGTERM, SIGINT or SIGHUP (a closing terminal, some supervisors), as
+ * one process drains on each. Later ones are absorbed (Ctrl-C reaches the whole
  * process group, and a script runner may forward it too): the workers are stopping already.
  */
 function untilSignal(logger: Logger): Promise<void> {
@@ -171,8 +174,7 @@ function untilSignal(logger: Logger): Promise<void> {
       seen = true;
       resolve();
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, onSignal);
   });
 }
 
@@ -264,12 +266,12 @@ class WorkerPool {
     });
   }
 
-  /** Every worker drains: /readyz answers 503, every answer says Connection: close. */
-  drain(): void {
+  /** Replaces no worker from now on; with `tell`, every worker drains (/readyz answers 503). */
+  drain(tell: boolean): void {
     this.stopping = true;
     for (const slot of this.slots) clearTimeout(slot.restart);
     for (const socket of this.waiting.splice(0)) socket.destroy();
-    this.tellAll({ tag: TAG, type: 'drain' });
+    if (tell) this.tellAll({ tag: TAG, type: 'drain' });
   }
 
   /** Resolves once no send of a connection is pending (polled: it is a moment at most). */

@@ -281,10 +281,24 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     expect(probes.length).toBeGreaterThan(5);
     // The first probe may be answered before a worker heard of the signal.
     expect(new Set(probes.slice(1))).toEqual(new Set([503]));
-    // Everything else is still served, each answer closing its connection.
+    // Everything else is still served.
     expect(await createMany(url, 1, 4, 4)).toEqual([200, 200, 200, 200]);
     expect(await server.exited).toBe(0);
     expect(performance.now() - signalled).toBeGreaterThanOrEqual(5_000);
+    expect(storedIds(file)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('drains on SIGHUP as on SIGTERM (a closing terminal signals the whole group): exit 0', async () => {
+    const file = join(folder, 'hangup.db');
+    const server = start({ DATABASE_URL: file, ...NO_RATE_LIMITS });
+    const url = await ready(server);
+    const pids = workerPids(server);
+    // The terminal's SIGHUP reaches every process of the group: the workers absorb it.
+    for (const pid of pids) process.kill(pid, 'SIGHUP');
+    expect(await createMany(url, 1, 4, 4)).toEqual([200, 200, 200, 200]);
+    server.child.kill('SIGHUP');
+    expect(await server.exited).toBe(0);
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
     expect(storedIds(file)).toEqual([1, 2, 3, 4]);
   });
 
