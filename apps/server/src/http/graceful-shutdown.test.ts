@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openSocket, receivedUntilClose, statusLineOf } from '../../test/support/raw-socket.ts';
 import type { DrainOptions } from './graceful-shutdown.ts';
@@ -40,6 +40,11 @@ async function socketTo(url: string): Promise<Socket> {
 /** Lets the event loop turn (the sockets are real) while the fake clock stands still. */
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Once the drain has closed the listener (after a turn of the event loop that accepted nothing). */
+async function listenerClosed(): Promise<void> {
+  while (server?.listening) await turn();
+}
+
 describe('a drain', () => {
   it('keeps an idle keep-alive connection open through the grace, answers a request on it with Connection: close, and stops accepting', async () => {
     // Guards Node's behaviour that `stopAccepting` relies on: `net.Server#close` stops
@@ -50,7 +55,7 @@ describe('a drain', () => {
     expect(await statusLineOf(idle, GET('/plants'))).toBe('HTTP/1.1 200 OK');
 
     const stopped = connections.shutdown();
-    await turn();
+    await listenerClosed();
     await expect(openSocket(url)).rejects.toThrow(/ECONNREFUSED/);
     vi.advanceTimersByTime(900);
     await turn();
@@ -64,16 +69,20 @@ describe('a drain', () => {
     await stopped;
   });
 
-  it('closes a connection once it has been idle for the grace, not one that is receiving a request', async () => {
+  it('closes a connection once it has been idle for the grace, not one that is receiving a request or has not sent its first', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'performance'] });
     const { url, connections } = await serve({ idleGraceMs: 1_000 });
     const idle = await socketTo(url);
+    expect(await statusLineOf(idle, GET('/plants'))).toBe('HTTP/1.1 200 OK');
     const idleClosed = receivedUntilClose(idle);
     const slow = await socketTo(url); // its request's headers trickle in
     const slowAnswer = receivedUntilClose(slow);
+    // Connected, its first request not sent yet (a busy client): left to the header timeout.
+    const fresh = await socketTo(url);
     await turn();
 
     const stopped = connections.shutdown();
+    await listenerClosed();
     for (const line of ['GET /plants HTTP/1.1\r\n', 'Host: 127.0.0.1\r\n']) {
       slow.write(line);
       await turn();
@@ -82,8 +91,12 @@ describe('a drain', () => {
     }
     expect(await idleClosed).toBe(''); // idle 1.2 s: closed
     expect(slow.destroyed).toBe(false); // it kept sending
+    expect(fresh.destroyed).toBe(false);
     slow.write('\r\n');
     expect(await slowAnswer).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n/i);
+    const freshAnswer = receivedUntilClose(fresh);
+    fresh.write(GET('/plants'));
+    expect(await freshAnswer).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n/i);
     await stopped;
   });
 
@@ -110,12 +123,29 @@ describe('a drain', () => {
     expect(during).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: keep-alive\r\n/i);
 
     vi.advanceTimersByTime(5_000);
-    await turn();
+    await listenerClosed();
     await expect(openSocket(url)).rejects.toThrow(/ECONNREFUSED/);
     const after = receivedUntilClose(client);
     client.write(GET('/plants'));
     expect(await after).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n/i);
     await stopped;
+  });
+
+  it('accepts the connections waiting in the kernel’s accept queue before it closes the listener, and answers them', async () => {
+    const { url, connections } = await serve({ idleGraceMs: 50 });
+    const { port } = new URL(url);
+    const queued = connect({ host: '127.0.0.1', port: Number(port) });
+    const answer = receivedUntilClose(queued);
+    queued.on('connect', () => queued.write(GET('/plants')));
+    await new Promise((resolve) => process.nextTick(resolve)); // Node connects on the next tick
+    // The kernel completes the handshake while this process is busy: the connection waits in
+    // the accept queue, where closing the listener at once would reset it.
+    const busyUntil = performance.now() + 100;
+    while (performance.now() < busyUntil);
+    const stopped = connections.shutdown();
+    expect(await answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/); // then closed, not reset
+    await stopped;
+    await expect(openSocket(url)).rejects.toThrow(/ECONNREFUSED/);
   });
 
   it('answers probes with Connection: close (no idle connections held by probes)', async () => {

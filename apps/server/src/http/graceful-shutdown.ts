@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Server as NetServer } from 'node:net';
+import { type AddressInfo, Server as NetServer } from 'node:net';
 import { contract, ERROR_MESSAGES } from '@plant-store/schema';
+import { queuedConnections } from './accept-queue.ts';
 import { ApiError } from './api-error.ts';
 import type { Connections } from './connection-tracker.ts';
 import { STORE_RETRY_AFTER_SECONDS } from './to-api-error.ts';
@@ -8,11 +9,18 @@ import { STORE_RETRY_AFTER_SECONDS } from './to-api-error.ts';
 const READINESS_PATH = contract.getReadiness.path;
 
 /**
- * How long a drain waits for in-flight requests, after the listener closed, before it closes
- * their connections: below main.ts's bound on the whole shutdown (SHUTDOWN_BOUND_MS, 10 s),
- * which also covers closing the store and writing out the logs.
+ * How long a drain waits, after SHUTDOWN_DELAY_MS, for the accept queue and in-flight requests
+ * before it closes every connection: below main.ts's bound on the whole shutdown
+ * (SHUTDOWN_BOUND_MS, 10 s), which also covers closing the store and writing out the logs.
  */
 export const SHUTDOWN_GRACE_MS = 8_000;
+/**
+ * Longest wait, once the delay is over, for the kernel's accept queue to be empty. Node (libuv
+ * 1.46) takes about one connection from it per turn of the event loop when the loop is busy,
+ * and a busy server's turn can take 100–300 ms on a loaded machine: a long queue is not
+ * emptied within this bound, and what is left in it is reset.
+ */
+const ACCEPT_QUEUE_BOUND_MS = 1_000;
 /** While draining, how often connections are looked at for having been idle long enough. */
 const SWEEP_MS = 50;
 
@@ -42,9 +50,10 @@ export interface Drain {
   answers(request: IncomingMessage, response: ServerResponse): boolean;
   /**
    * Drains: `/readyz` answers 503 while everything else is served as before (keep-alive
-   * included); after `delayMs` the listener (if any) stops accepting, every answer from then
-   * on says `Connection: close`, idle connections close once idle for `idleGraceMs`; after
-   * SHUTDOWN_GRACE_MS whatever is left is closed. Resolves once every connection is closed.
+   * included); after `delayMs` the listener (if any) stops accepting once the kernel's accept
+   * queue is empty, every answer from then on says `Connection: close`, idle connections close
+   * once idle for `idleGraceMs`; SHUTDOWN_GRACE_MS after the delay whatever is left is closed.
+   * Resolves once every connection is closed.
    */
   shutdown(): Promise<void>;
 }
@@ -75,6 +84,9 @@ export function drainOnShutdown(
   const closeLongIdle = () => {
     const now = performance.now();
     for (const socket of connections.open) {
+      // A connection that has sent nothing yet is arriving, not idle: its first request comes
+      // (Node's header timeout cuts one that never sends).
+      if (socket.bytesRead === 0) continue;
       const seen = idle.get(socket);
       if (
         connections.answering(socket) !== undefined ||
@@ -104,7 +116,10 @@ export function drainOnShutdown(
         else if ((options.delayMs ?? 0) > 0) {
           await new Promise((resolve) => setTimeout(resolve, options.delayMs));
         }
-        if (server.listening) stopAccepting(server);
+        const force = setTimeout(() => {
+          for (const socket of connections.open) socket.destroy();
+        }, SHUTDOWN_GRACE_MS);
+        if (server.listening) await stopAcceptingWhenQueueEmpty(server);
         closing = true;
         for (const socket of connections.open) {
           const response = connections.answering(socket);
@@ -114,9 +129,6 @@ export function drainOnShutdown(
         }
         closeLongIdle();
         const sweep = setInterval(closeLongIdle, SWEEP_MS);
-        const force = setTimeout(() => {
-          for (const socket of connections.open) socket.destroy();
-        }, SHUTDOWN_GRACE_MS);
         await connections.allClosed();
         clearInterval(sweep);
         clearTimeout(force);
@@ -124,6 +136,35 @@ export function drainOnShutdown(
       return stopped;
     },
   };
+}
+
+/**
+ * Stops accepting once the kernel holds no connection for the listener that it has not taken
+ * (`accept-queue.ts`), at most ACCEPT_QUEUE_BOUND_MS after it is asked to. Closing a listener
+ * resets the connections still in the kernel's accept queue, and the handshakes under way
+ * (their client sees a reset, not a refusal): on a busy machine a flood's connections can wait
+ * there for hundreds of milliseconds. Where the kernel's queue cannot be read (not Linux), a
+ * turn of the event loop that accepted nothing stands for an empty queue. Clients that open a
+ * new connection for every request can keep the queue filled: those met at the bound are
+ * reset (docs/operations.md, "Shutdown").
+ */
+async function stopAcceptingWhenQueueEmpty(server: Server): Promise<void> {
+  const { port } = server.address() as AddressInfo;
+  let accepted = 0;
+  const count = () => {
+    accepted += 1;
+  };
+  server.on('connection', count);
+  const deadline = performance.now() + ACCEPT_QUEUE_BOUND_MS;
+  while (performance.now() < deadline) {
+    const before = accepted;
+    // Resolves in a later turn's check phase, after that turn's poll phase accepted.
+    await new Promise((resolve) => setImmediate(resolve));
+    const queued = queuedConnections(port);
+    if (queued === 0 || (queued === undefined && accepted === before)) break;
+  }
+  server.off('connection', count);
+  stopAccepting(server);
 }
 
 /**
