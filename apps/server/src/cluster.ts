@@ -5,6 +5,7 @@ import { createServer, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
+import { stopAcceptingWhenQueueEmpty } from './http/graceful-shutdown.ts';
 import { listenOn } from './listen.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import { type ClusterWorkerRole, warnOnce } from './server.ts';
@@ -151,8 +152,9 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
   //    503 before any connection is refused. Without a delay they hear of it in step 3.
   pool.drain(delayMs > 0);
   await delay(delayMs);
-  // 2. New connections are refused (those accepted already are not touched).
-  listener.close();
+  // 2. New connections are refused, once those the kernel has queued were accepted (closing
+  //    resets them; see http/graceful-shutdown.ts).
+  await stopAcceptingWhenQueueEmpty(listener);
   // 3. Once every accepted connection is at a worker, they finish their drain and exit.
   await pool.handedOver();
   const failed = (await pool.stop(STOP_TIMEOUT_MS)) || startFailed;

@@ -148,7 +148,7 @@ export function drainOnShutdown(
  * new connection for every request can keep the queue filled: those met at the bound are
  * reset (docs/operations.md, "Shutdown").
  */
-async function stopAcceptingWhenQueueEmpty(server: Server): Promise<void> {
+export async function stopAcceptingWhenQueueEmpty(server: NetServer): Promise<void> {
   const { port } = server.address() as AddressInfo;
   let accepted = 0;
   const count = () => {
@@ -174,7 +174,7 @@ async function stopAcceptingWhenQueueEmpty(server: Server): Promise<void> {
  * reach past the HTTP server's own API: guarded by `http-server.test.ts` ("keeps an idle
  * keep-alive connection open …").
  */
-function stopAccepting(server: Server): void {
+function stopAccepting(server: NetServer): void {
   NetServer.prototype.close.call(server);
 }
 
