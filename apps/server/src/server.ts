@@ -61,6 +61,11 @@ export interface ClusterWorkerRole {
   readonly slot: number;
   /** The URL the primary listens on: the worker itself does not listen. */
   readonly url: string;
+  /**
+   * Resolves once the primary has stopped accepting and handed over every connection: the
+   * worker's drain waits for it (the primary keeps accepting for SHUTDOWN_DELAY_MS).
+   */
+  readonly handedOver: Promise<void>;
   /** Calls `serve` with each connection the primary accepted and hands to this worker. */
   receive(serve: (socket: Socket) => void): void;
 }
@@ -238,7 +243,10 @@ async function listen(
       ...config.timeouts,
     },
     cap: { max, onReached: () => warnCapReached(logger, max) },
-    drain: config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {},
+    drain: {
+      ...(config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {}),
+      ...(config.cluster ? { handedOver: config.cluster.handedOver } : {}),
+    },
   });
   let url: string;
   if (config.cluster) {

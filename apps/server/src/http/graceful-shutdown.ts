@@ -34,6 +34,11 @@ export interface DrainOptions {
    * here yet.
    */
   readonly idleGraceMs?: number;
+  /**
+   * Instead of `delayMs`, for a server that never listens (a cluster worker): the drain goes
+   * on once this resolves (its primary has stopped accepting and handed over every connection).
+   */
+  readonly handedOver?: Promise<void>;
 }
 
 /** The drain of one HTTP server. */
@@ -107,7 +112,8 @@ export function drainOnShutdown(
     shutdown() {
       stopped ??= (async () => {
         draining = true;
-        if ((options.delayMs ?? 0) > 0) {
+        if (options.handedOver) await options.handedOver;
+        else if ((options.delayMs ?? 0) > 0) {
           await new Promise((resolve) => setTimeout(resolve, options.delayMs));
         }
         const force = setTimeout(() => {
@@ -142,7 +148,7 @@ export function drainOnShutdown(
  * new connection for every request can keep the queue filled: those met at the bound are
  * reset (docs/operations.md, "Shutdown").
  */
-async function stopAcceptingWhenQueueEmpty(server: Server): Promise<void> {
+export async function stopAcceptingWhenQueueEmpty(server: NetServer): Promise<void> {
   const { port } = server.address() as AddressInfo;
   let accepted = 0;
   const count = () => {
@@ -168,7 +174,7 @@ async function stopAcceptingWhenQueueEmpty(server: Server): Promise<void> {
  * reach past the HTTP server's own API: guarded by `http-server.test.ts` ("keeps an idle
  * keep-alive connection open …").
  */
-function stopAccepting(server: Server): void {
+function stopAccepting(server: NetServer): void {
   NetServer.prototype.close.call(server);
 }
 

@@ -57,11 +57,26 @@ function create(url: string, id: number): Promise<number> {
   });
 }
 
+/** GET on a connection of its own; the status. */
+function get(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 interface LogLine {
   readonly msg?: string;
   readonly pid?: number;
   readonly status?: number;
   readonly route?: string;
+  /** A worker's slot in its own lines; its pid in the primary's line about its exit. */
+  readonly worker?: number;
 }
 
 /** The JSON log lines the processes wrote. */
@@ -248,6 +263,60 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     );
     expect(statuses).toEqual([200, 200, 200, 200]);
     await stopCleanly(server, url);
+  });
+
+  it('honours SHUTDOWN_DELAY_MS as one process does: the port stays open, /readyz 503, a create served, then exit 0', async () => {
+    const file = join(folder, 'delay.db');
+    const server = start({ DATABASE_URL: file, SHUTDOWN_DELAY_MS: '5000', ...NO_RATE_LIMITS });
+    const url = await ready(server);
+    const signalled = performance.now();
+    server.child.kill('SIGTERM');
+    // Every probe on a new connection during the first 1.5 s (handed to either worker): 503,
+    // never a refused connection (before, the primary closed its listener at once).
+    const probes: (number | string)[] = [];
+    while (performance.now() - signalled < 1_500) {
+      probes.push(await get(`${url}/readyz`).catch((error) => String(error.code)));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(probes.length).toBeGreaterThan(5);
+    // The first probe may be answered before a worker heard of the signal.
+    expect(new Set(probes.slice(1))).toEqual(new Set([503]));
+    // Everything else is still served.
+    expect(await createMany(url, 1, 4, 4)).toEqual([200, 200, 200, 200]);
+    expect(await server.exited).toBe(0);
+    expect(performance.now() - signalled).toBeGreaterThanOrEqual(5_000);
+    expect(storedIds(file)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('drains on SIGHUP as on SIGTERM (a closing terminal signals the whole group): exit 0', async () => {
+    const file = join(folder, 'hangup.db');
+    const server = start({ DATABASE_URL: file, ...NO_RATE_LIMITS });
+    const url = await ready(server);
+    const pids = workerPids(server);
+    // The terminal's SIGHUP reaches every process of the group: the workers absorb it.
+    for (const pid of pids) process.kill(pid, 'SIGHUP');
+    expect(await createMany(url, 1, 4, 4)).toEqual([200, 200, 200, 200]);
+    server.child.kill('SIGHUP');
+    expect(await server.exited).toBe(0);
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    expect(storedIds(file)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('fails the start (exit 1) when a worker dies before all serve, leaving no worker and the port free', async () => {
+    const port = await freePort();
+    // No PostgreSQL listens on port 1: each worker fails its start at once.
+    const server = start({
+      DATABASE_URL: 'postgres://plants@127.0.0.1:1/plants',
+      PORT: String(port),
+    });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain('a worker failed to start: stopping');
+    const pids = logLines(server).flatMap((line) =>
+      line.msg === 'worker exited unexpectedly' ? [line.worker ?? 0] : [],
+    );
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    expect(await portIsFree(port)).toBe(true);
   });
 
   it('fails the start (exit 1) with the one-line message when the port is taken, before any worker starts', async () => {

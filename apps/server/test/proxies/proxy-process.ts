@@ -1,0 +1,124 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// Debian's nginx and haproxy, run in the foreground on the shipped deploy/ files with only the
+// ports and paths changed: the substitutions below are the whole difference, each a line the
+// file must hold (a renamed line fails the start instead of testing something else).
+
+export const NGINX = '/usr/sbin/nginx';
+export const HAPROXY = '/usr/sbin/haproxy';
+const DEPLOY = fileURLToPath(new URL('../../../../deploy/', import.meta.url));
+
+export type ProxyKind = 'nginx' | 'haproxy';
+
+export interface ProxyProcess {
+  /** Base URL clients use, `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** What the proxy wrote (haproxy's request log; nginx's error log is in `errorLog()`). */
+  output(): string;
+  /** nginx's error log (upstream errors, retries); '' for haproxy. */
+  errorLog(): string;
+  stop(): Promise<void>;
+}
+
+/** The shipped file with its ports and paths replaced; throws if a line to replace is missing. */
+export function shippedConfig(
+  kind: ProxyKind,
+  listenPort: number,
+  upstreamPorts: readonly [number, number],
+  folder: string,
+): string {
+  const file = kind === 'nginx' ? 'nginx.conf' : 'haproxy.cfg';
+  const replacements: Array<[RegExp, string]> =
+    kind === 'nginx'
+      ? [
+          [/^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${listenPort};`],
+          [/^(\s*server) 127\.0\.0\.1:3001 /m, `$1 127.0.0.1:${upstreamPorts[0]} `],
+          [/^(\s*server) 127\.0\.0\.1:3002 /m, `$1 127.0.0.1:${upstreamPorts[1]} `],
+          [/^pid \S+;$/m, `pid ${join(folder, 'nginx.pid')};`],
+          [/^error_log \S+ /m, `error_log ${join(folder, 'error.log')} `],
+          [/^(\s*access_log) \S+;$/m, `$1 ${join(folder, 'access.log')};`],
+        ]
+      : [
+          [/^(\s*bind) :80$/m, `$1 127.0.0.1:${listenPort}`],
+          [/^(\s*server a) 127\.0\.0\.1:3001 /m, `$1 127.0.0.1:${upstreamPorts[0]} `],
+          [/^(\s*server b) 127\.0\.0\.1:3002 /m, `$1 127.0.0.1:${upstreamPorts[1]} `],
+        ];
+  let text = readFileSync(join(DEPLOY, file), 'utf8');
+  for (const [pattern, replacement] of replacements) {
+    if (!pattern.test(text)) throw new Error(`deploy/${file} has no line matching ${pattern}`);
+    text = text.replace(pattern, replacement);
+  }
+  return text;
+}
+
+/**
+ * Starts `kind` in the foreground with `config` (from `shippedConfig`, or a variant of it for a
+ * measurement) on `listenPort`; resolves once it answers `/healthz` through an upstream.
+ */
+export async function startProxy(
+  kind: ProxyKind,
+  listenPort: number,
+  config: (folder: string) => string,
+): Promise<ProxyProcess> {
+  const folder = mkdtempSync(join(tmpdir(), `plant-store-${kind}-`));
+  // nginx's workers run as an unprivileged user, who must reach the logs' folder.
+  chmodSync(folder, 0o755);
+  const file = join(folder, kind === 'nginx' ? 'nginx.conf' : 'haproxy.cfg');
+  writeFileSync(file, config(folder));
+  const args =
+    kind === 'nginx'
+      ? ['-p', folder, '-c', file, '-e', join(folder, 'error.log'), '-g', 'daemon off;']
+      : ['-f', file, '-db'];
+  const child = spawn(kind === 'nginx' ? NGINX : HAPROXY, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${listenPort}`;
+  const errorLog = () => {
+    try {
+      return kind === 'nginx' ? readFileSync(join(folder, 'error.log'), 'utf8') : '';
+    } catch {
+      return '';
+    }
+  };
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    rmSync(folder, { recursive: true, force: true });
+  };
+  try {
+    await untilServing(url, child, () => `${output}${errorLog()}`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, output: () => output, errorLog, stop };
+}
+
+/** Polls `${url}/healthz` until it answers 200 (20 s at most, or the process exits). */
+async function untilServing(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`proxy exited (${child.exitCode}): ${log()}`);
+    try {
+      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`proxy did not serve /healthz within 20 s: ${log()}`);
+}

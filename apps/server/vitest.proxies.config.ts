@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+// `pnpm test:proxies`: the shipped deploy/nginx.conf and deploy/haproxy.cfg tested with the
+// server, with Debian's nginx and haproxy (which `pnpm test` does not need: a machine with only
+// Node runs that). Fails at once, saying what to install, when either is missing.
+export default defineConfig({
+  test: {
+    name: 'proxies',
+    include: ['test/proxies/**/*.test.ts'],
+    globalSetup: ['./test/proxies/require-proxies.ts', './test/support/postgres-global-setup.ts'],
+    // A scenario took 30–60 s on a 2-core machine at load 20 (tsx starts 3 processes per
+    // cluster instance); this is a hang detector.
+    testTimeout: 300_000,
+    hookTimeout: 60_000,
+    // Scenarios one at a time: each runs two to six server processes and a proxy.
+    fileParallelism: false,
+  },
+});
