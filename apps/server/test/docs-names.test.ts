@@ -311,12 +311,12 @@ describe('the names the docs and comments use', () => {
     const file = 'apps/server/src/http/lingering-close.ts';
     const example =
       examplesOf(
-        '/**\n * Lingers.\n *\n * @example\n * lingerOnClose(server, trackConnections(server)); // done(x)\n */',
+        '/**\n * Lingers.\n *\n * @example\n * lingerOnClose(server, watchSockets(server)); // done(x)\n */',
       )[0] ?? '';
-    expect(callsIn(example)).toEqual(['lingerOnClose', 'trackConnections']);
+    expect(callsIn(example)).toEqual(['lingerOnClose', 'watchSockets']);
     expect(checkCall(file, example, 'lingerOnClose')).toBeUndefined();
-    expect(checkCall(file, example, 'trackConnections')).toBe(
-      `${file}: an @example calls \`trackConnections\`, which is not declared there and no module exports`,
+    expect(checkCall(file, example, 'watchSockets')).toBe(
+      `${file}: an @example calls \`watchSockets\`, which is not declared there and no module exports`,
     );
     expect(checkCall(file, 'const track = () => 1;\ntrack();', 'track')).toBeUndefined();
 

@@ -81,7 +81,7 @@ export function trackConnections(server: Server, cap: ConnectionCap = { max: 0 }
     inject: (socket) => {
       // Node starts an HTTP server's connection checks (the header and request timeouts) when
       // it emits 'listening': a server that never listens, fed only injected connections,
-      // emits it once itself (guarded by http-server.test.ts).
+      // emits it once itself (guarded by graceful-shutdown.test.ts: "serves connections injected from elsewhere").
       if (!injected) server.emit('listening');
       injected = true;
       server.emit('connection', socket);

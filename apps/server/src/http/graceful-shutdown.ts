@@ -171,7 +171,7 @@ export async function stopAcceptingWhenQueueEmpty(server: NetServer): Promise<vo
  * Stops accepting connections. Node's own `http.Server#close()` also closes every idle
  * keep-alive connection at once (Node ≥ 19), and a request a client has just sent on one then
  * meets a reset; `net.Server#close()`, the method it extends, only stops accepting. The one
- * reach past the HTTP server's own API: guarded by `http-server.test.ts` ("keeps an idle
+ * reach past the HTTP server's own API: guarded by `graceful-shutdown.test.ts` ("keeps an idle
  * keep-alive connection open …").
  */
 function stopAccepting(server: NetServer): void {
