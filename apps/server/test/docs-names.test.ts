@@ -8,7 +8,19 @@ import { describe, expect, it } from 'vitest';
 // documented `import { … } from '@plant-store/…'` takes must all resolve in the repository.
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.turbo', 'dist', 'dist-docs', 'out']);
+/** Folders that are not the repository's own files (.gitignore's, and .git). */
+const SKIPPED_FOLDERS = new Set([
+  'node_modules',
+  'dist',
+  'dist-docs',
+  'out',
+  'data',
+  'coverage',
+  'test-results',
+  '.git',
+  '.turbo',
+  '.tools',
+]);
 
 /** Every file of the repository (relative, `/`-separated), without dependencies and builds. */
 function repositoryFiles(folder = ''): string[] {

@@ -85,12 +85,12 @@ describe('Pacer', () => {
     expect(elapsed).toBeLessThan(2400);
   });
 
-  it('keeps a small burst and a high concurrency unrefused: 10,000 at 100/s, burst 10, 32 in flight', async () => {
+  it('keeps a small burst and a high concurrency unrefused: 2,000 at 100/s, burst 10, 32 in flight', async () => {
     const server = modelServer(100, 10, 20);
-    const elapsed = await bulk(new Pacer(wait), server.attempt, 10_000, 32);
-    expect(server.counts).toEqual({ ok: 10_000, refused: 0 });
-    expect(elapsed / 1000).toBeGreaterThan(99);
-    expect(elapsed / 1000).toBeLessThan(101);
+    const elapsed = await bulk(new Pacer(wait), server.attempt, 2_000, 32);
+    expect(server.counts).toEqual({ ok: 2_000, refused: 0 });
+    expect(elapsed / 1000).toBeGreaterThan(19);
+    expect(elapsed / 1000).toBeLessThan(21);
   });
 
   it('absorbs a jittery network path: 3,000 at 100/s, burst 200, latency 1–40 ms', async () => {

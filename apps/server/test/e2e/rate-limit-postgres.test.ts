@@ -101,7 +101,7 @@ describe('two instances at 50/s with a burst of 50 (the limits of the report)', 
 
   it('admit a client that waited the Retry-After it was given, on either instance', async () => {
     const results: number[] = [];
-    for (let trial = 0; trial < 8; trial++) {
+    for (let trial = 0; trial < 4; trial++) {
       const [here, there] = trial % 2 === 0 ? urls : [urls[1], urls[0]];
       const refusal = await refusalFrom(here, WAIT_TOKEN);
       const wait = Number(refusal?.headers.get('retry-after'));
@@ -111,7 +111,7 @@ describe('two instances at 50/s with a burst of 50 (the limits of the report)', 
       results.push((await create(there ?? '', WAIT_TOKEN)).status);
     }
     console.log(`waited Retry-After, then: ${results.join(' ')}`);
-    expect(results).toEqual(Array.from({ length: 8 }, () => 200));
+    expect(results).toEqual(Array.from({ length: 4 }, () => 200));
   }, 60_000);
 });
 
