@@ -11,6 +11,12 @@ const messageFor = (input: unknown) => {
 };
 
 describe('formatIssues stays short whatever the input', () => {
+  it('says only the type of a field of the wrong type, whatever the value holds', () => {
+    // The server reads an array's content as skipped (`[]`): both must give one message.
+    expect(messageFor({ id: 1, name: [] })).toBe('name: must be a string (got an array)');
+    expect(messageFor({ id: 1, name: ['a'] })).toBe('name: must be a string (got an array)');
+  });
+
   it('lists up to three unknown keys one by one, as before', () => {
     expect(messageFor({ id: 1, name: 'x', a: 1, b: 2, c: 3 })).toBe(
       'a: unknown property; b: unknown property; c: unknown property',

@@ -23,7 +23,8 @@ function unknownKeys(path: readonly PropertyKey[], keys: readonly string[]): str
 }
 
 /**
- * One line per problem, each led by its field path, joined with "; ". The message stays short
+ * One line per problem, each led by its field path, joined with "; " (a field of the wrong type:
+ * only that). The message stays short
  * whatever the input: at most {@link LISTED_PROBLEMS} lines, then how many more problems there
  * are; more than three unknown keys make one line that names two and counts the rest; a key or
  * path is quoted `shortened`.
@@ -37,7 +38,13 @@ function unknownKeys(path: readonly PropertyKey[], keys: readonly string[]): str
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
   const lines: string[] = [];
   let total = 0;
+  // A value of the wrong type gets that one line: zod may still run a field's checks on it
+  // (`must not be empty` on an array), which says nothing more and differs with its content.
+  const wrongType = new Set<string>();
   for (const issue of issues) {
+    const path = issue.path.map(String).join('\u0000');
+    if (wrongType.has(path)) continue;
+    if (issue.code === 'invalid_type') wrongType.add(path);
     const own =
       issue.code === 'unrecognized_keys' ? unknownKeys(issue.path, issue.keys) : undefined;
     total += own?.length ?? 1;

@@ -21,7 +21,8 @@ let url: string;
 
 /** How many requests the server refused with 429 for a credential, from its /metrics. */
 async function refusedByServer(): Promise<number> {
-  const metricsUrl = /"metrics":"(http:[^"]+)"/.exec(server.output())?.[1];
+  // The start-up line names it: `Metrics: http://…/metrics` (plain) or `"metrics":"http://…"` (JSON).
+  const metricsUrl = /(http:\/\/[^"\s]+\/metrics)/.exec(server.output())?.[1];
   if (metricsUrl === undefined) throw new Error(`no metrics URL in ${server.output()}`);
   const text = await (await fetch(metricsUrl)).text();
   return Number(/^plant_store_rate_limited_total\{limit="token"\} (\d+)$/m.exec(text)?.[1] ?? 0);
