@@ -1,6 +1,7 @@
-import { IncomingMessage, request } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendCreate } from '../../test/support/own-connection.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
 import { addressKey, boundedKey, clientAddress, proxyTrust, UNKNOWN_ADDRESS } from './key.ts';
 
@@ -120,27 +121,12 @@ describe('the refused-credential budget over real HTTP, behind TRUST_PROXY=127.0
   afterAll(() => server.dispose());
 
   /** The status of a create with a wrong token, on a new connection from `localAddress`. */
-  function guess(localAddress: string, token: string, forwardedFor: string): Promise<number> {
-    const body = JSON.stringify({ id: 1, name: 'Fern' });
-    return new Promise((resolve, reject) => {
-      const req = request(`${server.url}/plants`, {
-        method: 'POST',
-        agent: false,
-        localAddress,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'x-forwarded-for': forwardedFor,
-        },
-      });
-      req.on('response', (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.on('error', reject);
-      req.end(body);
+  async function guess(localAddress: string, token: string, forwardedFor: string) {
+    const answer = await sendCreate(server.url, token, JSON.stringify({ id: 1, name: 'Fern' }), {
+      localAddress,
+      headers: { 'x-forwarded-for': forwardedFor },
     });
+    return answer.status;
   }
 
   async function guesses(localAddress: string, forwardedFor: (i: number) => string) {

@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { freePort } from '../support/free-port.ts';
 import { integrityCheck } from '../support/integrity-check.ts';
+import { sendCreate } from '../support/own-connection.ts';
 import { adminQuery, createTestSchema } from '../support/postgres.ts';
 import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
@@ -36,25 +37,8 @@ function start(env: Record<string, string>): SpawnedServer {
 }
 
 /** POST /plants on a connection of its own (so that the cluster hands it to either worker). */
-function create(url: string, id: number): Promise<number> {
-  const body = JSON.stringify({ id, name: `Plant ${id}` });
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/plants`, {
-      method: 'POST',
-      agent: false,
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-      },
-    });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+async function create(url: string, id: number): Promise<number> {
+  return (await sendCreate(url, token, JSON.stringify({ id, name: `Plant ${id}` }))).status;
 }
 
 /** GET on a connection of its own; the status. */

@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSocket } from '../support/raw-socket.ts';
+import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // A server process under a lowered descriptor limit (`ulimit -n 256`) with MAX_CONNECTIONS=200,
 // and 450 keep-alive connections from a caller without a credential, each left open after one
@@ -15,14 +14,25 @@ import { openSocket } from '../support/raw-socket.ts';
 // `Connection: close`, a connection over the cap is closed at once and the idle ones with it
 // (to make room), the cap is logged once, and a client with a token is served.
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CROWD = 450;
 const ASKS = ['/healthz', '/openapi.json', '/openapi.json'];
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-cap-'));
 const token = `cap-${randomBytes(16).toString('base64url')}`;
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+/** The server on its own file in `folder`, accepting `token`, under `ulimit -n <descriptorLimit>`. */
+function startUnderLimit(
+  descriptorLimit: number,
+  file: string,
+  env: Record<string, string> = {},
+): SpawnedServer {
+  const databaseUrl = join(folder, file);
+  return spawnServer(
+    { PORT: '0', DATABASE_URL: databaseUrl, PLANT_STORE_TOKENS: token, ...env },
+    { descriptorLimit },
+  );
+}
 
 // Alone, and as 2 cluster workers capped at 100 each (a worker counts the connections its
 // primary hands it: Node's own count covers only those its own listener accepts). The
@@ -33,47 +43,21 @@ describe.each([
   ['alone', '1'],
   ['as 2 cluster workers', '2'],
 ])('the connection cap under ulimit -n 256, %s', (_name, workers) => {
-  let child: ChildProcess | undefined;
-  let output = '';
+  let server: SpawnedServer | undefined;
   let url = '';
   const crowd: Socket[] = [];
 
   beforeAll(async () => {
-    child = spawn(
-      'sh',
-      ['-c', 'ulimit -n 256 && exec "$0" "$@"', process.execPath, '--import', 'tsx', MAIN],
-      {
-        cwd: APP_ROOT,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOST: '127.0.0.1',
-          PORT: '0',
-          LOG_LEVEL: 'warn',
-          DATABASE_URL: join(folder, `plants-${workers}.db`),
-          PLANT_STORE_TOKENS: token,
-          MAX_CONNECTIONS: String(200 / Number(workers)),
-          WEB_CONCURRENCY: workers,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString();
-    };
-    child.stdout?.on('data', collect);
-    child.stderr?.on('data', collect);
-    url = await new Promise<string>((resolve, reject) => {
-      child?.stdout?.on('data', () => {
-        const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child?.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
+    server = startUnderLimit(256, `plants-${workers}.db`, {
+      MAX_CONNECTIONS: String(200 / Number(workers)),
+      WEB_CONCURRENCY: workers,
     });
+    url = await server.ready;
   }, 60_000);
 
   afterAll(() => {
     for (const socket of crowd) socket.destroy();
-    child?.kill('SIGKILL');
+    server?.child.kill('SIGKILL');
   });
 
   it(`serves a client with a token while ${CROWD} connections without one crowd the server, and logs the cap once per process`, async () => {
@@ -102,14 +86,15 @@ describe.each([
     }
     expect(served).toEqual([200, 200, 200, 200, 200]);
     // The log is written in chunks, at least once a second (by each process).
-    const caps = () => output.match(/connection cap reached/g)?.length ?? 0;
+    const output = () => server?.output() ?? '';
+    const caps = () => output().match(/connection cap reached/g)?.length ?? 0;
     for (let waited = 0; waited < 3_000 && caps() < Number(workers); waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // 300 connections held open (the probes' are closed), 150 per worker: each reaches its cap.
-    expect(output.match(/connection cap reached/g), output).toHaveLength(Number(workers));
-    expect(output).toContain('raise MAX_CONNECTIONS');
-    expect(output).not.toMatch(/EMFILE/);
+    expect(caps(), output()).toBe(Number(workers));
+    expect(output()).toContain('raise MAX_CONNECTIONS');
+    expect(output()).not.toMatch(/EMFILE/);
   }, 60_000);
 });
 
@@ -120,43 +105,17 @@ describe.each([
 // create got a 500 (EMFILE loading iconv-lite's encodings on the first body) and in another run
 // all 20 new clients were reset.
 describe('the default cap under ulimit -n 128', () => {
-  let child: ChildProcess | undefined;
-  let output = '';
+  let server: SpawnedServer | undefined;
   const idle: Socket[] = [];
   afterAll(() => {
     for (const socket of idle) socket.destroy();
-    child?.kill('SIGKILL');
+    server?.child.kill('SIGKILL');
   });
 
   it('is lowered to fit with one warning, and 20 new clients are served while 300 idle connections crowd it', async () => {
-    child = spawn(
-      'sh',
-      ['-c', 'ulimit -n 128 && exec "$0" "$@"', process.execPath, '--import', 'tsx', MAIN],
-      {
-        cwd: APP_ROOT,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOST: '127.0.0.1',
-          PORT: '0',
-          LOG_LEVEL: 'warn',
-          DATABASE_URL: join(folder, 'plants-128.db'),
-          PLANT_STORE_TOKENS: token,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString();
-    };
-    child.stdout?.on('data', collect);
-    child.stderr?.on('data', collect);
-    const url = await new Promise<string>((resolve, reject) => {
-      child?.stdout?.on('data', () => {
-        const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child?.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
-    });
+    server = startUnderLimit(128, 'plants-128.db');
+    const url = await server.ready;
+    const output = server.output;
 
     for (let i = 0; i < 300; i++) {
       const socket = await openSocket(url).catch(() => undefined);
@@ -179,8 +138,8 @@ describe('the default cap under ulimit -n 128', () => {
     }
     expect(statuses).toEqual(Array.from({ length: 20 }, () => 200));
     // Log lines reach stdout within a second (observability/logger.ts gathers them).
-    await expect.poll(() => output, { timeout: 5_000 }).toMatch(/does not fit the descriptor/);
-    expect(output.match(/does not fit the descriptor limit of 128/g), output).toHaveLength(1);
-    expect(output).not.toMatch(/EMFILE|"level":50/);
+    await expect.poll(output, { timeout: 5_000 }).toMatch(/does not fit the descriptor/);
+    expect(output().match(/does not fit the descriptor limit of 128/g), output()).toHaveLength(1);
+    expect(output()).not.toMatch(/EMFILE|"level":50/);
   }, 60_000);
 });

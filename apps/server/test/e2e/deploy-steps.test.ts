@@ -164,7 +164,7 @@ async function startUnit(unitPath: string, inRoot: (word: string) => string, tok
   const env = Object.fromEntries(
     Object.entries(unitEnvironment(unit)).map(([key, value]) => [key, inRoot(value)]),
   );
-  const server = spawnServer({ ...env, PORT: String(await freePort()) }, SERVICE_USER);
+  const server = spawnServer({ ...env, PORT: String(await freePort()) }, { user: SERVICE_USER });
   try {
     const url = await server.ready;
     const ready = await fetch(`${url}/readyz`);

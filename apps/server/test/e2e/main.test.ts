@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startCreate } from '../support/own-connection.ts';
 import { runCliProcess } from '../support/run-cli.ts';
 import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
@@ -35,32 +36,20 @@ const create = (url: string, body: string, bearer = token) =>
  * `midway()` and sends the rest.
  */
 function slowCreate(url: string, body: string, midway: () => Promise<void>) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(`${url}/plants`, {
-      method: 'POST',
-      agent: false,
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        expect: '100-continue',
-      },
-    });
-    req.on('response', (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.on('continue', () => {
-      const half = Math.floor(body.length / 2);
-      req.write(body.slice(0, half));
-      midway().then(() => req.end(body.slice(half)), reject);
-    });
-    req.flushHeaders();
+  const { request, answer } = startCreate(url, token, body, {
+    headers: { expect: '100-continue' },
   });
+  request.on('continue', () => {
+    const half = Math.floor(body.length / 2);
+    request.write(body.slice(0, half));
+    // A failed `midway` fails the answer.
+    midway().then(
+      () => request.end(body.slice(half)),
+      (error: Error) => request.destroy(error),
+    );
+  });
+  request.flushHeaders();
+  return answer;
 }
 
 describe('the server process', () => {
@@ -144,7 +133,7 @@ describe('the server process', () => {
       first.child.kill('SIGTERM');
       await expect.poll(() => first.output(), { timeout: 10_000 }).toMatch(/shutting down/);
     });
-    expect(await inFlight).toEqual({ status: 200, body: '{"name":"late"}' });
+    expect(await inFlight).toMatchObject({ status: 200, body: '{"name":"late"}' });
     expect(await first.exited).toBe(0);
 
     const second = start(env);

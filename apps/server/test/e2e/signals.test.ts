@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startCreate } from '../support/own-connection.ts';
 import { openSocket } from '../support/raw-socket.ts';
+import { spawnServer } from '../support/spawn-server.ts';
 
 // The server process and its signals, as a supervisor or a terminal sends them, with the
 // process's stdout and stderr as pipes whose reader may exit or stall. The documented bound
@@ -16,8 +16,6 @@ import { openSocket } from '../support/raw-socket.ts';
 // kept the process alive after SIGTERM for good (pino's exit-time flush retried every 100 ms);
 // a client that never read its answer held the exit to 11 s.
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The documented bound on a shutdown with SHUTDOWN_DELAY_MS=0. */
 const BOUND_MS = 10_000;
 /** How long a test waits for an exit before it calls the process hung (and kills it). */
@@ -42,47 +40,27 @@ interface Started {
 
 let databases = 0;
 async function start(env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    cwd: APP_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      PLANT_STORE_TOKENS: token,
-      DATABASE_URL: join(folder, `plants-${databases++}.db`),
-      RATE_LIMIT_PER_SECOND: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const server = spawnServer({
+    PORT: '0',
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    PLANT_STORE_TOKENS: token,
+    DATABASE_URL: join(folder, `plants-${databases++}.db`),
+    RATE_LIMIT_PER_SECOND: '0',
+    ...env,
   });
+  const { child } = server;
   children.push(child);
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  const exited = new Promise<number | string>((resolve) => {
-    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', () => {
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    exited.then((code) => reject(new Error(`exited ${code}: ${output}`)));
-  });
+  const url = await server.ready;
   return {
     child,
     url,
-    output: () => output,
+    output: server.output,
     stop: async (signal) => {
       const sent = performance.now();
       child.kill(signal);
       const code = await Promise.race([
-        exited,
+        server.exited,
         new Promise<string>((resolve) => setTimeout(resolve, HUNG_MS, 'hung')),
       ]);
       const ms = performance.now() - sent;
@@ -96,28 +74,9 @@ async function start(env: Record<string, string> = {}): Promise<Started> {
 function halfSentCreate(url: string, id: number) {
   const body = JSON.stringify({ id, name: `In flight ${id}` });
   const half = Math.floor(body.length / 2);
-  const outgoing = request(`${url}/plants`, {
-    method: 'POST',
-    agent: false,
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-    },
-  });
-  const answer = new Promise<{ status: number; connection: string | undefined }>(
-    (resolve, reject) => {
-      outgoing.on('response', (response) => {
-        response.resume();
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }),
-        );
-      });
-      outgoing.on('error', reject);
-    },
-  );
-  outgoing.write(body.slice(0, half));
-  return { answer, finish: () => outgoing.end(body.slice(half)) };
+  const { request, answer } = startCreate(url, token, body);
+  request.write(body.slice(0, half));
+  return { answer, finish: () => request.end(body.slice(half)) };
 }
 
 /** Sends `count` requests for an unknown page, 32 at a time (each logs a request line). */
@@ -141,7 +100,8 @@ describe('signals', () => {
     const stopping = server.stop('SIGHUP');
     await expect.poll(() => server.output(), { timeout: 5_000 }).toMatch(/"signal":"SIGHUP"/);
     inFlight.finish();
-    expect(await inFlight.answer).toEqual({ status: 200, connection: 'close' });
+    const answer = await inFlight.answer;
+    expect([answer.status, answer.headers.connection]).toEqual([200, 'close']);
     const { code, ms } = await stopping;
     expect(code).toBe(0);
     expect(ms).toBeLessThan(BOUND_MS);

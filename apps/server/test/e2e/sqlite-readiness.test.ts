@@ -43,7 +43,7 @@ async function start(filename: string, user?: { uid: number; gid: number }) {
       LOG_LEVEL: 'info',
       ...NO_RATE_LIMITS,
     },
-    user,
+    { user },
   );
   servers.push(server);
   return { server, url: await server.ready };

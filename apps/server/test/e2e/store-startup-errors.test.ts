@@ -30,7 +30,7 @@ async function failedStart(env: Record<string, string>, user?: { uid: number; gi
   const started = performance.now();
   const server = spawnServer(
     { PORT: '0', PLANT_STORE_TOKENS: token, ...NO_RATE_LIMITS, ...env },
-    user,
+    { user },
   );
   servers.push(server);
   const code = await server.exited;

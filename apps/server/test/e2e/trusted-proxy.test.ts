@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendCreate } from '../support/own-connection.ts';
 import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // TRUST_PROXY on the real process: the proxy is 127.0.0.1, and a client that reaches the port
@@ -29,27 +29,13 @@ afterAll(async () => {
 });
 
 /** The status of a create with a wrong token, on a new connection from `localAddress`. */
-function guess(localAddress: string, forwardedFor: string): Promise<number> {
-  const body = '{"id": 1, "name": "Fern"}';
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/plants`, {
-      method: 'POST',
-      agent: false,
-      localAddress,
-      headers: {
-        authorization: `Bearer wrong-token-${forwardedFor}-0123456789`,
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        'x-forwarded-for': forwardedFor,
-      },
-    });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
+async function guess(localAddress: string, forwardedFor: string): Promise<number> {
+  const token = `wrong-token-${forwardedFor}-0123456789`;
+  const answer = await sendCreate(url, token, '{"id": 1, "name": "Fern"}', {
+    localAddress,
+    headers: { 'x-forwarded-for': forwardedFor },
   });
+  return answer.status;
 }
 
 describe('TRUST_PROXY=127.0.0.1, a real process', () => {

@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { watchChild } from '../support/child-output.ts';
 
 // Debian's nginx and haproxy, run in the foreground on the shipped deploy/ files with only the
 // ports and paths changed: the substitutions below are the whole difference, each a line the
@@ -76,14 +77,7 @@ export async function startProxy(
   const child = spawn(kind === 'nginx' ? NGINX : HAPROXY, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const { output, stop: stopProxy } = watchChild(child);
   const url = `http://127.0.0.1:${listenPort}`;
   const errorLog = () => {
     try {
@@ -93,17 +87,16 @@ export async function startProxy(
     }
   };
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
+    await stopProxy();
     rmSync(folder, { recursive: true, force: true });
   };
   try {
-    await untilServing(url, child, () => `${output}${errorLog()}`);
+    await untilServing(url, child, () => `${output()}${errorLog()}`);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { url, output: () => output, errorLog, stop };
+  return { url, output, errorLog, stop };
 }
 
 /** Polls `${url}/healthz` until it answers 200 (20 s at most, or the process exits). */

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { watchChild } from '../support/child-output.ts';
 import { freePort } from '../support/free-port.ts';
 
 const require = createRequire(import.meta.url);
@@ -48,25 +49,14 @@ export async function startPrismProxy(
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } },
   );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
+  const { output, exited, stop } = watchChild(child);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       void stop();
-      reject(new Error(`prism did not start within ${timeoutMs} ms: ${output}`));
+      reject(new Error(`prism did not start within ${timeoutMs} ms: ${output()}`));
     }, timeoutMs);
     const check = () => {
-      if (output.includes('Prism is listening on')) {
+      if (output().includes('Prism is listening on')) {
         clearTimeout(timer);
         resolve();
       }
@@ -74,8 +64,8 @@ export async function startPrismProxy(
     child.stdout?.on('data', check);
     void exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`prism exited (${child.exitCode ?? child.signalCode}): ${output}`));
+      reject(new Error(`prism exited (${child.exitCode ?? child.signalCode}): ${output()}`));
     });
   });
-  return { url: `http://127.0.0.1:${port}`, log: () => output, stop };
+  return { url: `http://127.0.0.1:${port}`, log: output, stop };
 }

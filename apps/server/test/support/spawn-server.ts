@@ -30,10 +30,20 @@ export interface SpawnedServer {
  */
 export function spawnServer(
   env: Record<string, string>,
-  /** Run as this user and group (the caller must be root), e.g. to meet file permissions. */
-  user?: { readonly uid: number; readonly gid: number },
+  options: {
+    /** Run as this user and group (the caller must be root), e.g. to meet file permissions. */
+    readonly user?: { readonly uid: number; readonly gid: number } | undefined;
+    /** Run under `ulimit -n <descriptorLimit>` (through sh, which then execs the server). */
+    readonly descriptorLimit?: number;
+  } = {},
 ): SpawnedServer {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const { user, descriptorLimit } = options;
+  const node = [process.execPath, '--import', 'tsx', MAIN] as const;
+  const [file, ...args] =
+    descriptorLimit === undefined
+      ? node
+      : (['sh', '-c', `ulimit -n ${descriptorLimit} && exec "$0" "$@"`, ...node] as const);
+  const child = spawn(file, args, {
     cwd: APP_ROOT,
     ...user,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
