@@ -31,8 +31,8 @@ export const COMMON_ENV: Readonly<Record<string, string>> = {
   HOST: '127.0.0.1',
   LOG_LEVEL: 'info',
   METRICS_PORT: '0',
-  RATE_LIMIT_PER_SECOND: '1000000000',
-  RATE_LIMIT_BURST: '1000000000',
+  RATE_LIMIT_PER_SECOND: '1000000',
+  RATE_LIMIT_BURST: '1000000',
   BODY_LIMIT: '65536',
   DURABILITY: 'full',
 };

@@ -36,11 +36,13 @@ export class DocsAssetsMissingError extends StartupError {
  * router: it answers, the route's handler is not called), sending the file the build wrote into
  * `folder` as a static file with koa-send: the `.br` or `.gz` copy when the request accepts it
  * (brotli first), else the file itself, streamed from disk with backpressure; nothing is
- * compressed or held per request. Each carries a weak ETag of its content (304 on a matching
- * `If-None-Match`), `Vary: Accept-Encoding` and a cache policy: a year, immutable, for the
- * script at its versioned URL; revalidate for the page, the document and any other URL. The
- * page carries the page security headers (a self-only CSP). Checks at once that every file is
- * there.
+ * compressed or held per request. It reads in Node's default 64 KiB chunks: 1 MiB ones cut
+ * the CPU of a GET of the 4.3 MB script from 5–7 ms to 3–4, but a reader that stalls then
+ * holds up to two (200 such: +305 MB; see docs/operations.md). Each carries a weak ETag of
+ * its content (304 on a matching `If-None-Match`), `Vary: Accept-Encoding` and a cache
+ * policy: a year, immutable, for the script at its versioned URL; revalidate for the page,
+ * the document and any other URL. The page carries the page security headers (a self-only
+ * CSP). Checks at once that every file is there.
  *
  * @example
  * contractRouter(contract, handlers, { …, around: serveDocsAssets(docsAssetsFolder()) });

@@ -22,6 +22,12 @@ const STALLED_GROWTH_LIMIT_MB = 150;
 /** What a second crowd, after the first closed, may add to the first one's peak: memory is reused. */
 const SECOND_CROWD_LIMIT_MB = 30;
 /**
+ * What the resident size may exceed the first peak by, 500 ms after the crowd closed: the
+ * peak is read while the readers stall, and ending 200 streams allocates a little more
+ * (measured +1.8 and +4.3 MB; before, +1.6 GB stayed held).
+ */
+const AFTER_CLOSE_SLACK_MB = 15;
+/**
  * Generous bounds on the server's CPU per asset GET, for a busy machine (the figures live in
  * `pnpm bench`; /proc counts in 10 ms ticks): 5 ms for a compressed or small file (measured
  * 0.25–3 ms at load averages of 8–23 on 2 cores), 20 ms for the 4.3 MB identity script
@@ -150,7 +156,7 @@ describe('the docs script and 200 connections that never read it', () => {
       `docs script, ${STALLED} stalled readers: RSS ${baseline.toFixed(1)} MB, peak +${firstPeak.toFixed(1)} MB (${((firstPeak * 1024) / STALLED).toFixed(0)} KiB a connection), +${afterClose.toFixed(1)} MB after they closed, peak +${secondPeak.toFixed(1)} MB with a second crowd; meanwhile /healthz ${healthMs.toFixed(0)} ms, a create ${createMs.toFixed(0)} ms; +${stalledDescriptors} descriptors`,
     );
     expect(firstPeak).toBeLessThanOrEqual(STALLED_GROWTH_LIMIT_MB);
-    expect(afterClose).toBeLessThanOrEqual(firstPeak + 1);
+    expect(afterClose).toBeLessThanOrEqual(firstPeak + AFTER_CLOSE_SLACK_MB);
     expect(secondPeak - firstPeak).toBeLessThanOrEqual(SECOND_CROWD_LIMIT_MB);
   }, 60_000);
 });
