@@ -28,13 +28,12 @@ const SECOND_CROWD_LIMIT_MB = 30;
  */
 const AFTER_CLOSE_SLACK_MB = 15;
 /**
- * Generous bounds on the server's CPU per asset GET, for a busy machine (the figures live in
- * `pnpm bench`; /proc counts in 10 ms ticks): 5 ms for a compressed or small file (measured
- * 0.25–3 ms at load averages of 8–23 on 2 cores), 20 ms for the 4.3 MB identity script
- * (measured 5.5–7.5 ms; 13–16 ms before). They catch a per-request compression, not a drift.
+ * A bound on the server's CPU per asset GET that only a pathology crosses (compressing the
+ * 4.3 MB script per request costs tens of ms more), never load: on 2 cores beside two busy
+ * loops a gzip GET measured 6.5 ms and the identity script up to 12.5 ms (/proc counts in
+ * 10 ms ticks). The figures themselves live in `pnpm bench` (`--assets`).
  */
-const CPU_PER_GET_LIMIT_MS = 5;
-const IDENTITY_SCRIPT_CPU_LIMIT_MS = 20;
+const CPU_PER_GET_LIMIT_MS = 40;
 const GETS_PER_CASE = 40;
 
 const token = `assets-${randomBytes(16).toString('base64url')}`;
@@ -197,11 +196,8 @@ describe('the server CPU of one asset GET, in each encoding', () => {
       );
       console.log(`server CPU per GET ${path}: ${figures.join(', ')}`);
       expect(measured.map((m) => m.encoding)).toEqual(encodings.map(([, , sent]) => sent));
-      for (const { name, encoding, perGetMs } of measured) {
-        const identityScript = path === contract.getDocsScript.path && encoding === undefined;
-        expect(perGetMs, `${path} for ${name}`).toBeLessThanOrEqual(
-          identityScript ? IDENTITY_SCRIPT_CPU_LIMIT_MS : CPU_PER_GET_LIMIT_MS,
-        );
+      for (const { name, perGetMs } of measured) {
+        expect(perGetMs, `${path} for ${name}`).toBeLessThanOrEqual(CPU_PER_GET_LIMIT_MS);
       }
     },
     60_000,
