@@ -4,7 +4,7 @@ import type { ServerOptions } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { stopAcceptingWhenQueueEmpty } from './http/graceful-shutdown.ts';
+import { SHUTDOWN_SIGNALS, stopAcceptingWhenQueueEmpty } from './http/graceful-shutdown.ts';
 import { listenOn } from './listen.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import { type ClusterWorkerRole, warnOnce } from './server.ts';
@@ -62,7 +62,7 @@ export function joinCluster(): Promise<ClusterWorkerRole & { serving(drain: () =
     if (process.send === undefined) throw new Error('Not a cluster worker: no IPC channel');
     process.send(message);
   };
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => undefined);
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => undefined);
   let drain: () => void = () => process.exit(0);
   let serve: (socket: Socket) => void = (socket) => socket.destroy();
   let allHandedOver: () => void = () => undefined;
@@ -172,7 +172,7 @@ function untilSignal(logger: Logger): Promise<void> {
       seen = true;
       resolve();
     };
-    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, onSignal);
+    for (const signal of SHUTDOWN_SIGNALS) process.on(signal, onSignal);
   });
 }
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { developmentTokenPath, loadDevelopmentToken } from './auth/development-token.ts';
 import { joinCluster, runPrimary } from './cluster.ts';
 import { type Config, loadConfig, StartupError } from './config.ts';
+import { SHUTDOWN_SIGNALS } from './http/graceful-shutdown.ts';
 import { httpServerOptions } from './http/timeouts.ts';
 import {
   createLogger,
@@ -114,7 +115,7 @@ async function run(config: Config): Promise<void> {
     role.serving(() => shutdown());
     return;
   }
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  for (const signal of SHUTDOWN_SIGNALS) {
     process.on(signal, () => shutdown(signal));
   }
   announce(running.url, logger, config, development, running.metricsUrl);

@@ -126,7 +126,12 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     }
     const metricsServer =
       resources.metrics && config.metrics && !config.cluster
-        ? await startMetricsServer(resources.metrics, config.metrics, logger, serverOptions(config))
+        ? await startMetricsServer(
+            resources.metrics,
+            config.metrics,
+            logger,
+            httpServerOptions(httpTimeouts(config)),
+          )
         : undefined;
     if (metricsServer) opened.push(() => metricsServer.close());
     let closing: Promise<void> | undefined;
@@ -221,11 +226,12 @@ function buildApp(config: ServerConfig, logger: Logger, resources: Resources): K
   });
 }
 
-function serverOptions(config: ServerConfig) {
-  return httpServerOptions({
+/** The HTTP timeouts of every listener: KEEP_ALIVE_TIMEOUT_SECONDS, then the overrides. */
+function httpTimeouts(config: ServerConfig): Partial<HttpTimeouts> {
+  return {
     ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
     ...config.timeouts,
-  });
+  };
 }
 
 /** Serves `app` on `config.host:config.port` (in a cluster worker: what the primary hands over). */
@@ -238,10 +244,7 @@ async function listen(
   preloadRequestPath();
   const max = config.maxConnections ? fitToDescriptorLimit(config.maxConnections, logger) : 0;
   const { server, connections } = createHttpServer(app.callback(), {
-    timeouts: {
-      ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
-      ...config.timeouts,
-    },
+    timeouts: httpTimeouts(config),
     cap: { max, onReached: () => warnCapReached(logger, max) },
     drain: {
       ...(config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {}),

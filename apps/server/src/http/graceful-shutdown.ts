@@ -9,6 +9,12 @@ import { STORE_RETRY_AFTER_SECONDS } from './to-api-error.ts';
 const READINESS_PATH = contract.getReadiness.path;
 
 /**
+ * The signals that start a drain, in a single process and in a cluster's primary alike:
+ * SIGTERM (supervisors), SIGINT (Ctrl-C) and SIGHUP (a closing terminal, some supervisors).
+ */
+export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+/**
  * How long a drain waits, after SHUTDOWN_DELAY_MS, for the accept queue and in-flight requests
  * before it closes every connection: below main.ts's bound on the whole shutdown
  * (SHUTDOWN_BOUND_MS, 10 s), which also covers closing the store and writing out the logs.
