@@ -47,14 +47,7 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   // per ~70 request lines, and at least once a second. A hard kill can lose that last second
   // of lines. At most 8 MiB wait for a reader that does not read (more are dropped), so a
   // stalled log pipe cannot grow the process without bound.
-  const destination = pino.destination({
-    dest: 1,
-    minLength: 16_384,
-    maxWrite: 65_536,
-    maxLength: 8 * 1024 * 1024,
-    periodicFlush: STDOUT_FLUSH_INTERVAL_MS,
-    sync: false,
-  });
+  const destination = bufferedDestination(1);
   // Node makes a pipe it wraps non-blocking (fds 1 and 2, shared with pino's destination and
   // the line below): a write to a reader that stalled then fails with EAGAIN (pino waits and
   // retries) instead of blocking a thread of Node's pool, which would keep the process from
@@ -71,6 +64,21 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   });
   stdout = destination;
   return pino(settings, destination);
+}
+
+/**
+ * The buffered asynchronous destination stdout gets (see `createLogger`), on `dest` (a file
+ * descriptor or a file).
+ */
+export function bufferedDestination(dest: number | string): ReturnType<typeof pino.destination> {
+  return pino.destination({
+    dest,
+    minLength: 16_384,
+    maxWrite: 65_536,
+    maxLength: 8 * 1024 * 1024,
+    periodicFlush: STDOUT_FLUSH_INTERVAL_MS,
+    sync: false,
+  });
 }
 
 /** Longest time a line logged to stdout waits in the buffer. */
@@ -93,19 +101,45 @@ let stdout: ReturnType<typeof pino.destination> | undefined;
  * await exitAfterLogs(logger, 0);
  */
 export async function exitAfterLogs(logger: Logger, code: number): Promise<never> {
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, EXIT_FLUSH_MS);
-    try {
-      logger.flush(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    } catch {
-      resolve(); // a destination that cannot flush
-    }
-  });
+  let timer: NodeJS.Timeout | undefined;
+  const flushed =
+    stdout === undefined
+      ? new Promise<void>((resolve) => logger.flush(() => resolve()))
+      : flushBuffered(stdout);
+  await Promise.race([
+    flushed.catch(() => undefined), // a destination that cannot flush
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, EXIT_FLUSH_MS);
+    }),
+  ]);
+  clearTimeout(timer);
   stdout?.destroy(); // a no-op once destroyed
   process.exit(code);
+}
+
+/**
+ * Resolves once every line `destination` buffered is written (or its pipe failed). One
+ * `flush` is not enough: while a write is under way, flush calls back when that write ends,
+ * and a write ends leaving up to `minLength` bytes buffered (sonic-boom writes the rest only
+ * when more lines come), so the lines logged just before the exit stayed behind. Flushing
+ * again until a flush writes nothing writes them all.
+ *
+ * @example
+ * await flushBuffered(destination); // the last lines are in the pipe
+ */
+export async function flushBuffered(
+  destination: ReturnType<typeof pino.destination>,
+): Promise<void> {
+  for (;;) {
+    let written = 0;
+    const count = (bytes: number) => {
+      written += bytes;
+    };
+    destination.on('write', count);
+    await new Promise<void>((resolve) => destination.flush(() => resolve())); // an error too
+    destination.off('write', count);
+    if (written === 0) return;
+  }
 }
 
 /**

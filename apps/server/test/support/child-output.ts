@@ -1,4 +1,28 @@
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+
+/**
+ * Resolves with `child`'s exit code (or the signal that ended it) once it has exited and every
+ * stdout or stderr stream still being read has closed: Node emits 'exit' before the last of
+ * the output may have been read (its docs say the stdio streams might still be open), so a
+ * check of the output on 'exit' alone can miss the final lines. A stream the caller destroyed
+ * or paused (a test of a dead or stalled log pipe) is not waited for.
+ *
+ * @example
+ * const code = await exitedWithOutput(child); // the output gathered so far is complete
+ */
+export function exitedWithOutput(child: ChildProcess): Promise<number | string> {
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      const read = [child.stdout, child.stderr].filter(
+        (stream) => stream !== null && !stream.closed && stream.readableFlowing === true,
+      );
+      void Promise.all(read.map((stream) => once(stream as NodeJS.EventEmitter, 'close'))).then(
+        () => resolve(code ?? signal ?? 'unknown'),
+      );
+    });
+  });
+}
 
 /** A child process's output and its end, as `watchChild` follows them. */
 export interface WatchedChild {
@@ -24,7 +48,7 @@ export function watchChild(child: ChildProcess): WatchedChild {
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = exitedWithOutput(child).then(() => undefined);
   return {
     output: () => output,
     exited,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { exitedWithOutput } from './child-output.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -16,7 +17,7 @@ export interface SpawnedServer {
   output(): string;
   /** Resolves with the URL the server printed once it listens. */
   readonly ready: Promise<string>;
-  /** Resolves with the exit code (or signal name) when the process ends. */
+  /** Resolves with the exit code (or signal name) when the process ends and its output is read. */
   readonly exited: Promise<number | string>;
 }
 
@@ -57,9 +58,7 @@ export function spawnServer(
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const exited = new Promise<number | string>((resolve) => {
-    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
-  });
+  const exited = exitedWithOutput(child);
   const ready = new Promise<string>((resolve, reject) => {
     const check = () => {
       const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout); // plain text, or a JSON log line
