@@ -13,7 +13,7 @@ export const DOCS_ASSET_FILES = {
 } as const;
 export type DocsAsset = keyof typeof DOCS_ASSET_FILES;
 
-/** The encodings written beside each file, by file suffix (koa-send's `brotli` and `gzip`). */
+/** The encodings written beside each file, by file suffix (brotli, gzip). */
 export const ENCODED_SUFFIXES = ['.br', '.gz'] as const;
 
 /** The list of what a folder holds: each file's version, 16 hex digits of its SHA-256. */

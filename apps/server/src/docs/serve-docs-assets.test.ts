@@ -72,7 +72,7 @@ describe('the API reference files over real HTTP, as static files', () => {
       ['identity', 'identity'],
       ['gzip', 'gzip, deflate'],
       ['br', 'br'],
-      // A browser over HTTPS: brotli wins where a copy exists (koa-send tries it first).
+      // A browser over HTTPS: brotli wins, though the browser lists gzip first.
       ['br', 'gzip, deflate, br, zstd'],
       ['br', 'gzip;q=0.5, br'],
       ['gzip', 'br;q=0, gzip'],

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { contract, RESPONSE_MEDIA_TYPES, type Route } from '@plant-store/schema';
-import send from 'koa-send';
 import { StartupError } from '../config.ts';
 import type { AppContext, AppMiddleware } from '../http/app-state.ts';
 import { PAGE_SECURITY_HEADERS } from '../http/page-security-headers.ts';
@@ -33,16 +32,19 @@ export class DocsAssetsMissingError extends StartupError {
 
 /**
  * Koa middleware for each route of the API reference's files (`around` of the contract
- * router: it answers, the route's handler is not called), sending the file the build wrote into
- * `folder` as a static file with koa-send: the `.br` or `.gz` copy when the request accepts it
- * (brotli first), else the file itself, streamed from disk with backpressure; nothing is
- * compressed or held per request. It reads in Node's default 64 KiB chunks: 1 MiB ones cut
- * the CPU of a GET of the 4.3 MB script from 5–7 ms to 3–4, but a reader that stalls then
- * holds up to two (200 such: +305 MB; see docs/operations.md). Each carries a weak ETag of
- * its content (304 on a matching `If-None-Match`), `Vary: Accept-Encoding` and a cache
- * policy: a year, immutable, for the script at its versioned URL; revalidate for the page,
- * the document and any other URL. The page carries the page security headers (a self-only
- * CSP). Checks at once that every file is there.
+ * router: it answers, the route's handler is not called). Each file the build wrote into
+ * `folder`, and its `.br` and `.gz` copies, is read from disk once, here, into one buffer that
+ * every response sends (Koa's `ctx.body`): the `.br` copy when the request accepts it (brotli
+ * first, as a browser's `gzip, deflate, br, zstd` prefers), else the `.gz` copy, else the file
+ * itself. Nothing is compressed, copied or held per request, and a connection that stops
+ * reading holds its socket and a reference to that shared buffer, no copy of it. Streaming from
+ * disk instead (koa-send) cost 5–7 ms of CPU per GET of the 4.3 MB script in 64 KiB chunks and
+ * ~300 KiB per stalled reader; bigger chunks cost less CPU and more memory per stalled reader
+ * (docs/operations.md has the figures). Each answer carries a weak ETag of its content (304 on
+ * a matching `If-None-Match`), `Vary: Accept-Encoding` and a cache policy: a year, immutable,
+ * for the script at its versioned URL; revalidate for the page, the document and any other
+ * URL. The page carries the page security headers (a self-only CSP). Checks at once that every
+ * file is there.
  *
  * @example
  * contractRouter(contract, handlers, { …, around: serveDocsAssets(docsAssetsFolder()) });
@@ -61,7 +63,9 @@ export function serveDocsAssets(
   }
   const serve = (route: DocsAssetRoute): AppMiddleware => {
     const asset = ROUTE_ASSETS[route];
-    const file = DOCS_ASSET_FILES[asset];
+    const file = join(folder, DOCS_ASSET_FILES[asset]);
+    const copies = { br: readFileSync(`${file}.br`), gzip: readFileSync(`${file}.gz`) };
+    const identity = readFileSync(file);
     const hash = manifest.hashes[asset];
     const { responseType = 'json' }: Route = contract[route];
     const cacheControl = (ctx: AppContext) =>
@@ -78,7 +82,13 @@ export function serveDocsAssets(
         return;
       }
       ctx.type = RESPONSE_MEDIA_TYPES[responseType];
-      await send(ctx, file, { root: folder, brotli: true, gzip: true });
+      // Each encoding asked against identity alone: asked together, the first one the client
+      // lists would win ties, and a browser lists gzip before br.
+      const encoding = (['br', 'gzip'] as const).find(
+        (candidate) => ctx.acceptsEncodings(candidate, 'identity') === candidate,
+      );
+      if (encoding !== undefined) ctx.set('Content-Encoding', encoding);
+      ctx.body = encoding === undefined ? identity : copies[encoding];
     };
   };
   return {
