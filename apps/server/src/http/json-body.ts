@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import {
   ERROR_MESSAGES,
   formatIssues,
@@ -15,13 +16,13 @@ import { ApiError } from './api-error.ts';
 import type { AppContext, AppMiddleware } from './app-state.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
+/**
+ * JSON is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never replaced; a leading BOM
+ * is dropped.
+ */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /** The charset names of UTF-8 a JSON body may declare (any case). */
 const UTF8_NAMES = new Set(['utf-8', 'utf8']);
-
-/** JSON is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never replaced. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-/** A byte above 0x7F (as latin1 text): the body needs decoding; an ASCII one is its own text. */
-const NON_ASCII = /[\u0080-\u00FF]/;
 
 /** The three parts of reading a required JSON body, in the order a route runs them. */
 export interface JsonBody {
@@ -59,7 +60,9 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     textLimit: String(limitBytes),
     // One character per byte, so the text gives back the bytes exactly, to be decoded strictly
     // below (as utf-8, bytes that are not would become U+FFFD: a name the client never sent).
-    encoding: 'latin1',
+    // 'binary' is latin1 decoded by Node itself; iconv-lite's 'latin1' decodes it byte by byte
+    // in JavaScript, 170 µs of CPU for a 64 KB body (a whole create costs ~130).
+    encoding: 'binary',
   });
   const checkHeaders = (ctx: AppContext): void => {
     const headers = ctx.req.headers;
@@ -102,10 +105,15 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
 /** The body's bytes (as latin1 text), decoded strictly as UTF-8, parsed and validated. */
 function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
   let text = raw ?? '';
-  try {
-    if (NON_ASCII.test(text)) text = UTF8.decode(Buffer.from(text, 'latin1'));
-  } catch {
-    throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
+  // Node's isAscii scans 64 KB in microseconds (a regular expression for a byte above 0x7F
+  // took ~60 µs); only a body with such bytes is decoded.
+  const bytes = Buffer.from(text, 'latin1');
+  if (!isAscii(bytes)) {
+    try {
+      text = UTF8.decode(bytes);
+    } catch {
+      throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
+    }
   }
   if (text.trim() === '') throw missingBody();
   let value: unknown;
