@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listeningUrl } from '../support/child-output.ts';
 
 // The server as operators receive it: `pnpm artifact`'s out/server/ copied out of the
 // repository, run with plain `node`, its tokens issued with its own bin, stopped by SIGTERM.
@@ -94,8 +95,8 @@ function startGroup(command: string, args: string[], cwd: string, env: NodeJS.Pr
   );
   const url = new Promise<string>((resolve, reject) => {
     child.stdout?.on('data', () => {
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(text); // plain text, or a JSON log line
-      if (match?.[1]) resolve(match[1]);
+      const listening = listeningUrl(text);
+      if (listening !== undefined) resolve(listening);
     });
     exited.then((code) => reject(new Error(`exited (${code}) before listening:\n${text}`)));
   });

@@ -2,6 +2,17 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 
 /**
+ * The URL of a server's start-up line ("… listening on http://…", plain text or a JSON log
+ * line) in `output`, or undefined while it has not come.
+ *
+ * @example
+ * listeningUrl('Plant Store is listening on http://127.0.0.1:3000 (plants.db)'); // 'http://127.0.0.1:3000'
+ */
+export function listeningUrl(output: string): string | undefined {
+  return /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1];
+}
+
+/**
  * Resolves with `child`'s exit code (or the signal that ended it) once it has exited and every
  * stdout or stderr stream still being read has closed: Node emits 'exit' before the last of
  * the output may have been read (its docs say the stdio streams might still be open), so a

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitedWithOutput } from './child-output.ts';
+import { exitedWithOutput, listeningUrl } from './child-output.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -61,8 +61,8 @@ export function spawnServer(
   const exited = exitedWithOutput(child);
   const ready = new Promise<string>((resolve, reject) => {
     const check = () => {
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout); // plain text, or a JSON log line
-      if (match?.[1]) resolve(match[1]);
+      const url = listeningUrl(stdout);
+      if (url !== undefined) resolve(url);
     };
     child.stdout?.on('data', check);
     exited.then((code) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)));
