@@ -66,11 +66,14 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   return pino(settings, destination);
 }
 
+/** pino's file destination (sonic-boom), as `bufferedDestination` makes it. */
+type BufferedDestination = ReturnType<typeof pino.destination>;
+
 /**
  * The buffered asynchronous destination stdout gets (see `createLogger`), on `dest` (a file
  * descriptor or a file).
  */
-export function bufferedDestination(dest: number | string): ReturnType<typeof pino.destination> {
+export function bufferedDestination(dest: number | string): BufferedDestination {
   return pino.destination({
     dest,
     minLength: 16_384,
@@ -87,7 +90,7 @@ const STDOUT_FLUSH_INTERVAL_MS = 1000;
 export const EXIT_FLUSH_MS = 1000;
 let brokenStdout = false;
 /** The process's stdout destination, once a logger writes there. */
-let stdout: ReturnType<typeof pino.destination> | undefined;
+let stdout: BufferedDestination | undefined;
 
 /**
  * Ends the process with `code` once the buffered log lines are written, or after at most
@@ -127,9 +130,7 @@ export async function exitAfterLogs(logger: Logger, code: number): Promise<never
  * @example
  * await flushBuffered(destination); // the last lines are in the pipe
  */
-export async function flushBuffered(
-  destination: ReturnType<typeof pino.destination>,
-): Promise<void> {
+export async function flushBuffered(destination: BufferedDestination): Promise<void> {
   for (;;) {
     let written = 0;
     const count = (bytes: number) => {
