@@ -1,10 +1,10 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { developmentTokenPath, loadDevelopmentToken } from './auth/development-token.ts';
-import { joinCluster, runPrimary } from './cluster.ts';
+import { runPrimary } from './cluster.ts';
 import { type Config, loadConfig, StartupError } from './config.ts';
-import { SHUTDOWN_SIGNALS } from './http/graceful-shutdown.ts';
-import { httpServerOptions } from './http/timeouts.ts';
+import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
+import { httpServerOptions } from './connection/http-server.ts';
 import {
   createLogger,
   EXIT_FLUSH_MS,
@@ -18,7 +18,7 @@ import { maskDatabaseUrl } from './store/open-store.ts';
 
 /**
  * How long a shutdown may take after SHUTDOWN_DELAY_MS, log flush included: the drain forces
- * its connections closed before (see `http/graceful-shutdown.ts`), and this bound ends the
+ * its connections closed before (see `connection/drain.ts`), and this bound ends the
  * process whatever else hangs (exit 1). docs/operations.md states it; the signals e2e test
  * measures it.
  */
@@ -52,9 +52,6 @@ async function run(config: Config): Promise<void> {
     process.exit(
       await runPrimary({
         workers: config.webConcurrency,
-        port: config.port,
-        host: config.host,
-        shutdownDelayMs: config.shutdownDelayMs,
         logger: baseLogger,
         onListening: (url) => announce(url, baseLogger, config, development),
         ...(config.metrics
@@ -66,14 +63,11 @@ async function run(config: Config): Promise<void> {
       }),
     );
   }
-  const role = config.webConcurrency > 1 ? await joinCluster() : undefined;
+  const worker = cluster.worker;
   // Each worker's lines name it (the pid), since they share one output.
-  const logger = role ? baseLogger.child({ pid: process.pid, worker: role.slot }) : baseLogger;
+  const logger = worker ? baseLogger.child({ pid: process.pid, worker: worker.id }) : baseLogger;
   const running = await startServer(
-    {
-      ...(development ? { ...config, tokens: [development.token] } : config),
-      ...(role ? { cluster: role } : {}),
-    },
+    development ? { ...config, tokens: [development.token] } : config,
     logger,
   );
 
@@ -82,8 +76,8 @@ async function run(config: Config): Promise<void> {
   // runner reaches the server twice (from the terminal to the process group, and forwarded by
   // the runner), and dying of the second would turn a clean stop into a failure. The shutdown
   // is bounded: the process exits (1) SHUTDOWN_BOUND_MS after SHUTDOWN_DELAY_MS whatever the
-  // drain, the store or a log pipe do. A cluster worker stops when its primary says so (it
-  // absorbs signals: see cluster.ts).
+  // drain, the store or a log pipe do. A cluster worker drains the same way, on the signal its
+  // primary forwards (or one sent to the whole process group).
   let stopping = false;
   const shutdown = (signal?: string) => {
     if (stopping) return;
@@ -109,15 +103,11 @@ async function run(config: Config): Promise<void> {
       },
     );
   };
-  if (role) {
-    // The primary announces the URL once; each worker says that it serves (with its pid).
-    logger.info('worker serving');
-    role.serving(() => shutdown());
-    return;
-  }
   for (const signal of SHUTDOWN_SIGNALS) {
     process.on(signal, () => shutdown(signal));
   }
+  // The primary announces the URL once; each worker says that it serves (with its pid).
+  if (worker) return void logger.info('worker serving');
   announce(running.url, logger, config, development, running.metricsUrl);
 }
 

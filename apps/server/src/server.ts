@@ -1,6 +1,6 @@
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type { Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -9,9 +9,13 @@ import { ManagedTokenVerifier } from './auth/managed-token-verifier.ts';
 import { openTokenStore } from './auth/open-token-store.ts';
 import { TokenRegistry } from './auth/token-registry.ts';
 import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
-import { fitToDescriptorLimit, preloadRequestPath } from './http/descriptors.ts';
-import { createHttpServer } from './http/http-server.ts';
-import { type HttpTimeouts, httpServerOptions } from './http/timeouts.ts';
+import { fitToDescriptorLimit, preloadRequestPath } from './connection/descriptors.ts';
+import {
+  createHttpServer,
+  type HttpTimeouts,
+  httpServerOptions,
+} from './connection/http-server.ts';
+import { proxyTrust } from './limits/key.ts';
 import { limiterStoreFor } from './limits/limiter-store.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import { listenOn } from './listen.ts';
@@ -51,24 +55,7 @@ type ServerConfig = Pick<
     /** Overrides of the HTTP timeouts (`keepAliveTimeoutMs` comes from the config). */
     readonly timeouts?: Partial<HttpTimeouts>;
     readonly keepAliveTimeoutMs?: number;
-    /** Set in a worker of a cluster (WEB_CONCURRENCY > 1, see cluster.ts). */
-    readonly cluster?: ClusterWorkerRole;
   };
-
-/** What a cluster worker does differently from a server alone in its process. */
-export interface ClusterWorkerRole {
-  /** The worker's place among its siblings (named in its log lines). */
-  readonly slot: number;
-  /** The URL the primary listens on: the worker itself does not listen. */
-  readonly url: string;
-  /**
-   * Resolves once the primary has stopped accepting and handed over every connection: the
-   * worker's drain waits for it (the primary keeps accepting for SHUTDOWN_DELAY_MS).
-   */
-  readonly handedOver: Promise<void>;
-  /** Calls `serve` with each connection the primary accepted and hands to this worker. */
-  receive(serve: (socket: Socket) => void): void;
-}
 
 /** The stores' options: durability, readiness changes logged once each, the PG_* pool settings. */
 function serviceStoreOptions(
@@ -120,12 +107,13 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const app = buildApp(config, logger, resources);
     const listening = await listen(app, config, logger, opened);
     // A cluster worker hands its metrics to the primary, which serves them all added up.
-    if (resources.metrics && config.cluster) {
+    const inCluster = cluster.isWorker;
+    if (resources.metrics && inCluster) {
       const { shareWorkerMetrics } = await import('./observability/cluster-metrics.ts');
       shareWorkerMetrics(resources.metrics);
     }
     const metricsServer =
-      resources.metrics && config.metrics && !config.cluster
+      resources.metrics && config.metrics && !inCluster
         ? await startMetricsServer(
             resources.metrics,
             config.metrics,
@@ -234,7 +222,7 @@ function httpTimeouts(config: ServerConfig): Partial<HttpTimeouts> {
   };
 }
 
-/** Serves `app` on `config.host:config.port` (in a cluster worker: what the primary hands over). */
+/** Serves `app` on `config.host:config.port` (in a cluster worker, the port it shares). */
 async function listen(
   app: Koa,
   config: ServerConfig,
@@ -243,30 +231,26 @@ async function listen(
 ): Promise<{ server: Server; url: string }> {
   preloadRequestPath();
   const max = config.maxConnections ? fitToDescriptorLimit(config.maxConnections, logger) : 0;
-  const { server, connections } = createHttpServer(app.callback(), {
+  const trust = proxyTrust(config.trustProxy ?? []);
+  const { server, drain } = createHttpServer(app.callback(), {
     timeouts: httpTimeouts(config),
-    cap: { max, onReached: () => warnCapReached(logger, max) },
-    drain: {
-      ...(config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {}),
-      ...(config.cluster ? { handedOver: config.cluster.handedOver } : {}),
+    cap: {
+      max,
+      onReached: () => warnCapReached(logger, max),
+      ...(trust ? { exempt: (address: string) => trust(address, 0) } : {}),
     },
+    drain: config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {},
   });
-  let url: string;
-  if (config.cluster) {
-    config.cluster.receive(connections.inject); // the primary listens
-    url = config.cluster.url;
-  } else {
-    url = await listenOn(server, config.port, config.host);
-  }
+  const url = await listenOn(server, config.port, config.host);
   server.on('error', warnOnce(logger));
-  opened.push(() => connections.shutdown());
+  opened.push(() => drain.shutdown());
   return { server, url };
 }
 
 function warnCapReached(logger: Logger, max: number): void {
   logger.warn(
     { maxConnections: max },
-    `connection cap reached: ${max} connections are open; each new one closes the oldest idle one (or is closed at once when none is idle). If this is real traffic, raise MAX_CONNECTIONS (and the descriptor limit, LimitNOFILE=) or add instances`,
+    `connection cap reached: ${max} connections are open; each new one closes a connection of the address holding the most (its oldest idle one first). If this is real traffic, raise MAX_CONNECTIONS (and the descriptor limit, LimitNOFILE=) or add instances`,
   );
 }
 

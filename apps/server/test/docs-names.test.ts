@@ -320,13 +320,13 @@ describe('the names the docs and comments use', () => {
       /`\.\/x\.ts`, which is no file/,
     );
 
-    const file = 'apps/server/src/http/lingering-close.ts';
+    const file = 'apps/server/src/connection/linger.ts';
     const example =
       examplesOf(
-        '/**\n * Lingers.\n *\n * @example\n * lingerOnClose(server, watchSockets(server)); // done(x)\n */',
+        '/**\n * Lingers.\n *\n * @example\n * answerAndLinger(socket, watchSockets(server)); // done(x)\n */',
       )[0] ?? '';
-    expect(callsIn(example)).toEqual(['lingerOnClose', 'watchSockets']);
-    expect(checkCall(file, example, 'lingerOnClose')).toBeUndefined();
+    expect(callsIn(example)).toEqual(['answerAndLinger', 'watchSockets']);
+    expect(checkCall(file, example, 'answerAndLinger')).toBeUndefined();
     expect(checkCall(file, example, 'watchSockets')).toBe(
       `${file}: an @example calls \`watchSockets\`, which is not declared there and no module exports`,
     );

@@ -21,6 +21,7 @@ function layer(file: string): number {
     'server.ts': 1,
     'cluster.ts': 1,
     'app.ts': 2,
+    connection: 2,
     'handlers.ts': 3,
     http: 3,
     auth: 3,

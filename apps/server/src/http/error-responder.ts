@@ -1,3 +1,4 @@
+import { type OutgoingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Logger } from 'pino';
 import type { ApiError } from './api-error.ts';
 import type { AppContext } from './app-state.ts';
@@ -27,11 +28,49 @@ export function errorBodyJson(error: ApiError): string {
 }
 
 /**
+ * The Error answer to `error` as the raw bytes of an HTTP/1.1 response that closes its
+ * connection, with `headers` (those of the request being answered, if any) and the bounded
+ * body: for the answers written straight to a socket (a refusal before the body, a parser
+ * error, CONNECT).
+ */
+export function rawErrorAnswer(error: ApiError, headers: OutgoingHttpHeaders = {}): string {
+  const body = errorBodyJson(error);
+  const lines = [`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`];
+  const fields: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries({ ...headers, ...error.headers })) {
+    fields[name.toLowerCase()] = value;
+  }
+  Object.assign(fields, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  for (const [name, value] of Object.entries(fields)) {
+    if (value !== undefined)
+      lines.push(`${name}: ${Array.isArray(value) ? value.join(', ') : value}`);
+  }
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/** The raw answers of refusals made before the body was read, for the connection layer. */
+const rawRefusals = new WeakMap<ServerResponse, string>();
+
+/**
+ * The raw answer `answerError` left for `response` (a refusal before the body was read), to be
+ * written by the connection layer, which then closes the connection (`connection/linger.ts`).
+ */
+export function rawRefusalOf(response: ServerResponse): string | undefined {
+  return rawRefusals.get(response);
+}
+
+/**
  * The one place any thrown error becomes an answer: what a middleware threw is answered in the
- * Error shape as `application/json` of at most 1 KB, through `toApiError`. Unexpected failures are logged with
- * their stack; the caller only sees `internal`. A request refused before its body was read gets
- * `Connection: close`, so an unauthenticated caller cannot make the server keep reading.
- * Called by `requestContext`, the outermost middleware, so every answer carries its headers.
+ * Error shape as `application/json` of at most 1 KB, through `toApiError`. Unexpected failures
+ * are logged with their stack; the caller only sees `internal`. A request refused before its
+ * body was read (401, 429, 415, 413…), or whose framing cannot be trusted, is answered raw and
+ * its connection closed after a bounded lingering that reads no HTTP (`rawRefusalOf`):
+ * an unauthenticated caller cannot make the server parse a body. Called by `requestContext`,
+ * the outermost middleware, so every answer carries its headers.
  *
  * @example
  * app.use(async (ctx, next) => {
@@ -45,9 +84,12 @@ export function answerError(ctx: AppContext, thrown: unknown, logger: Logger): v
   }
   ctx.status = error.status;
   ctx.set(error.headers);
-  // Refused before its body was read (401, 429, 415, 413…): close the connection after
-  // answering rather than let Node read and discard the rest of an unwanted body.
-  if (!ctx.req.complete) ctx.set('Connection', 'close');
   ctx.type = 'application/json';
   ctx.body = errorBodyJson(error);
+  if (ctx.req.complete && error.kind !== 'malformedRequest') return;
+  ctx.set('Connection', 'close');
+  // Its turn on the connection (not an answer queued behind a pipelined one): answered raw.
+  if (ctx.res.socket === null || ctx.method === 'HEAD') return;
+  ctx.respond = false;
+  rawRefusals.set(ctx.res, rawErrorAnswer(error, ctx.res.getHeaders()));
 }

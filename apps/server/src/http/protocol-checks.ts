@@ -70,5 +70,5 @@ export function checkProtocol(request: IncomingMessage): void {
 }
 
 function malformed(message: string): ApiError {
-  return new ApiError('malformedRequest', message, { Connection: 'close' });
+  return new ApiError('malformedRequest', message);
 }

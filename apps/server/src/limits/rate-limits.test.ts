@@ -14,7 +14,7 @@ import { AUTH_FAILURE_WINDOW_SECONDS, BURST_WINDOW_SECONDS, RateLimits } from '.
 // The rate limits over real HTTP on 127.0.0.1, counted in the SQLite file's side file
 // (limiter-store.ts), the clock faked where a window matters. Every request says
 // `Connection: close`: an idle keep-alive connection would hold each server's shutdown for its
-// idle grace (1 s, http/graceful-shutdown.ts), which is not what these tests are about.
+// idle grace (1 s, connection/drain.ts), which is not what these tests are about.
 
 const validator = new OpenApiResponseValidator();
 const OTHER_TOKEN = 'second-consumer-token-0123456789';

@@ -235,7 +235,7 @@ describe('slow clients', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    // Short timeouts, so the test is quick: the defaults are measured in timeouts.test.ts.
+    // Short timeouts, so the test is quick: the defaults are measured in http-server.test.ts.
     server = await startTestServer({
       timeouts: {
         headersTimeoutMs: 1_000,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { RateLimitConfig } from '../../src/config.ts';
-import type { HttpTimeouts } from '../../src/http/timeouts.ts';
+import type { HttpTimeouts } from '../../src/connection/http-server.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 

@@ -1,12 +1,13 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { type AddressInfo, Server as NetServer } from 'node:net';
+import { Server as NetServer } from 'node:net';
 import { contract, ERROR_MESSAGES } from '@plant-store/schema';
-import { queuedConnections } from './accept-queue.ts';
-import { ApiError } from './api-error.ts';
-import type { Connections } from './connection-tracker.ts';
-import { STORE_RETRY_AFTER_SECONDS } from './to-api-error.ts';
+import { ApiError } from '../http/api-error.ts';
+import { errorBodyJson } from '../http/error-responder.ts';
+import { STORE_RETRY_AFTER_SECONDS } from '../http/to-api-error.ts';
+import type { Connections } from './fair-share.ts';
 
 const READINESS_PATH = contract.getReadiness.path;
+const PROBE_PATHS = new Set<string>([contract.getHealth.path, READINESS_PATH]);
 
 /**
  * The signals that start a drain, in a single process and in a cluster's primary alike:
@@ -20,13 +21,6 @@ export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
  * (SHUTDOWN_BOUND_MS, 10 s), which also covers closing the store and writing out the logs.
  */
 export const SHUTDOWN_GRACE_MS = 8_000;
-/**
- * Longest wait, once the delay is over, for the kernel's accept queue to be empty. Node (libuv
- * 1.46) takes about one connection from it per turn of the event loop when the loop is busy,
- * and a busy server's turn can take 100–300 ms on a loaded machine: a long queue is not
- * emptied within this bound, and what is left in it is reset.
- */
-const ACCEPT_QUEUE_BOUND_MS = 1_000;
 /** While draining, how often connections are looked at for having been idle long enough. */
 const SWEEP_MS = 50;
 
@@ -40,24 +34,20 @@ export interface DrainOptions {
    * here yet.
    */
   readonly idleGraceMs?: number;
-  /**
-   * Instead of `delayMs`, for a server that never listens (a cluster worker): the drain goes
-   * on once this resolves (its primary has stopped accepting and handed over every connection).
-   */
-  readonly handedOver?: Promise<void>;
 }
 
 /** The drain of one HTTP server. */
 export interface Drain {
   /**
    * Called first for each request: answers it when the drain does (`/readyz` once draining:
-   * 503) and returns true; once the listener is closed, marks the answer `Connection: close`.
+   * 503) and returns true. Decides `Connection: close` for the answers that are not errors:
+   * probes (a caller without a credential cannot hold connections with them) and every answer
+   * once the listener is closed (errors: `answerError`).
    */
   answers(request: IncomingMessage, response: ServerResponse): boolean;
   /**
    * Drains: `/readyz` answers 503 while everything else is served as before (keep-alive
-   * included); after `delayMs` the listener (if any) stops accepting once the kernel's accept
-   * queue is empty, every answer from then on says `Connection: close`, idle connections close
+   * included); after `delayMs` the listener (if any) stops accepting, every answer from then on says `Connection: close`, idle connections close
    * once idle for `idleGraceMs`; SHUTDOWN_GRACE_MS after the delay whatever is left is closed.
    * Resolves once every connection is closed.
    */
@@ -95,7 +85,7 @@ export function drainOnShutdown(
       if (socket.bytesRead === 0) continue;
       const seen = idle.get(socket);
       if (
-        connections.answering(socket) !== undefined ||
+        connections.answering(socket).size > 0 ||
         seen === undefined ||
         seen.bytesRead !== socket.bytesRead
       ) {
@@ -109,28 +99,25 @@ export function drainOnShutdown(
   let stopped: Promise<void> | undefined;
   return {
     answers(request, response) {
-      if (closing) response.setHeader('Connection', 'close');
+      if (closing || PROBE_PATHS.has(request.url ?? '')) response.setHeader('Connection', 'close');
       if (!draining || request.url !== READINESS_PATH) return false;
-      response.setHeader('Connection', 'close');
       answerShuttingDown(response);
       return true;
     },
     shutdown() {
       stopped ??= (async () => {
         draining = true;
-        if (options.handedOver) await options.handedOver;
-        else if ((options.delayMs ?? 0) > 0) {
+        if ((options.delayMs ?? 0) > 0) {
           await new Promise((resolve) => setTimeout(resolve, options.delayMs));
         }
         const force = setTimeout(() => {
           for (const socket of connections.open) socket.destroy();
         }, SHUTDOWN_GRACE_MS);
-        if (server.listening) await stopAcceptingWhenQueueEmpty(server);
+        if (server.listening) stopAccepting(server);
         closing = true;
         for (const socket of connections.open) {
-          const response = connections.answering(socket);
-          if (response !== undefined && !response.headersSent) {
-            response.setHeader('Connection', 'close');
+          for (const response of connections.answering(socket)) {
+            if (!response.headersSent) response.setHeader('Connection', 'close');
           }
         }
         closeLongIdle();
@@ -145,39 +132,10 @@ export function drainOnShutdown(
 }
 
 /**
- * Stops accepting once the kernel holds no connection for the listener that it has not taken
- * (`accept-queue.ts`), at most ACCEPT_QUEUE_BOUND_MS after it is asked to. Closing a listener
- * resets the connections still in the kernel's accept queue, and the handshakes under way
- * (their client sees a reset, not a refusal): on a busy machine a flood's connections can wait
- * there for hundreds of milliseconds. Where the kernel's queue cannot be read (not Linux), a
- * turn of the event loop that accepted nothing stands for an empty queue. Clients that open a
- * new connection for every request can keep the queue filled: those met at the bound are
- * reset (docs/operations.md, "Shutdown").
- */
-export async function stopAcceptingWhenQueueEmpty(server: NetServer): Promise<void> {
-  const { port } = server.address() as AddressInfo;
-  let accepted = 0;
-  const count = () => {
-    accepted += 1;
-  };
-  server.on('connection', count);
-  const deadline = performance.now() + ACCEPT_QUEUE_BOUND_MS;
-  while (performance.now() < deadline) {
-    const before = accepted;
-    // Resolves in a later turn's check phase, after that turn's poll phase accepted.
-    await new Promise((resolve) => setImmediate(resolve));
-    const queued = queuedConnections(port);
-    if (queued === 0 || (queued === undefined && accepted === before)) break;
-  }
-  server.off('connection', count);
-  stopAccepting(server);
-}
-
-/**
  * Stops accepting connections. Node's own `http.Server#close()` also closes every idle
  * keep-alive connection at once (Node ≥ 19), and a request a client has just sent on one then
  * meets a reset; `net.Server#close()`, the method it extends, only stops accepting. The one
- * reach past the HTTP server's own API: guarded by `graceful-shutdown.test.ts` ("keeps an idle
+ * reach past the HTTP server's own API: guarded by `drain.test.ts` ("keeps an idle
  * keep-alive connection open …").
  */
 function stopAccepting(server: NetServer): void {
@@ -187,7 +145,7 @@ function stopAccepting(server: NetServer): void {
 /** `/readyz` while draining: load balancers stop sending here. */
 function answerShuttingDown(response: ServerResponse): void {
   const error = new ApiError('storeUnavailable', ERROR_MESSAGES.storeUnavailable.shuttingDown);
-  const body = JSON.stringify(error.toBody());
+  const body = errorBodyJson(error);
   response.writeHead(error.status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),

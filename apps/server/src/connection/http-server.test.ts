@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { openSocket, receivedUntilClose, statusLineOf } from '../../test/support/raw-socket.ts';
 import { startTestServer } from '../../test/support/start-test-server.ts';
-import { DEFAULT_HTTP_TIMEOUTS, httpServerOptions } from './timeouts.ts';
+import { DEFAULT_HTTP_TIMEOUTS, httpServerOptions } from './http-server.ts';
 
 // The timeouts as configured on the real server; test/e2e/http-timeouts.test.ts watches them
 // fire (Node's own timers, real seconds).

@@ -1,9 +1,8 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSocket, receivedUntilClose } from '../../test/support/raw-socket.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
-import { LINGER_MAX_BYTES, lingerOnClose } from './lingering-close.ts';
+import { LINGER_MAX_BYTES, LINGER_MAX_READS } from './linger.ts';
 
 // Answers sent before the request body was read (here a 413: the limit is 64 KiB) while the
 // client is still sending, over raw sockets on 127.0.0.1. test/e2e/early-refusals.test.ts
@@ -100,43 +99,44 @@ describe('an answer sent while the client is still sending its body', () => {
   });
 });
 
-describe("the Node behaviour lingering close relies on (Node's HTTP server has no public hook for it)", () => {
-  it('Node ends the socket of a Connection: close answer with socket.destroySoon(), which lingerOnClose replaces', async () => {
-    // If a Node version ends such a socket another way, the drain silently stops and clients
-    // get resets again: this test fails first. lingering-close.ts is the one place to change.
-    const bare = createServer((_request, response) => {
-      response.setHeader('Connection', 'close');
-      response.end('refused');
+describe('what a lingering close reads', () => {
+  it('is raw bytes, never parsed: what follows a refused body is no request and no parse error', async () => {
+    const parserErrors: string[] = [];
+    server.server.on('clientError', (error: NodeJS.ErrnoException) => {
+      parserErrors.push(error.code ?? '');
     });
-    let answering: ServerResponse | undefined;
-    bare.on('request', (_request, response: ServerResponse) => {
-      answering = response;
-    });
-    lingerOnClose(bare, { answering: () => answering }, 5_000);
-    let lingered = 0;
-    bare.on('connection', (socket: Socket) => {
-      const replaced = socket.destroySoon;
-      expect(replaced, 'net.Socket#destroySoon is gone').toBeTypeOf('function');
-      socket.destroySoon = () => {
-        lingered += 1;
-        replaced.call(socket);
-      };
-    });
-    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = bare.address() as AddressInfo;
-      const socket = await openSocket(`http://127.0.0.1:${port}`, { allowHalfOpen: true });
-      const received = receivedUntilClose(socket);
-      // Headers and part of a body: the answer comes while the body is still incomplete.
-      socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc');
-      const answer = await firstAnswer(socket);
-      socket.end('d'.repeat(97)); // the rest of the body, read and discarded by the linger
-      expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
-      expect(await received).toMatch(/refused$/);
-      expect(lingered, 'Node no longer ends the socket with destroySoon()').toBe(1);
-    } finally {
-      bare.close();
+    const socket = await openSocket(server.url, { allowHalfOpen: true });
+    const answer = firstAnswer(socket);
+    const received = receivedUntilClose(socket);
+    // No credential: 401 before the body. Once it has come, the rest of the body, then a
+    // request and garbage, which a parser would serve (a second answer) and refuse (400).
+    socket.write(`${createHeaders(1_000, 'wrong')}{"id": 1,`);
+    expect(await answer).toMatch(/^HTTP\/1\.1 401 /);
+    socket.end(`${'x'.repeat(991)}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nzz\r\n\r\n`);
+    const text = await received;
+    expect(text.match(/HTTP\/1\.1/g)).toHaveLength(1);
+    // At the client's end, Node asks its parser to finish: it is still in the first body,
+    // having seen none of the bytes after the refusal.
+    expect(parserErrors).toEqual(['HPE_INVALID_EOF_STATE']);
+    expect(text).toContain('{"error":40101,');
+  });
+
+  it(`is at most ${LINGER_MAX_READS} reads: a body trickled in 1-byte chunks is cut there`, async () => {
+    const socket = await openSocket(server.url, { allowHalfOpen: true });
+    socket.setNoDelay(true);
+    socket.on('error', () => undefined);
+    const answer = firstAnswer(socket);
+    socket.write(createHeaders(MB, 'wrong'));
+    expect(await answer).toMatch(/^HTTP\/1\.1 401 /);
+    let writes = 0;
+    // Each byte in its own segment, once the last was taken: the server reads each alone.
+    while (!socket.destroyed && writes < 20 * LINGER_MAX_READS) {
+      await new Promise((resolve) => socket.write('a', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      writes += 1;
     }
+    expect(socket.destroyed).toBe(true);
+    expect(writes).toBeGreaterThan(LINGER_MAX_READS / 4);
   });
 });
 

@@ -1,0 +1,116 @@
+import type { Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * Most requests a connection may have parsed and not yet answered (HTTP/1.1 pipelining). Node
+ * stops reading a connection whose answers back up, but parses a whole read (64 KiB: hundreds
+ * of small requests) before it stops; a connection past this depth is closed. Browsers and
+ * HTTP clients do not pipeline; proxies send one request at a time.
+ */
+export const MAX_PIPELINED = 16;
+
+/** The connection cap (MAX_CONNECTIONS, kept below the descriptor limit). */
+export interface ConnectionCap {
+  /** At most this many connections are open; 0 for no cap. */
+  readonly max: number;
+  /** Addresses the per-address share does not apply to (trusted proxies: they are the edge). */
+  readonly exempt?: (address: string) => boolean;
+  /** Called the first time a connection comes over the cap. */
+  readonly onReached?: () => void;
+}
+
+/** The open connections of an HTTP server and the answers under way on each. */
+export interface Connections {
+  /** Every open connection, oldest first. */
+  readonly open: ReadonlySet<Socket>;
+  /** The answers being written on `socket`, oldest first (more than one when pipelined). */
+  answering(socket: Socket): ReadonlySet<ServerResponse>;
+  /** Resolves once no connection is open. */
+  allClosed(): Promise<void>;
+}
+
+const NONE: ReadonlySet<ServerResponse> = new Set();
+
+/**
+ * Tracks `server`'s connections by client address and caps them fairly: one address may hold
+ * at most half the cap (unless `exempt`), and over the cap the address holding the most pays,
+ * never another: its oldest idle connection is closed, else the newcomer when it is that
+ * address's, else that address's oldest. Node's own `maxConnections` refuses whoever comes
+ * next, which let one address that held every connection shut everyone else out.
+ *
+ * @example
+ * const connections = trackConnections(server, { max: 900 });
+ */
+export function trackConnections(server: Server, cap: ConnectionCap = { max: 0 }): Connections {
+  const open = new Set<Socket>();
+  const byAddress = new Map<string, Set<Socket>>();
+  const answering = new WeakMap<Socket, Set<ServerResponse>>();
+  const share = Math.ceil(cap.max / 2);
+  let emptied: (() => void) | undefined;
+  let reached = false;
+
+  const idle = (socket: Socket) => (answering.get(socket)?.size ?? 0) === 0;
+  /** Closes one connection of `address`: its oldest idle one, else `newcomer` or its oldest. */
+  const evictFrom = (address: string, newcomer: Socket) => {
+    const own = byAddress.get(address) ?? new Set<Socket>();
+    for (const socket of own) {
+      if (socket !== newcomer && idle(socket)) return socket.destroy();
+    }
+    if (own.has(newcomer)) return newcomer.destroy();
+    own.values().next().value?.destroy();
+  };
+  /** The address holding the most; on a tie with the newcomer's, the other one. */
+  const heaviest = (newcomer: string) => {
+    let most = newcomer;
+    let count = byAddress.get(newcomer)?.size ?? 0;
+    for (const [address, sockets] of byAddress) {
+      if (
+        address !== newcomer &&
+        (sockets.size > count || (most === newcomer && sockets.size === count))
+      ) {
+        most = address;
+        count = sockets.size;
+      }
+    }
+    return most;
+  };
+
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const own = byAddress.get(address) ?? new Set<Socket>();
+    byAddress.set(address, own);
+    own.add(socket);
+    open.add(socket);
+    socket.once('close', () => {
+      open.delete(socket);
+      own.delete(socket);
+      if (own.size === 0 && byAddress.get(address) === own) byAddress.delete(address);
+      if (open.size === 0) emptied?.();
+    });
+    if (cap.max <= 0) return;
+    if (own.size > share && !cap.exempt?.(address)) evictFrom(address, socket);
+    else if (open.size > cap.max) {
+      if (!reached) cap.onReached?.();
+      reached = true;
+      evictFrom(heaviest(address), socket);
+    }
+  });
+  server.on('request', (request, response: ServerResponse) => {
+    const socket = request.socket as Socket;
+    const answers = answering.get(socket) ?? new Set<ServerResponse>();
+    answering.set(socket, answers);
+    answers.add(response);
+    response.once('close', () => answers.delete(response));
+    if (answers.size > MAX_PIPELINED) socket.destroy();
+  });
+
+  return {
+    open,
+    answering: (socket) => answering.get(socket) ?? NONE,
+    allClosed: () =>
+      new Promise<void>((resolve) => {
+        emptied = resolve;
+        if (open.size === 0) resolve();
+      }),
+  };
+}

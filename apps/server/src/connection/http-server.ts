@@ -1,0 +1,128 @@
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
+import { rawRefusalOf } from '../http/error-responder.ts';
+import { type Drain, type DrainOptions, drainOnShutdown } from './drain.ts';
+import { type ConnectionCap, trackConnections } from './fair-share.ts';
+import { answerAndLinger } from './linger.ts';
+import { answerParserErrors } from './parser-errors.ts';
+
+/** The HTTP server's timeouts, in milliseconds. */
+export interface HttpTimeouts {
+  /** A request's headers must be complete this long after its first byte (slowloris). */
+  readonly headersTimeoutMs: number;
+  /** A whole request, body included, must have arrived this long after its first byte. */
+  readonly requestTimeoutMs: number;
+  /**
+   * A connection that makes no progress in either direction for this long is closed (Node's
+   * `server.timeout`, a socket inactivity timer: the role of nginx's `send_timeout`). A client
+   * that stops reading an answer holds its connection this long at most.
+   */
+  readonly progressTimeoutMs: number;
+  /**
+   * An idle keep-alive connection is closed after this long. Longer than a load balancer's own
+   * idle timeout (AWS ALB: 60 s), so the balancer, not the server, closes idle connections and
+   * never sends a request on a connection the server is closing (a spurious 502).
+   */
+  readonly keepAliveTimeoutMs: number;
+  /** How often the server looks for connections over `headersTimeoutMs`/`requestTimeoutMs`. */
+  readonly connectionsCheckingIntervalMs: number;
+  /** After a refusal sent before the body was read, how long the rest is read and dropped. */
+  readonly lingerMs: number;
+}
+
+/**
+ * The defaults. Node's own (headers 60 s, request 300 s, keep-alive 5 s, checked every 30 s,
+ * no progress timeout) let a slowloris or a stalled reader hold a connection for minutes.
+ */
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
+  headersTimeoutMs: 5_000,
+  requestTimeoutMs: 30_000,
+  progressTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 65_000,
+  connectionsCheckingIntervalMs: 1_000,
+  lingerMs: 5_000,
+};
+
+/**
+ * The `http.createServer` options for `timeouts` (defaults for any not given; the progress
+ * timeout is `server.timeout`, set by `createHttpServer`).
+ *
+ * @example
+ * const server = http.createServer(httpServerOptions({ keepAliveTimeoutMs: 120_000 }), handler);
+ */
+export function httpServerOptions(timeouts: Partial<HttpTimeouts> = {}): ServerOptions {
+  const merged = { ...DEFAULT_HTTP_TIMEOUTS, ...timeouts };
+  return {
+    headersTimeout: merged.headersTimeoutMs,
+    requestTimeout: merged.requestTimeoutMs,
+    keepAliveTimeout: merged.keepAliveTimeoutMs,
+    connectionsCheckingInterval: merged.connectionsCheckingIntervalMs,
+  };
+}
+
+/** How the API's HTTP server is built. */
+export interface HttpServerOptions {
+  readonly timeouts?: Partial<HttpTimeouts>;
+  readonly cap?: ConnectionCap;
+  readonly drain?: DrainOptions;
+}
+
+/**
+ * The one place the API's `node:http` server is made; its listeners, in the order Node calls
+ * them for a connection:
+ * 1. `connection`: counted, and the per-address share and the cap applied (`fair-share.ts`);
+ * 2. `clientError` and `connect`: what Node's parser refuses, answered in the Error shape
+ *    (`parser-errors.ts`);
+ * 3. `checkContinue`/`checkExpectation`: requests with `Expect` served as any other, the `100`
+ *    sent only when the body is about to be read (after the bearer check and the size checks);
+ * 4. `request`: its place in the connection's pipeline (`fair-share.ts`), then the drain
+ *    (`/readyz` 503 while draining; `Connection: close` on probes and once the listener is
+ *    closed: `drain.ts`), then the application.
+ * A refusal made before the body was read is written raw once the application is done, and the
+ * connection closed after a lingering that parses nothing (`linger.ts`).
+ *
+ * @example
+ * const { server, drain } = createHttpServer(app.callback(), { cap: { max: 900 } });
+ * await listenOn(server, 3000, '127.0.0.1');
+ * process.once('SIGTERM', () => drain.shutdown());
+ */
+export function createHttpServer(
+  handle: RequestListener,
+  options: HttpServerOptions = {},
+): { server: Server; drain: Drain } {
+  const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts };
+  // Node's own answers to a request without Host (400) and to too many header fields (it drops
+  // the extra ones) have no Error body: the app answers them (`http/protocol-checks.ts`).
+  const server = createServer({ ...httpServerOptions(timeouts), requireHostHeader: false });
+  server.maxHeadersCount = 0;
+  server.timeout = timeouts.progressTimeoutMs;
+
+  const connections = trackConnections(server, options.cap); // 1, and 4's pipeline
+  answerParserErrors(server, connections, timeouts.lingerMs); // 2
+  // 3. A stream emits 'resume' when a reader starts taking its data.
+  server.on('checkContinue', (request, response) => {
+    request.once('resume', () => {
+      if (!response.headersSent) response.writeContinue();
+    });
+    server.emit('request', request, response);
+  });
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
+  const drain = drainOnShutdown(server, connections, options.drain);
+  server.on('request', (request, response) => {
+    // 4. A connection closed for pipelining too deep serves nothing more.
+    if (request.socket.destroyed) return;
+    if (drain.answers(request, response)) return;
+    // Koa's handler resolves once it has answered, or left a refusal to be sent raw.
+    const handled: unknown = handle(request, response);
+    void Promise.resolve(handled).then(() => {
+      const refusal = rawRefusalOf(response);
+      if (refusal === undefined) return;
+      answerAndLinger(
+        request.socket,
+        refusal,
+        timeouts.lingerMs,
+        request.headers['content-length'],
+      );
+    });
+  });
+  return { server, drain };
+}

@@ -1,0 +1,60 @@
+import type { Socket } from 'node:net';
+
+/** What a lingering close reads at most before it closes: bytes, and reads (tiny chunks). */
+export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
+export const LINGER_MAX_READS = 1024;
+
+/**
+ * nginx's lingering close, for an answer sent before the request's body was read (a refusal:
+ * 401, 413, 415, 429 …, or a parser error). Destroying the socket with the client's body still
+ * arriving makes the kernel reset it, and a client still sending (fetch, curl) loses the answer.
+ * So: the HTTP parser is taken off the socket (Node stops feeding it once a `data` listener is
+ * added and its own is gone), `answer` is written, the server's side ends (FIN), and the rest
+ * is read as raw bytes and dropped, never parsed, until the client closes its side or
+ * `lingerMs`, `LINGER_MAX_BYTES` or `LINGER_MAX_READS` run out: a body trickled in 1-byte
+ * chunks costs at most that many reads. A body announced (`Content-Length`) as larger than
+ * `LINGER_MAX_BYTES` is not read at all.
+ *
+ * @example
+ * answerAndLinger(request.socket, rawErrorAnswer(error), 5_000, request.headers['content-length']);
+ */
+export function answerAndLinger(
+  socket: Socket,
+  answer: string,
+  lingerMs: number,
+  announcedLength?: string,
+): void {
+  const close = () => {
+    socket.destroy();
+  };
+  socket.on('error', close);
+  if (!socket.writable) {
+    close();
+    return;
+  }
+  socket.end(answer);
+  if (lingerMs <= 0 || Number(announcedLength ?? 0) > LINGER_MAX_BYTES) {
+    socket.once('finish', close);
+    return;
+  }
+  const timer = setTimeout(close, lingerMs);
+  socket.once('close', () => clearTimeout(timer));
+  // Node's HTTP server starts reading again on 'resume' (its parser may have stopped reading
+  // for a body nobody took); once it has, the parser is taken off: its listener removed, ours
+  // added, which makes Node hand the bytes to 'data' listeners instead of its parser.
+  socket.once('resume', () => {
+    for (const listener of socket.listeners('data')) {
+      socket.removeListener('data', listener as (chunk: Buffer) => void);
+    }
+    let reads = 0;
+    let bytes = 0;
+    socket.on('data', (chunk: Buffer) => {
+      reads += 1;
+      bytes += chunk.length;
+      if (reads > LINGER_MAX_READS || bytes > LINGER_MAX_BYTES) close();
+    });
+    socket.once('end', close);
+  });
+  socket.pause();
+  socket.resume();
+}
