@@ -1,6 +1,7 @@
 import { contract, NewPlant } from '@plant-store/schema';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sendRawBytes } from '../../test/support/raw-socket.ts';
+import { readPlantRows } from '../../test/support/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
 
 // The body's declared length, over a raw socket: a Content-Length over the limit is refused
@@ -37,4 +38,31 @@ it('reads every body of the contract as a NewPlant, the flat record its limits a
   const bodies = Object.values(contract).flatMap((route) => (route.body ? [route.body] : []));
   expect(bodies.length).toBeGreaterThan(0);
   for (const body of bodies) expect(body).toBe(NewPlant);
+});
+
+/** A create whose body is sent in chunked framing, `size` bytes per chunk. */
+function chunkedCreate(body: string, size: number): string {
+  let chunks = '';
+  for (let at = 0; at < body.length; at += size) {
+    const piece = body.slice(at, at + size);
+    chunks += `${piece.length.toString(16)}\r\n${piece}\r\n`;
+  }
+  return (
+    'POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+    `Authorization: Bearer ${server.token}\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n` +
+    `${chunks}0\r\n\r\n`
+  );
+}
+
+it('refuses a body that arrives in more than one piece per 64 bytes on average, and stores nothing', async () => {
+  // 1,024 pieces at most with the 64 KiB limit: 2,000 one-byte chunks are refused after 1,025.
+  const body = `{"id": 77, "name": "Fern"${' '.repeat(1_960)}}`;
+  const refused = await sendRawBytes(server.url, chunkedCreate(body, 1));
+  expect(refused).toMatch(/^HTTP\/1\.1 400 /);
+  expect(refused).toContain(
+    '{"error":40004,"message":"Request body arrived in more than 1024 pieces: send it in fewer, larger writes"}',
+  );
+  expect(readPlantRows(server.databaseFile)).toEqual([]);
+  // The same body in 100-byte chunks (20 pieces) is served.
+  expect(await sendRawBytes(server.url, chunkedCreate(body, 100))).toMatch(/^HTTP\/1\.1 200 /);
 });
