@@ -1,13 +1,20 @@
 import cluster, { type Address, type Worker } from 'node:cluster';
 import type { ServerOptions } from 'node:http';
+import { createServer } from 'node:net';
 import type { Logger } from 'pino';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
+import { listenOn } from './listen.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 
 // WEB_CONCURRENCY > 1, with node:cluster as its documentation shows it: the primary forks the
-// workers, replaces one that dies and forwards the shutdown signals; each worker listens on
-// PORT (the primary hands out the connections, round-robin) and drains on a signal as a single
-// process does (/readyz 503 for SHUTDOWN_DELAY_MS, then it stops accepting and finishes).
+// workers, replaces one that dies and passes the shutdown on (`worker.send`); each worker
+// listens on PORT (the primary hands out the connections, round-robin) and drains when told, as
+// a single process does on a signal (/readyz 503 for SHUTDOWN_DELAY_MS, then it stops accepting
+// and finishes). Workers absorb signals of their own: systemd's default KillMode and a
+// terminal's Ctrl-C signal every process of the group, and the primary says when to stop.
+
+/** The message that tells a worker to drain and exit. */
+export const SHUTDOWN_MESSAGE = 'plant-store:shutdown';
 
 /** First wait before a dead worker is replaced; it doubles with each death in a row, to 30 s. */
 const RESTART_DELAY_MS = 250;
@@ -19,6 +26,9 @@ const STOP_TIMEOUT_MS = 30_000;
 export interface PrimaryOptions {
   /** How many workers to keep running. */
   readonly workers: number;
+  /** Where the workers listen (PORT, HOST): checked free before any is forked. */
+  readonly port: number;
+  readonly host: string;
   readonly logger: Logger;
   /** Called once, when every worker of the first start listens (the startup message). */
   readonly onListening: (url: string) => void;
@@ -40,6 +50,10 @@ export interface PrimaryOptions {
  */
 export async function runPrimary(options: PrimaryOptions): Promise<number> {
   const { logger } = options;
+  // A port in use fails the start here, with one line, rather than in every worker.
+  const probe = createServer();
+  await listenOn(probe, options.port, options.host);
+  await new Promise((resolve) => probe.close(resolve));
   const metrics = options.metrics ? await serveMetrics(options, options.metrics) : undefined;
   let stopping = false;
   let failed = false;
@@ -60,7 +74,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down the workers');
-    for (const worker of live) worker.process.kill(signal);
+    for (const worker of live) worker.send(SHUTDOWN_MESSAGE, () => undefined);
     setTimeout(() => {
       logger.error('workers did not stop in time: killing them');
       failed = true;
@@ -80,16 +94,19 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
   cluster.on('exit', (worker: Worker, code: number, signal: string) => {
     live.delete(worker);
     const served = listening.delete(worker.id);
-    if (stopping || !started) {
-      if (code !== 0 || !stopping) failed = true;
-      if (!stopping) {
-        logger.error({ worker: worker.process.pid, code, signal }, 'a worker failed to start');
-        stop('SIGTERM');
-      }
+    if (stopping) {
+      if (code !== 0) failed = true;
       if (live.size === 0) stopped();
       return;
     }
     logger.error({ worker: worker.process.pid, code, signal }, 'worker exited unexpectedly');
+    if (!started) {
+      logger.error('a worker failed to start: stopping');
+      failed = true;
+      stop('SIGTERM');
+      if (live.size === 0) stopped();
+      return;
+    }
     deathsInARow = served ? 0 : deathsInARow + 1;
     const delayMs = Math.min(RESTART_DELAY_MS * 2 ** deathsInARow, MAX_RESTART_DELAY_MS);
     logger.warn({ delayMs }, 'replacing the worker');

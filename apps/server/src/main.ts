@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { developmentTokenPath, loadDevelopmentToken } from './auth/development-token.ts';
-import { runPrimary } from './cluster.ts';
+import { runPrimary, SHUTDOWN_MESSAGE } from './cluster.ts';
 import { type Config, loadConfig, StartupError } from './config.ts';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
 import { httpServerOptions } from './connection/http-server.ts';
@@ -52,6 +52,8 @@ async function run(config: Config): Promise<void> {
     process.exit(
       await runPrimary({
         workers: config.webConcurrency,
+        port: config.port,
+        host: config.host,
         logger: baseLogger,
         onListening: (url) => announce(url, baseLogger, config, development),
         ...(config.metrics
@@ -64,6 +66,13 @@ async function run(config: Config): Promise<void> {
     );
   }
   const worker = cluster.worker;
+  // A worker absorbs signals and stops when its primary says so; told before it serves, it
+  // exits at once.
+  let stopWorker: () => void = () => process.exit(0);
+  if (worker) {
+    for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => undefined);
+    process.on('message', (message) => message === SHUTDOWN_MESSAGE && stopWorker());
+  }
   // Each worker's lines name it (the pid), since they share one output.
   const logger = worker ? baseLogger.child({ pid: process.pid, worker: worker.id }) : baseLogger;
   const running = await startServer(
@@ -76,8 +85,8 @@ async function run(config: Config): Promise<void> {
   // runner reaches the server twice (from the terminal to the process group, and forwarded by
   // the runner), and dying of the second would turn a clean stop into a failure. The shutdown
   // is bounded: the process exits (1) SHUTDOWN_BOUND_MS after SHUTDOWN_DELAY_MS whatever the
-  // drain, the store or a log pipe do. A cluster worker drains the same way, on the signal its
-  // primary forwards (or one sent to the whole process group).
+  // drain, the store or a log pipe do. A cluster worker drains the same way when its primary
+  // says so, and absorbs signals (see cluster.ts).
   let stopping = false;
   const shutdown = (signal?: string) => {
     if (stopping) return;
@@ -103,11 +112,12 @@ async function run(config: Config): Promise<void> {
       },
     );
   };
-  for (const signal of SHUTDOWN_SIGNALS) {
-    process.on(signal, () => shutdown(signal));
-  }
   // The primary announces the URL once; each worker says that it serves (with its pid).
-  if (worker) return void logger.info('worker serving');
+  if (worker) {
+    stopWorker = () => shutdown();
+    return void logger.info('worker serving');
+  }
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => shutdown(signal));
   announce(running.url, logger, config, development, running.metricsUrl);
 }
 

@@ -9,57 +9,48 @@ import type { Connections } from './fair-share.ts';
 const READINESS_PATH = contract.getReadiness.path;
 const PROBE_PATHS = new Set<string>([contract.getHealth.path, READINESS_PATH]);
 
-/**
- * The signals that start a drain, in a single process and in a cluster's primary alike:
- * SIGTERM (supervisors), SIGINT (Ctrl-C) and SIGHUP (a closing terminal, some supervisors).
- */
+/** The signals that start a drain: SIGTERM (supervisors), SIGINT (Ctrl-C), SIGHUP (a terminal). */
 export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 /**
- * How long a drain waits, after SHUTDOWN_DELAY_MS, for the accept queue and in-flight requests
- * before it closes every connection: below main.ts's bound on the whole shutdown
- * (SHUTDOWN_BOUND_MS, 10 s), which also covers closing the store and writing out the logs.
+ * How long a drain waits, after SHUTDOWN_DELAY_MS, for in-flight requests before it closes every
+ * connection: below main.ts's bound on the whole shutdown (10 s: store and logs included).
  */
 export const SHUTDOWN_GRACE_MS = 8_000;
 /** While draining, how often connections are looked at for having been idle long enough. */
 const SWEEP_MS = 50;
 
-/** How a server drains on shutdown. */
 export interface DrainOptions {
   /** `/readyz` answers 503 this long before the listener closes (SHUTDOWN_DELAY_MS). */
   readonly delayMs?: number;
   /**
-   * Once the listener is closed, an idle keep-alive connection is closed once it has been idle
-   * this long with nothing received: a client may have sent a request toward it that is not
-   * here yet.
+   * Once the listener is closed, an idle keep-alive connection is closed after this long with
+   * nothing received: a request may be on its way to it (1 s).
    */
   readonly idleGraceMs?: number;
 }
 
-/** The drain of one HTTP server. */
 export interface Drain {
   /**
-   * Called first for each request: answers it when the drain does (`/readyz` once draining:
-   * 503) and returns true. Decides `Connection: close` for the answers that are not errors:
-   * probes (a caller without a credential cannot hold connections with them) and every answer
-   * once the listener is closed (errors: `answerError`).
+   * Called first for each request: answers `/readyz` 503 while draining (returns true), and
+   * decides `Connection: close` for answers that are not errors (those: `answerError`): probes
+   * (a caller without a credential cannot hold connections with them), and every answer once
+   * the listener is closed.
    */
   answers(request: IncomingMessage, response: ServerResponse): boolean;
   /**
-   * Drains: `/readyz` answers 503 while everything else is served as before (keep-alive
-   * included); after `delayMs` the listener (if any) stops accepting, every answer from then on says `Connection: close`, idle connections close
-   * once idle for `idleGraceMs`; SHUTDOWN_GRACE_MS after the delay whatever is left is closed.
-   * Resolves once every connection is closed.
+   * `/readyz` answers 503 while everything else is served as before, keep-alive included; after
+   * `delayMs` the listener stops accepting, answers say `Connection: close`, idle connections
+   * close after `idleGraceMs`, and SHUTDOWN_GRACE_MS later whatever is left. Resolves once
+   * every connection is closed.
    */
   shutdown(): Promise<void>;
 }
 
 /**
- * The drain of `server`, whose connections `connections` tracks. Keep-alive connections stay
- * open until the listener closes, so that a keep-alive client (or a balancer's pooled
- * connection) sends its next request on the connection it has rather than a new one, which
- * could wait in the kernel's accept queue and be reset when the listener closes; after that, a
- * new connection is refused.
+ * The drain of `server`. Keep-alive connections stay open until the listener closes, so that a
+ * client sends its next request on the connection it has rather than on a new one that could
+ * be refused; after that a new connection is refused.
  *
  * @example
  * const drain = drainOnShutdown(server, connections, { delayMs: 5_000 });
@@ -74,14 +65,12 @@ export function drainOnShutdown(
   let draining = false;
   let closing = false;
 
-  // Since when each connection has been seen idle, and its bytes read then (more read since:
-  // a request is arriving, its headers not complete yet).
+  // Since when each connection has been idle, and its bytes read then (more since: a request
+  // is arriving). One that has sent nothing yet is arriving too (the header timeout cuts it).
   const idle = new WeakMap<object, { since: number; bytesRead: number }>();
   const closeLongIdle = () => {
     const now = performance.now();
     for (const socket of connections.open) {
-      // A connection that has sent nothing yet is arriving, not idle: its first request comes
-      // (Node's header timeout cuts one that never sends).
       if (socket.bytesRead === 0) continue;
       const seen = idle.get(socket);
       if (
@@ -132,11 +121,9 @@ export function drainOnShutdown(
 }
 
 /**
- * Stops accepting connections. Node's own `http.Server#close()` also closes every idle
- * keep-alive connection at once (Node ≥ 19), and a request a client has just sent on one then
- * meets a reset; `net.Server#close()`, the method it extends, only stops accepting. The one
- * reach past the HTTP server's own API: guarded by `drain.test.ts` ("keeps an idle
- * keep-alive connection open …").
+ * Stops accepting. `http.Server#close()` also closes every idle keep-alive connection at once,
+ * and a request just sent on one meets a reset; `net.Server#close()`, which it extends, only
+ * stops accepting. The one reach past the HTTP server's API: `drain.test.ts` guards it.
  */
 function stopAccepting(server: NetServer): void {
   NetServer.prototype.close.call(server);

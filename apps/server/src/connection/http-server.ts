@@ -5,34 +5,26 @@ import { type ConnectionCap, trackConnections } from './fair-share.ts';
 import { answerAndLinger } from './linger.ts';
 import { answerParserErrors } from './parser-errors.ts';
 
-/** The HTTP server's timeouts, in milliseconds. */
+/** The HTTP server's timeouts, in milliseconds (docs/operations.md, "Timeouts"). */
 export interface HttpTimeouts {
   /** A request's headers must be complete this long after its first byte (slowloris). */
   readonly headersTimeoutMs: number;
   /** A whole request, body included, must have arrived this long after its first byte. */
   readonly requestTimeoutMs: number;
   /**
-   * A connection that makes no progress in either direction for this long is closed (Node's
-   * `server.timeout`, a socket inactivity timer: the role of nginx's `send_timeout`). A client
-   * that stops reading an answer holds its connection this long at most.
+   * A connection that makes no progress either way for this long is closed (`server.timeout`,
+   * nginx's `send_timeout`): a client that stops reading an answer holds it this long at most.
    */
   readonly progressTimeoutMs: number;
-  /**
-   * An idle keep-alive connection is closed after this long. Longer than a load balancer's own
-   * idle timeout (AWS ALB: 60 s), so the balancer, not the server, closes idle connections and
-   * never sends a request on a connection the server is closing (a spurious 502).
-   */
+  /** An idle keep-alive connection is closed after this long: above a balancer's (60 s). */
   readonly keepAliveTimeoutMs: number;
-  /** How often the server looks for connections over `headersTimeoutMs`/`requestTimeoutMs`. */
+  /** How often Node looks for connections over `headersTimeoutMs`/`requestTimeoutMs`. */
   readonly connectionsCheckingIntervalMs: number;
   /** After a refusal sent before the body was read, how long the rest is read and dropped. */
   readonly lingerMs: number;
 }
 
-/**
- * The defaults. Node's own (headers 60 s, request 300 s, keep-alive 5 s, checked every 30 s,
- * no progress timeout) let a slowloris or a stalled reader hold a connection for minutes.
- */
+/** The defaults; Node's own (60 s, 300 s, none, 5 s, 30 s) let one client hold a connection for minutes. */
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 30_000,
@@ -43,8 +35,7 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
 };
 
 /**
- * The `http.createServer` options for `timeouts` (defaults for any not given; the progress
- * timeout is `server.timeout`, set by `createHttpServer`).
+ * The `http.createServer` options for `timeouts`, defaults for any not given.
  *
  * @example
  * const server = http.createServer(httpServerOptions({ keepAliveTimeoutMs: 120_000 }), handler);

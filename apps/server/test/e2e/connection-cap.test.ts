@@ -4,18 +4,21 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSocket } from '../support/raw-socket.ts';
+import { openSocket, statusLineOf } from '../support/raw-socket.ts';
 import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // A server process under a lowered descriptor limit (`ulimit -n 256`) with MAX_CONNECTIONS=200,
-// and 450 keep-alive connections from a caller without a credential, each left open after one
-// request: a third GET /healthz, the rest GET /openapi.json. Before, such a crowd took
-// every descriptor and new clients waited out the 65 s keep-alive; now probes are answered with
-// `Connection: close`, a connection over the cap is closed at once and the idle ones with it
-// (to make room), the cap is logged once, and a client with a token is served.
+// and 450 keep-alive connections from callers without a credential on three addresses
+// (127.0.0.1, .3, .4), each left open after one request: a third GET /healthz, the rest GET
+// /openapi.json. Before, such a crowd took every descriptor and new clients waited out the 65 s
+// keep-alive; now probes are answered with `Connection: close`, an address past half the cap
+// or over the cap loses its own oldest idle connection, the cap is logged once, and a client
+// with a token (from 127.0.0.2) is served.
 
 const CROWD = 450;
 const ASKS = ['/healthz', '/openapi.json', '/openapi.json'];
+const CROWD_ADDRESSES = ['127.0.0.1', '127.0.0.3', '127.0.0.4'];
+const CLIENT = '127.0.0.2';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-cap-'));
 const token = `cap-${randomBytes(16).toString('base64url')}`;
@@ -34,11 +37,10 @@ function startUnderLimit(
   );
 }
 
-// Alone, and as 2 cluster workers capped at 100 each (a worker counts the connections its
-// primary hands it: Node's own count covers only those its own listener accepts). The
-// cluster's crowd comes one connection at a time, each answered (or closed) before the next:
-// the primary holds a connection until a worker has it, and a burst of 450 would take its 256
-// descriptors (Node then closes new connections, as it did with its own cluster listener).
+// Alone, and as 2 cluster workers capped at 100 each (node:cluster's primary hands each
+// connection to a worker, round-robin). The cluster's crowd comes one connection at a time,
+// each answered (or closed) before the next: the primary holds a connection until a worker has
+// it, and a burst of 450 would take its 256 descriptors.
 describe.each([
   ['alone', '1'],
   ['as 2 cluster workers', '2'],
@@ -62,7 +64,8 @@ describe.each([
 
   it(`serves a client with a token while ${CROWD} connections without one crowd the server, and logs the cap once per process`, async () => {
     for (let i = 0; i < CROWD; i++) {
-      const socket = await openSocket(url).catch(() => undefined);
+      const localAddress = CROWD_ADDRESSES[i % CROWD_ADDRESSES.length] ?? '';
+      const socket = await openSocket(url, { localAddress }).catch(() => undefined);
       if (socket === undefined) continue;
       socket.on('error', () => undefined);
       const answered = new Promise((resolve) =>
@@ -75,16 +78,20 @@ describe.each([
     // Every connection of the crowd has been accepted (and answered) or closed.
     await new Promise((resolve) => setTimeout(resolve, 500));
 
-    const served: number[] = [];
+    const served: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const response = await fetch(`${url}/plants`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ id: 500 + i, name: `Capped ${i}` }),
-      });
-      served.push(response.status);
+      const body = JSON.stringify({ id: 500 + i, name: `Capped ${i}` });
+      const socket = await openSocket(url, { localAddress: CLIENT });
+      served.push(
+        await statusLineOf(
+          socket,
+          `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        ),
+      );
+      socket.destroy();
     }
-    expect(served).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(served)).toEqual(new Set(['HTTP/1.1 200 OK']));
     // The log is written in chunks, at least once a second (by each process).
     const output = () => server?.output() ?? '';
     const caps = () => output().match(/connection cap reached/g)?.length ?? 0;
@@ -118,7 +125,8 @@ describe('the default cap under ulimit -n 128', () => {
     const output = server.output;
 
     for (let i = 0; i < 300; i++) {
-      const socket = await openSocket(url).catch(() => undefined);
+      const localAddress = CROWD_ADDRESSES[i % CROWD_ADDRESSES.length] ?? '';
+      const socket = await openSocket(url, { localAddress }).catch(() => undefined);
       if (socket === undefined) continue;
       socket.on('error', () => undefined);
       idle.push(socket);

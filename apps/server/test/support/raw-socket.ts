@@ -13,7 +13,7 @@ import { connect, type Socket } from 'node:net';
 export function openSocket(
   baseUrl: string,
   /** `allowHalfOpen: true`: keep sending after the server has ended its side (as HTTP clients do). */
-  options: { readonly allowHalfOpen?: boolean } = {},
+  options: { readonly allowHalfOpen?: boolean; readonly localAddress?: string } = {},
 ): Promise<Socket> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
