@@ -44,3 +44,15 @@ describe('a body whose framing breaks while its handler reads it', () => {
     },
   );
 });
+
+describe('CONNECT', () => {
+  it('gets 405 in the Error shape, its body bounded to 1 KB whatever the target (12,000 characters here)', async () => {
+    const target = `${'a'.repeat(12_000)}:443`;
+    const answer = await sendRawBytes(server.url, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(1024);
+    expect(JSON.parse(body)).toMatchObject({ error: 40501 });
+    expect(JSON.parse(body).message).toMatch(/^CONNECT is not allowed: this server is not a proxy/);
+  });
+});

@@ -52,6 +52,18 @@ export function rawErrorAnswer(error: ApiError, headers: OutgoingHttpHeaders = {
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
+/** Answers `response` with `error` in the Error shape (for answers made outside Koa). */
+export function writeErrorAnswer(response: ServerResponse, error: ApiError): void {
+  const body = errorBodyJson(error);
+  response.writeHead(error.status, {
+    ...error.headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+  });
+  response.end(body);
+}
+
 /** The raw answers of refusals made before the body was read, for the connection layer. */
 const rawRefusals = new WeakMap<ServerResponse, string>();
 
