@@ -7,7 +7,12 @@ export default defineConfig({
   test: {
     name: 'proxies',
     include: ['test/proxies/**/*.test.ts'],
-    globalSetup: ['./test/proxies/require-proxies.ts', './test/support/postgres-global-setup.ts'],
+    // And the API reference files the servers send (the stalled readers ask for the script).
+    globalSetup: [
+      './test/proxies/require-proxies.ts',
+      './test/support/postgres-global-setup.ts',
+      './test/support/docs-assets-global-setup.ts',
+    ],
     // A scenario took 30–60 s on a 2-core machine at load 20 (tsx starts 3 processes per
     // cluster instance); this is a hang detector.
     testTimeout: 300_000,

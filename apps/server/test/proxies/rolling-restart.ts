@@ -54,7 +54,11 @@ type Outcome =
   | { readonly id: number; readonly error: string };
 
 /** The deploy files' settings of an instance (see the header of deploy/nginx.conf, haproxy.cfg). */
-function instanceEnv(port: number, options: RollingRestartOptions, token: string) {
+export function instanceEnv(
+  port: number,
+  options: Pick<RollingRestartOptions, 'workers' | 'databaseUrl' | 'env'>,
+  token: string,
+) {
   return {
     PORT: String(port),
     DATABASE_URL: options.databaseUrl,
