@@ -2,28 +2,24 @@ import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
- * Most requests a connection may have parsed and not yet answered (HTTP/1.1 pipelining). Node
- * stops reading a connection whose answers back up, but parses a whole read (64 KiB: hundreds
- * of small requests) before it stops; a connection past this depth is closed. Browsers and
- * HTTP clients do not pipeline; proxies send one request at a time.
+ * Most requests a connection may have parsed and not answered (pipelining). Node stops reading
+ * once answers back up, but parses a whole read first (64 KiB: hundreds of requests); past this
+ * depth the connection is closed. Browsers, HTTP clients and proxies do not pipeline this deep.
  */
 export const MAX_PIPELINED = 16;
 
-/** The connection cap (MAX_CONNECTIONS, kept below the descriptor limit). */
+/** The connection cap (MAX_CONNECTIONS, below the descriptor limit; 0: none). */
 export interface ConnectionCap {
-  /** At most this many connections are open; 0 for no cap. */
   readonly max: number;
-  /** Addresses the per-address share does not apply to (trusted proxies: they are the edge). */
+  /** Addresses with no per-address share (trusted proxies: they are the edge). */
   readonly exempt?: (address: string) => boolean;
   /** Called the first time a connection comes over the cap. */
   readonly onReached?: () => void;
 }
 
-/** The open connections of an HTTP server and the answers under way on each. */
+/** The open connections (oldest first) and the answers under way on each. */
 export interface Connections {
-  /** Every open connection, oldest first. */
   readonly open: ReadonlySet<Socket>;
-  /** The answers being written on `socket`, oldest first (more than one when pipelined). */
   answering(socket: Socket): ReadonlySet<ServerResponse>;
   /** Resolves once no connection is open. */
   allClosed(): Promise<void>;
@@ -32,11 +28,10 @@ export interface Connections {
 const NONE: ReadonlySet<ServerResponse> = new Set();
 
 /**
- * Tracks `server`'s connections by client address and caps them fairly: one address may hold
- * at most half the cap (unless `exempt`), and over the cap the address holding the most pays,
- * never another: its oldest idle connection is closed, else the newcomer when it is that
- * address's, else that address's oldest. Node's own `maxConnections` refuses whoever comes
- * next, which let one address that held every connection shut everyone else out.
+ * Tracks `server`'s connections by client address and caps them fairly: one address holds at
+ * most half the cap (unless `exempt`), and over the cap the address holding the most pays, never
+ * another: its oldest idle connection closes, else the newcomer if it is that address's, else
+ * its oldest. (Node's `maxConnections` refuses whoever comes next: one address held them all.)
  *
  * @example
  * const connections = trackConnections(server, { max: 900 });

@@ -5,26 +5,22 @@ import { type ConnectionCap, trackConnections } from './fair-share.ts';
 import { answerAndLinger } from './linger.ts';
 import { answerParserErrors } from './parser-errors.ts';
 
-/** The HTTP server's timeouts, in milliseconds (docs/operations.md, "Timeouts"). */
+/** The HTTP server's timeouts in ms; Node's own let one client hold a connection for minutes. */
 export interface HttpTimeouts {
-  /** A request's headers must be complete this long after its first byte (slowloris). */
+  /** Headers complete this long after the request's first byte (slowloris). */
   readonly headersTimeoutMs: number;
-  /** A whole request, body included, must have arrived this long after its first byte. */
+  /** The whole request, body included, this long after its first byte. */
   readonly requestTimeoutMs: number;
-  /**
-   * A connection that makes no progress either way for this long is closed (`server.timeout`,
-   * nginx's `send_timeout`): a client that stops reading an answer holds it this long at most.
-   */
+  /** No progress either way this long closes a connection (nginx's `send_timeout`). */
   readonly progressTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this long: above a balancer's (60 s). */
+  /** Idle keep-alive connections close after this long: above a balancer's (60 s). */
   readonly keepAliveTimeoutMs: number;
-  /** How often Node looks for connections over `headersTimeoutMs`/`requestTimeoutMs`. */
+  /** How often Node checks the headers and request timeouts. */
   readonly connectionsCheckingIntervalMs: number;
-  /** After a refusal sent before the body was read, how long the rest is read and dropped. */
+  /** How long the rest of a refused body is read and dropped (`linger.ts`). */
   readonly lingerMs: number;
 }
 
-/** The defaults; Node's own (60 s, 300 s, none, 5 s, 30 s) let one client hold a connection for minutes. */
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 30_000,
@@ -50,7 +46,6 @@ export function httpServerOptions(timeouts: Partial<HttpTimeouts> = {}): ServerO
   };
 }
 
-/** How the API's HTTP server is built. */
 export interface HttpServerOptions {
   readonly timeouts?: Partial<HttpTimeouts>;
   readonly cap?: ConnectionCap;
@@ -81,8 +76,8 @@ export function createHttpServer(
   options: HttpServerOptions = {},
 ): { server: Server; drain: Drain } {
   const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts };
-  // Node's own answers to a request without Host (400) and to too many header fields (it drops
-  // the extra ones) have no Error body: the app answers them (`http/protocol-checks.ts`).
+  // Node answers a request without Host, and drops header fields past its count, with no Error
+  // body: the app refuses both (`http/protocol-checks.ts`).
   const server = createServer({ ...httpServerOptions(timeouts), requireHostHeader: false });
   server.maxHeadersCount = 0;
   server.timeout = timeouts.progressTimeoutMs;

@@ -5,15 +5,12 @@ export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
 export const LINGER_MAX_READS = 1024;
 
 /**
- * nginx's lingering close, for an answer sent before the request's body was read (a refusal:
- * 401, 413, 415, 429 …, or a parser error). Destroying the socket with the client's body still
- * arriving makes the kernel reset it, and a client still sending (fetch, curl) loses the answer.
- * So: the HTTP parser is taken off the socket (Node stops feeding it once a `data` listener is
- * added and its own is gone), `answer` is written, the server's side ends (FIN), and the rest
- * is read as raw bytes and dropped, never parsed, until the client closes its side or
- * `lingerMs`, `LINGER_MAX_BYTES` or `LINGER_MAX_READS` run out: a body trickled in 1-byte
- * chunks costs at most that many reads. A body announced (`Content-Length`) as larger than
- * `LINGER_MAX_BYTES` is not read at all.
+ * nginx's lingering close, for an answer sent before the request's body was read (401, 413,
+ * 415, 429 …, a parser error): closed at once, the kernel would reset a client still sending,
+ * and fetch or curl would lose the answer. So `answer` is written, the server's side ends, and
+ * the rest is read as raw bytes and dropped (the HTTP parser taken off), never parsed, until the
+ * client ends or `lingerMs`, `LINGER_MAX_BYTES` or `LINGER_MAX_READS` run out: 1-byte chunks
+ * cost that many reads at most. A body announced as larger than `LINGER_MAX_BYTES` is not read.
  *
  * @example
  * answerAndLinger(request.socket, rawErrorAnswer(error), 5_000, request.headers['content-length']);
