@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSocket, receivedUntilClose } from '../../test/support/raw-socket.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
-import { LINGER_MAX_BYTES, LINGER_MAX_READS } from './linger.ts';
+import { LINGER_MAX_BYTES, LINGER_MAX_SMALL_READS } from './linger.ts';
 
 // Answers sent before the request body was read (here a 413: the limit is 64 KiB) while the
 // client is still sending, over raw sockets on 127.0.0.1. test/e2e/early-refusals.test.ts
@@ -121,7 +121,7 @@ describe('what a lingering close reads', () => {
     expect(text).toContain('{"error":40101,');
   });
 
-  it(`is at most ${LINGER_MAX_READS} reads: a body trickled in 1-byte chunks is cut there`, async () => {
+  it(`is at most ${LINGER_MAX_SMALL_READS} small reads: a body trickled in 1-byte chunks is cut there`, async () => {
     const socket = await openSocket(server.url, { allowHalfOpen: true });
     socket.setNoDelay(true);
     socket.on('error', () => undefined);
@@ -130,13 +130,13 @@ describe('what a lingering close reads', () => {
     expect(await answer).toMatch(/^HTTP\/1\.1 401 /);
     let writes = 0;
     // Each byte in its own segment, once the last was taken: the server reads each alone.
-    while (!socket.destroyed && writes < 20 * LINGER_MAX_READS) {
+    while (!socket.destroyed && writes < 20 * LINGER_MAX_SMALL_READS) {
       await new Promise((resolve) => socket.write('a', resolve));
       await new Promise((resolve) => setTimeout(resolve, 0));
       writes += 1;
     }
     expect(socket.destroyed).toBe(true);
-    expect(writes).toBeGreaterThan(LINGER_MAX_READS / 4);
+    expect(writes).toBeGreaterThan(LINGER_MAX_SMALL_READS / 4);
   });
 });
 

@@ -1,16 +1,16 @@
 import type { Socket } from 'node:net';
 
-/** What a lingering close reads at most before it closes: bytes, and reads (tiny chunks). */
+/** What a lingering close reads at most: bytes, and reads of less than 1 KiB (a trickle). */
 export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
-export const LINGER_MAX_READS = 1024;
+export const LINGER_MAX_SMALL_READS = 64;
 
 /**
  * nginx's lingering close, for an answer sent before the request's body was read (401, 413,
  * 415, 429 …, a parser error): closed at once, the kernel would reset a client still sending,
  * and fetch or curl would lose the answer. So `answer` is written, the server's side ends, and
  * the rest is read as raw bytes and dropped (the HTTP parser taken off), never parsed, until the
- * client ends or `lingerMs`, `LINGER_MAX_BYTES` or `LINGER_MAX_READS` run out: 1-byte chunks
- * cost that many reads at most. A body announced as larger than `LINGER_MAX_BYTES` is not read.
+ * client ends or `lingerMs`, `LINGER_MAX_BYTES` or `LINGER_MAX_SMALL_READS` run out: a body in
+ * 1-byte chunks costs 64 reads. A body announced as larger than `LINGER_MAX_BYTES` is not read.
  *
  * @example
  * answerAndLinger(request.socket, rawErrorAnswer(error), 5_000, request.headers['content-length']);
@@ -43,12 +43,12 @@ export function answerAndLinger(
     for (const listener of socket.listeners('data')) {
       socket.removeListener('data', listener as (chunk: Buffer) => void);
     }
-    let reads = 0;
+    let smallReads = 0;
     let bytes = 0;
     socket.on('data', (chunk: Buffer) => {
-      reads += 1;
+      if (chunk.length < 1024) smallReads += 1;
       bytes += chunk.length;
-      if (reads > LINGER_MAX_READS || bytes > LINGER_MAX_BYTES) close();
+      if (smallReads > LINGER_MAX_SMALL_READS || bytes > LINGER_MAX_BYTES) close();
     });
     socket.once('end', close);
   });

@@ -54,13 +54,13 @@ function chunkedCreate(body: string, size: number): string {
   );
 }
 
-it('refuses a body that arrives in more than one piece per 64 bytes on average, and stores nothing', async () => {
-  // 1,024 pieces at most with the 64 KiB limit: 2,000 one-byte chunks are refused after 1,025.
+it('refuses a body that arrives in more than one piece per 256 bytes on average, and stores nothing', async () => {
+  // 256 pieces at most with the 64 KiB limit: 2,000 one-byte chunks are refused after 257.
   const body = `{"id": 77, "name": "Fern"${' '.repeat(1_960)}}`;
   const refused = await sendRawBytes(server.url, chunkedCreate(body, 1));
   expect(refused).toMatch(/^HTTP\/1\.1 400 /);
   expect(refused).toContain(
-    '{"error":40004,"message":"Request body arrived in more than 1024 pieces: send it in fewer, larger writes"}',
+    '{"error":40004,"message":"Request body arrived in more than 256 pieces: send it in fewer, larger writes"}',
   );
   expect(readPlantRows(server.databaseFile)).toEqual([]);
   // The same body in 100-byte chunks (20 pieces) is served.

@@ -64,10 +64,10 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     // in JavaScript, 170 µs of CPU for a 64 KB body (a whole create costs ~130).
     encoding: 'binary',
   });
-  // Each piece of a body costs a callback (~2 µs): 60 KB in 1-byte chunks cost 110 creates. A
-  // body in more pieces than one per 64 bytes on average is refused; a client's TCP segments
-  // are 500 bytes to 64 KiB.
-  const maxPieces = Math.max(256, Math.ceil(limitBytes / 64));
+  // Each piece of a body costs a read and callbacks (~7 µs with the kernel's share): 60 KB in
+  // 1-byte chunks cost 110 creates. A body in more pieces than one per 256 bytes on average is
+  // refused; a client's TCP segments carry 500 bytes to 64 KiB.
+  const maxPieces = Math.max(64, Math.ceil(limitBytes / 256));
   const readText: AppMiddleware = async (ctx, next) => {
     let pieces = 0;
     let refuse: (error: ApiError) => void = () => undefined;
