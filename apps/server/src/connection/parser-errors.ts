@@ -14,7 +14,7 @@ import { answerAndLinger } from './linger.ts';
  * headers not complete in time, or an answer already under way: closed, no answer.
  *
  * @example
- * answerParserErrors(server, 5_000); // see http-server.ts
+ * answerParserErrors(server, trackConnections(server), 5_000); // see http-server.ts
  */
 export function answerParserErrors(
   server: Server,
