@@ -4,6 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendCreate } from '../support/own-connection.ts';
 import { cpuMicros, memoryMb } from '../support/process-stats.ts';
 import { type ServerInTempFolder, spawnFloodableServer } from '../support/spawn-server.ts';
 
@@ -16,12 +17,14 @@ const ATTACKER = '127.0.0.1';
 const CLIENT = '127.0.0.2';
 const token = `edge-${randomBytes(16).toString('base64url')}`;
 let spawned: ServerInTempFolder | undefined;
+let url: string;
 let port: number;
 let pid: number;
 
 beforeAll(async () => {
   spawned = await spawnFloodableServer('plant-store-edge-', token);
-  port = Number(new URL(spawned.url).port);
+  url = spawned.url;
+  port = Number(new URL(url).port);
   pid = spawned.server.child.pid ?? 0;
 }, 30_000);
 afterAll(() => spawned?.stop());
@@ -35,36 +38,14 @@ function connectFrom(from: string): Promise<Socket | undefined> {
 }
 
 /** A create from the legitimate client's address: its status (0: failed) and milliseconds. */
-function createFrom(id: number): Promise<{ status: number; ms: number }> {
+async function createFrom(id: number): Promise<{ status: number; ms: number }> {
   const started = performance.now();
   const body = JSON.stringify({ id, name: 'Fern' });
-  return new Promise((resolve) => {
-    const done = (status: number) => resolve({ status, ms: performance.now() - started });
-    const sent = request(
-      {
-        host: '127.0.0.1',
-        port,
-        localAddress: CLIENT,
-        method: 'POST',
-        path: '/plants',
-        agent: false,
-        timeout: 10_000,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => done(response.statusCode ?? 0));
-        response.on('error', () => done(0));
-      },
-    );
-    sent.on('error', () => done(0));
-    sent.on('timeout', () => sent.destroy());
-    sent.end(body);
-  });
+  const status = await sendCreate(url, token, body, { localAddress: CLIENT }).then(
+    (answer) => answer.status,
+    () => 0,
+  );
+  return { status, ms: performance.now() - started };
 }
 
 function healthFrom(from: string): Promise<number> {
