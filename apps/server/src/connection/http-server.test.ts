@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { contract } from '@plant-store/schema';
 import { describe, expect, it } from 'vitest';
 import { openSocket, receivedUntilClose, statusLineOf } from '../../test/support/raw-socket.ts';
 import { startTestServer } from '../../test/support/start-test-server.ts';
@@ -14,6 +15,7 @@ describe('HTTP server timeouts', () => {
       expect(server.server.headersTimeout).toBe(5_000);
       expect(server.server.requestTimeout).toBe(30_000);
       expect(server.server.keepAliveTimeout).toBe(65_000);
+      expect(server.server.timeout).toBe(30_000); // the progress timeout
       expect(DEFAULT_HTTP_TIMEOUTS.connectionsCheckingIntervalMs).toBe(1_000);
     } finally {
       await server.dispose();
@@ -27,6 +29,36 @@ describe('HTTP server timeouts', () => {
       keepAliveTimeout: 120_000,
       connectionsCheckingInterval: 1_000,
     });
+  });
+});
+
+describe('the progress timeout', () => {
+  it('closes a connection whose client stopped reading the docs script, and spares one that reads', async () => {
+    const server = await startTestServer({ timeouts: { progressTimeoutMs: 300 } });
+    try {
+      const get = `GET ${contract.getDocsScript.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+      const stalled = await openSocket(server.url);
+      stalled.pause(); // never reads: once the kernel's buffers are full, no progress
+      stalled.write(get.repeat(12)); // 52 MB of answers: more than the buffers hold
+      const reader = await openSocket(server.url);
+      let read = 0;
+      reader.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+      });
+      reader.write(get);
+      // The server's side of the stalled connection closes (its client, paused, does not look).
+      const open = () =>
+        new Promise<number>((resolve) =>
+          server.server.getConnections((_, count) => resolve(count)),
+        );
+      await expect.poll(open, { timeout: 5_000, interval: 50 }).toBe(1);
+      expect(read).toBeGreaterThan(4_000_000); // the whole script, 4.3 MB: read to its end
+      expect(reader.destroyed).toBe(false);
+      reader.destroy();
+      stalled.destroy();
+    } finally {
+      await server.dispose();
+    }
   });
 });
 
