@@ -291,7 +291,23 @@ describe('the packed tarballs', () => {
       }
     }
     const client = await packedManifest(tarballs.client);
-    expect(client.dependencies).toMatchObject({ '@plant-store/schema': '^1.0.0' });
+    const schema = await packedManifest(tarballs.schema);
+    expect(client.dependencies).toMatchObject({ '@plant-store/schema': `^${schema.version}` });
+  });
+
+  it('say what they hold: the version is the newest CHANGELOG entry packed beside it', async () => {
+    for (const name of ['schema', 'client'] as const) {
+      const manifest = await packedManifest(tarballs[name]);
+      const { stdout: changelog } = await run('tar', [
+        '-xzOf',
+        tarballs[name],
+        'package/CHANGELOG.md',
+      ]);
+      const source = JSON.parse(await readFile(join(PACKAGES[name], 'package.json'), 'utf8'));
+      expect(manifest.version).toBe(source.version);
+      expect(/^## (\S+)$/m.exec(changelog)?.[1]).toBe(manifest.version);
+      expect(tarballs[name]).toMatch(new RegExp(`plant-store-${name}-${manifest.version}\\.tgz$`));
+    }
   });
 
   it('install the runtime and no build-time package (no zod-to-openapi, yaml, tsup, …)', () => {
