@@ -43,12 +43,13 @@ async function run(config: Config): Promise<void> {
   const baseLogger = createLogger(config.logLevel, {
     pretty: wantsPrettyLogs(config.production, process.stdout.isTTY),
   });
-  // A data directory others may enter (made before this release, or by hand): one warning.
+  // A data directory others may enter (made before this release, or by hand): one warning,
+  // just before the start-up line (a failed start stays one line).
   const { kind } = parseDatabaseUrl(config.databaseUrl);
   const dataDirectory = dirname(developmentTokenPath(config.databaseUrl));
   const loose =
     kind === 'sqlite' || config.developmentToken ? looseDirectoryWarning(dataDirectory) : undefined;
-  if (cluster.isPrimary && loose !== undefined) baseLogger.warn(loose);
+  const warnLoose = (logger: Logger) => loose !== undefined && logger.warn(loose);
   // Outside production with no PLANT_STORE_TOKENS: one token kept in the data directory, so
   // that it survives restarts (yesterday's curl still works). In a cluster the primary makes
   // it before forking, and the workers read it.
@@ -64,7 +65,10 @@ async function run(config: Config): Promise<void> {
         host: config.host,
         shutdownDelayMs: config.shutdownDelayMs,
         logger: baseLogger,
-        onListening: (url) => announce(url, baseLogger, config, development),
+        onListening: (url) => {
+          warnLoose(baseLogger);
+          announce(url, baseLogger, config, development);
+        },
         ...(config.metrics
           ? {
               metrics: config.metrics,
@@ -126,6 +130,7 @@ async function run(config: Config): Promise<void> {
   for (const signal of SHUTDOWN_SIGNALS) {
     process.on(signal, () => shutdown(signal));
   }
+  warnLoose(logger);
   announce(running.url, logger, config, development, running.metricsUrl);
 }
 

@@ -1,21 +1,11 @@
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  fchmodSync,
-  mkdirSync,
-  openSync,
-  statSync,
-} from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
 
 // The data directory and the files the server creates in it are the service user's alone:
 // 0700 and 0600 whatever the umask (SQLite gives -wal and -shm the database file's mode).
 
 /** Makes `dir` (and missing parents) mode 0700 when it does not exist; an existing one is kept. */
 export function makePrivateDirectory(dir: string): void {
-  if (existsSync(dir)) return;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
+  if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700);
 }
 
 /**
@@ -40,8 +30,13 @@ export function createPrivateFile(file: string, { exclusive = false } = {}): boo
 
 /** The warning for an existing `dir` that others may enter, else undefined. */
 export function looseDirectoryWarning(dir: string): string | undefined {
-  const mode = statSync(dir, { throwIfNoEntry: false })?.mode;
-  if (mode === undefined || (mode & 0o077) === 0) return undefined;
+  let mode: number;
+  try {
+    mode = statSync(dir).mode;
+  } catch {
+    return undefined; // not there (yet), or not reachable: the start says so if it matters
+  }
+  if ((mode & 0o077) === 0) return undefined;
   const octal = (mode & 0o777).toString(8).padStart(4, '0');
   return `the data directory ${dir} is mode ${octal}: other users of this host may read its files; run chmod 700 ${dir}`;
 }

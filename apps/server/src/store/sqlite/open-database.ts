@@ -35,7 +35,9 @@ export function openDatabase(
   try {
     // A new file starts 0600 in a 0700 directory; SQLite gives its -wal and -shm the same mode.
     makePrivateDirectory(dirname(filename));
-    createPrivateFile(filename);
+    try {
+      createPrivateFile(filename);
+    } catch {} // SQLite's own open, next, says why the file cannot be made
     db = openSqlite(filename, { timeout: busyTimeoutMs });
     switchToWal(db, busyTimeoutMs);
     // After WAL: better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, so a WAL
