@@ -14,7 +14,8 @@ import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spaw
 // the backup is restored into a fresh folder as the docs say and a new server starts on it:
 // every plant acknowledged before the backup began is there, exactly. Then the rollback rule:
 // a database an upgrade migrated past this code is refused in one line, and this release starts
-// on the backup taken before the upgrade (the previous release's build is not rebuilt here).
+// on the backup taken before the upgrade (rollback-previous-release.test.ts does it with the
+// previous release's own build).
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-backup-'));
 const token = 'backup-test-token-0123456789abcdef';
