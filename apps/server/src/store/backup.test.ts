@@ -26,6 +26,31 @@ describe('backupSqlite', () => {
     db.close();
   });
 
+  it('finishes on a database of many pages that another connection writes to all along', async () => {
+    const source = join(folder, 'busy.db');
+    const db = openDatabase(source);
+    const insert = db.prepare('INSERT INTO plants (id, name) VALUES (?, ?)');
+    db.transaction(() => {
+      for (let n = 1; n <= 3000; n++) insert.run(n, `Plant ${n} ${'x'.repeat(150)}`);
+    })();
+    // A write between every two turns of the event loop, as a busy server's would be.
+    let next = 3001;
+    let writing = true;
+    const write = () => {
+      if (!writing) return;
+      insert.run(next++, 'written during the backup');
+      setImmediate(write);
+    };
+    setImmediate(write);
+    const copied = await backupSqlite(source, join(folder, 'busy-copy.db'));
+    writing = false;
+    expect(copied.pages).toBeGreaterThan(100); // more than one of better-sqlite3's default steps
+    const rows = readPlantRows(join(folder, 'busy-copy.db'));
+    expect(rows.length).toBeGreaterThanOrEqual(3000);
+    expect(rows.length).toBeLessThan(next);
+    db.close();
+  });
+
   it('refuses a target that exists, and a source that does not', async () => {
     await expect(backupSqlite(join(folder, 'plants.db'), join(folder, 'copy.db'))).rejects.toThrow(
       `${join(folder, 'copy.db')} exists: a backup goes to a new file`,
