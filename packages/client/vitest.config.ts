@@ -10,7 +10,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'test/consumer-types/**/*.test.ts'],
+          include: [
+            'src/**/*.test.ts',
+            'test/consumer-types/**/*.test.ts',
+            'test/release/**/*.test.ts',
+          ],
           testTimeout: 10_000,
         },
       },

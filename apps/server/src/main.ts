@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { developmentTokenPath, loadDevelopmentToken } from './auth/development-token.ts';
 import { runPrimary, SHUTDOWN_MESSAGE } from './cluster.ts';
@@ -12,7 +13,8 @@ import {
   wantsPrettyLogs,
 } from './observability/logger.ts';
 import { startServer } from './server.ts';
-import { maskDatabaseUrl } from './store/open-store.ts';
+import { maskDatabaseUrl, parseDatabaseUrl } from './store/open-store.ts';
+import { looseDirectoryWarning } from './store/private-files.ts';
 
 // The process entry point: configuration from the environment, the server, the signals.
 
@@ -41,6 +43,13 @@ async function run(config: Config): Promise<void> {
   const baseLogger = createLogger(config.logLevel, {
     pretty: wantsPrettyLogs(config.production, process.stdout.isTTY),
   });
+  // A data directory others may enter (made before this release, or by hand): one warning,
+  // just before the start-up line (a failed start stays one line).
+  const { kind } = parseDatabaseUrl(config.databaseUrl);
+  const dataDirectory = dirname(developmentTokenPath(config.databaseUrl));
+  const loose =
+    kind === 'sqlite' || config.developmentToken ? looseDirectoryWarning(dataDirectory) : undefined;
+  const warnLoose = (logger: Logger) => loose !== undefined && logger.warn(loose);
   // Outside production with no PLANT_STORE_TOKENS: one token kept in the data directory, so
   // that it survives restarts (yesterday's curl still works). In a cluster the primary makes
   // it before forking, and the workers read it.
@@ -55,7 +64,10 @@ async function run(config: Config): Promise<void> {
         port: config.port,
         host: config.host,
         logger: baseLogger,
-        onListening: (url) => announce(url, baseLogger, config, development),
+        onListening: (url) => {
+          warnLoose(baseLogger);
+          announce(url, baseLogger, config, development);
+        },
         ...(config.metrics
           ? {
               metrics: config.metrics,
@@ -118,6 +130,7 @@ async function run(config: Config): Promise<void> {
     return void logger.info('worker serving');
   }
   for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => shutdown(signal));
+  warnLoose(logger);
   announce(running.url, logger, config, development, running.metricsUrl);
 }
 

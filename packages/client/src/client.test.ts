@@ -193,6 +193,18 @@ describe('createPlant: one error hierarchy', () => {
     });
     expect(server.requests[0]?.body).toBe('{"id":1152921504606846976,"name":"Monstera"}');
   });
+
+  it('names the range and a bigint for a number id outside int64 too (2^64)', async () => {
+    const server = await serve((_, res) => reply(res, 200, MONSTERA));
+    const error = await rejectionOf(
+      clientFor(server.url).createPlant({ id: 2 ** 64, name: 'Fern' }),
+    );
+    expect(error).toBeInstanceOf(PlantStoreValidationError);
+    expect((error as Error).message).toBe(
+      'id: must be an integer from -9223372036854775808 to 9223372036854775807, as a bigint beyond 2^53 - 1 (got the number 18446744073709551616)',
+    );
+    expect(server.requests).toHaveLength(0);
+  });
 });
 
 describe('createPlant: error responses', () => {

@@ -52,6 +52,8 @@ export const Int64 = documented(
  * @example
  * int64Problem(2 ** 60); // within int64, but not exact as a number
  * // 'a number above 2^53 - 1 (Number.MAX_SAFE_INTEGER) is not exact: pass a bigint (got 1152921504606846976)'
+ * int64Problem(2 ** 64); // outside int64 too
+ * // 'must be an integer from -9223372036854775808 to 9223372036854775807, as a bigint beyond 2^53 - 1 (got the number 18446744073709551616)'
  */
 function int64Problem(input: unknown): string {
   if (input === undefined) return 'is required';
@@ -60,6 +62,10 @@ function int64Problem(input: unknown): string {
     return input > 0
       ? `a number above 2^53 - 1 (Number.MAX_SAFE_INTEGER) is not exact: pass a bigint (got ${BigInt(input)})`
       : `a number below -(2^53 - 1) (Number.MIN_SAFE_INTEGER) is not exact: pass a bigint (got ${BigInt(input)})`;
+  }
+  if (typeof input === 'number' && Number.isInteger(input)) {
+    // Outside int64 as well: name the range, and that beyond 2^53 - 1 only a bigint is exact.
+    return `${RANGE_MESSAGE}, as a bigint beyond 2^53 - 1 (got the number ${BigInt(input)})`;
   }
   return `${RANGE_MESSAGE} (got ${describe(input)})`;
 }
@@ -70,7 +76,7 @@ function describe(input: unknown): string {
   if (typeof input === 'bigint') return 'an integer out of range';
   if (typeof input === 'number') {
     if (!Number.isFinite(input)) return 'a number out of range';
-    return Number.isInteger(input) ? 'an integer out of range' : 'a non-integer number';
+    return 'a non-integer number';
   }
   return describeValue(input);
 }

@@ -21,7 +21,14 @@ describe('NewPlant', () => {
       { id: INT64_MAX + 1n, name: 'x' },
       /^id: must be an integer .*\(got an integer out of range\)$/,
     ],
-    [{ id: 2 ** 64, name: 'x' }, /^id: must be an integer .*\(got an integer out of range\)$/],
+    [
+      { id: 2 ** 64, name: 'x' },
+      /^id: must be an integer from -9223372036854775808 to 9223372036854775807, as a bigint beyond 2\^53 - 1 \(got the number 18446744073709551616\)$/,
+    ],
+    [
+      { id: -(2 ** 63) - 2 ** 11, name: 'x' },
+      /^id: must be an integer .*, as a bigint beyond 2\^53 - 1 \(got the number -9223372036854777856\)$/,
+    ],
     [{ id: 1.5, name: 'x' }, /^id: .*\(got a non-integer number\)$/],
     [{ id: '1', name: 'x' }, /^id: .*\(got a string\)$/],
     [{ id: 1, name: '' }, /^name: must not be empty$/],
@@ -72,7 +79,7 @@ describe('NewPlant', () => {
   ];
   const ZOD_WORDING = /Invalid|expected|received|Unrecognized|undefined/;
   const CATALOG_WORDING =
-    /^(?:is required|must be (?:an integer from -9223372036854775808 to 9223372036854775807 \(got (?:null|a boolean|a string|an array|an object|a non-integer number|an integer out of range)\)|a string(?:, or left out)? \(got (?:null|a boolean|a number|an array|an object)\)|an object \(got (?:null|a boolean|a number|a string|an array)\)|at most \d+ characters|well-formed Unicode \(no lone surrogate\))|must not (?:be empty|contain control characters)|unknown property|a number (?:above|below) .* is not exact: pass a bigint \(got -?\d+\))$/;
+    /^(?:is required|must be (?:an integer from -9223372036854775808 to 9223372036854775807(?: \(got (?:null|a boolean|a string|an array|an object|a non-integer number|an integer out of range)\)|, as a bigint beyond 2\^53 - 1 \(got the number -?\d+\))|a string(?:, or left out)? \(got (?:null|a boolean|a number|an array|an object)\)|an object \(got (?:null|a boolean|a number|a string|an array)\)|at most \d+ characters|well-formed Unicode \(no lone surrogate\))|must not (?:be empty|contain control characters)|unknown property|a number (?:above|below) .* is not exact: pass a bigint \(got -?\d+\))$/;
 
   it.each(
     WRONG_VALUES.flatMap((value): [string, unknown][] => [

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ConfigError, StartupError } from '../config.ts';
 import { parseDatabaseUrl } from '../store/open-store.ts';
+import { makePrivateDirectory } from '../store/private-files.ts';
 
 /** Where the development token is kept: next to the SQLite file, else in `./data/` (its default). */
 export function developmentTokenPath(databaseUrl: string): string {
@@ -59,7 +60,7 @@ async function readOrMake(
     await chmod(file, 0o600);
     return { token, file, created: false };
   }
-  await mkdir(dirname(file), { recursive: true });
+  makePrivateDirectory(dirname(file));
   const token = randomBytes(32).toString('base64url');
   // `wx`: two processes starting at once do not overwrite each other's token.
   try {

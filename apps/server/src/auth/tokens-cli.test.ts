@@ -51,6 +51,9 @@ describe('runCli', () => {
       [['tokens', 'create', '--name', 'acme'], 1, /"acme" is already active/],
       [['tokens', 'revoke', 'nobody'], 1, /no token with id or name "nobody"/],
       [['tokens', 'revoke', '42'], 1, /no token with id or name "42"/],
+      [['backup'], 2, /backup needs exactly one <file>/],
+      [['backup', 'a.db', 'b.db'], 2, /backup needs exactly one <file>/],
+      [['backup', db], 1, /exists: a backup goes to a new file/],
     ];
     for (const [args, status, message] of cases) {
       const result = await run(db, ...args);
@@ -58,6 +61,18 @@ describe('runCli', () => {
       expect(result.stderr, args.join(' ')).toMatch(message);
       expect(result.stdout, args.join(' ')).toBe('');
     }
+  });
+
+  it('backs up the SQLite database into a new file and says what it copied', async () => {
+    const db = join(folder, 'backed-up.db');
+    expect((await run(db, 'tokens', 'create', '--name', 'acme')).status).toBe(0);
+    const copy = join(folder, 'backup-copy.db');
+    const result = await run(db, 'backup', copy);
+    expect(result).toMatchObject({ status: 0, stderr: '' });
+    expect(result.stdout).toMatch(
+      new RegExp(`^Backed up ${db} \\(schema version \\d+, \\d+ pages\\) to ${copy}\\n$`),
+    );
+    expect((await run(copy, 'tokens', 'list', '--json')).stdout).toContain('"name": "acme"');
   });
 
   it('prints the usage on request', async () => {

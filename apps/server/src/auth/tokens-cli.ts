@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { StoreConfig } from '../config.ts';
+import { backupSqlite } from '../store/backup.ts';
 import { maskUrl } from '../store/mask-url.ts';
 import { parseDatabaseUrl } from '../store/open-store.ts';
 import {
@@ -21,7 +22,7 @@ export interface CliIo {
   readonly storeConfig: () => StoreConfig;
 }
 
-const USAGE = `Usage: plant-store tokens <command>
+const USAGE = `Usage: plant-store tokens <command> | plant-store backup <file>
 
 Manage the bearer tokens the Plant Store server accepts, in the database DATABASE_URL names
 (the server's: a SQLite file or a PostgreSQL URL; default ./data/plants.db).
@@ -37,6 +38,9 @@ Commands:
   tokens revoke <id|name>
       Revoke a token by its id or its consumer's name. Running servers refuse it within
       ${TOKEN_CACHE_TTL_MS / 1000} s (their token cache).
+  backup <file>
+      Copy the SQLite database into the new file <file> (mode 0600), also while servers
+      write to it (for PostgreSQL use pg_dump; see docs/operations.md, "Backups").
 
 Exit status: 0 done, 1 failed (e.g. name taken, no such token, store unreachable), 2 usage.
 `;
@@ -63,6 +67,23 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
   const [group = '', command = '', ...rest] = args;
   if (HELP.includes(group) || (group === 'tokens' && HELP.includes(command))) {
     io.stdout.write(USAGE);
+    return 0;
+  }
+  if (group === 'backup') {
+    const [target, extra] = parseArgs({ args: args.slice(1), allowPositionals: true }).positionals;
+    if (target === undefined || extra !== undefined) {
+      throw new TokenUsageError('backup needs exactly one <file>');
+    }
+    const location = parseDatabaseUrl(io.storeConfig().databaseUrl);
+    if (location.kind !== 'sqlite') {
+      throw new Error(
+        'backup copies a SQLite database; for PostgreSQL use pg_dump (docs/operations.md, "Backups")',
+      );
+    }
+    const copied = await backupSqlite(location.filename, target);
+    io.stdout.write(
+      `Backed up ${location.filename} (schema version ${copied.schemaVersion}, ${copied.pages} pages) to ${target}\n`,
+    );
     return 0;
   }
   if (group !== 'tokens') {

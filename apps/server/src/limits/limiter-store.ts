@@ -9,6 +9,7 @@ import {
 import { parseDatabaseUrl } from '../store/open-store.ts';
 import { postgresCode } from '../store/postgres/errors.ts';
 import { createPostgresPool, type PostgresPoolConfig } from '../store/postgres/pool.ts';
+import { createPrivateFile } from '../store/private-files.ts';
 import { openSqlite } from '../store/sqlite/driver.ts';
 import { sqliteOpenError } from '../store/sqlite/errors.ts';
 import { switchToWal } from '../store/sqlite/open-database.ts';
@@ -63,6 +64,7 @@ export function sqliteStore(databaseFile: string): LimiterStore {
   const filename = `${databaseFile}${LIMITS_FILE_SUFFIX}`;
   let opened: Database | undefined;
   try {
+    createPrivateFile(filename);
     opened = openSqlite(filename, { timeout: LIMITS_BUSY_TIMEOUT_MS });
     opened.pragma('synchronous = OFF'); // before the switch too: creating the file needs no fsync
     // Processes starting together may create the file together: the switch is retried (5 s).

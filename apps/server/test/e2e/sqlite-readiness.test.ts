@@ -170,6 +170,8 @@ describe('/readyz follows the ability to commit (SQLite, real server process)', 
       first.server.child.kill('SIGTERM');
       await first.server.exited;
       fs.chmodSync(filename, 0o444);
+      // The rate limits' side file is 0600 like the database: readable by the other user too.
+      if (fs.existsSync(`${filename}-limits`)) fs.chmodSync(`${filename}-limits`, 0o444);
       const nobody = { uid: 65534, gid: 65534 };
       const { server, url } = await start(filename, nobody);
       const tookMs = await waitForReadyz(url, 503);

@@ -11,6 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { launchChromium } from '@plant-store/server/testing';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markdownSteps, type Step } from '../support/markdown-steps.ts';
 
 // What another team does with the packages: the client README's steps word for word (`pnpm
 // pack` both into one folder, `npm install` the tarballs into a new project outside the
@@ -61,33 +62,8 @@ let serverProcess: ChildProcess | undefined;
 let serverUrl = '';
 let page: { url: string; server: Server } | undefined;
 
-/** One step of the README's walkthrough: a shell block to run, or a file to save. */
-type Step =
-  | { readonly kind: 'run'; readonly script: string }
-  | { readonly kind: 'save'; readonly file: string; readonly text: string };
-
-/**
- * The steps between `<!-- consumer-steps:start -->` and `:end` of the client's README, in
- * order: a ```sh block is run, a block after "Save as `name`:" is saved under that name.
- */
-function readmeSteps(markdown: string): Step[] {
-  const section = /<!-- consumer-steps:start -->\n([\s\S]*?)<!-- consumer-steps:end -->/.exec(
-    markdown,
-  )?.[1];
-  if (section === undefined) throw new Error('the README has no consumer-steps section');
-  const steps: Step[] = [];
-  let prose = 0;
-  for (const fence of section.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)) {
-    const before = section.slice(prose, fence.index);
-    prose = fence.index + fence[0].length;
-    const file = /Save as `([^`]+)`:\s*$/.exec(before)?.[1];
-    const text = fence[2] ?? '';
-    if (file !== undefined) steps.push({ kind: 'save', file, text });
-    else if (fence[1] === 'sh') steps.push({ kind: 'run', script: text });
-    else throw new Error(`a ${fence[1]} block that is neither run nor saved:\n${text}`);
-  }
-  return steps;
-}
+/** The steps of the client README's walkthrough (see `markdownSteps`). */
+const readmeSteps = (markdown: string): Step[] => markdownSteps(markdown, 'consumer-steps');
 
 /** This environment without the npm/pnpm/turbo/vitest variables of the test run. */
 function consumerEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -291,7 +267,23 @@ describe('the packed tarballs', () => {
       }
     }
     const client = await packedManifest(tarballs.client);
-    expect(client.dependencies).toMatchObject({ '@plant-store/schema': '^1.0.0' });
+    const schema = await packedManifest(tarballs.schema);
+    expect(client.dependencies).toMatchObject({ '@plant-store/schema': `^${schema.version}` });
+  });
+
+  it('say what they hold: the version is the newest CHANGELOG entry packed beside it', async () => {
+    for (const name of ['schema', 'client'] as const) {
+      const manifest = await packedManifest(tarballs[name]);
+      const { stdout: changelog } = await run('tar', [
+        '-xzOf',
+        tarballs[name],
+        'package/CHANGELOG.md',
+      ]);
+      const source = JSON.parse(await readFile(join(PACKAGES[name], 'package.json'), 'utf8'));
+      expect(manifest.version).toBe(source.version);
+      expect(/^## (\S+)$/m.exec(changelog)?.[1]).toBe(manifest.version);
+      expect(tarballs[name]).toMatch(new RegExp(`plant-store-${name}-${manifest.version}\\.tgz$`));
+    }
   });
 
   it('install the runtime and no build-time package (no zod-to-openapi, yaml, tsup, …)', () => {

@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Durability } from '../plant-store.ts';
+import { createPrivateFile, makePrivateDirectory } from '../private-files.ts';
 import { openSqlite } from './driver.ts';
 import { sqliteCode, sqliteOpenError } from './errors.ts';
 import { migrate } from './migrations.ts';
@@ -20,7 +20,7 @@ export interface OpenDatabaseOptions {
 }
 
 /**
- * Opens `filename` (creating its directory) in WAL mode with the requested synchronous level,
+ * Opens `filename` (creating it 0600 and its directory 0700) in WAL mode with the requested synchronous level,
  * both read back, and migrates it; a failure is the one-line StoreOpenError. The plant store
  * and the token store open the file this way (each on its own connection).
  */
@@ -33,7 +33,11 @@ export function openDatabase(
   }
   let db: Database.Database | undefined;
   try {
-    mkdirSync(dirname(filename), { recursive: true });
+    // A new file starts 0600 in a 0700 directory; SQLite gives its -wal and -shm the same mode.
+    makePrivateDirectory(dirname(filename));
+    try {
+      createPrivateFile(filename);
+    } catch {} // SQLite's own open, next, says why the file cannot be made
     db = openSqlite(filename, { timeout: busyTimeoutMs });
     switchToWal(db, busyTimeoutMs);
     // After WAL: better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, so a WAL
