@@ -115,9 +115,9 @@ describe('what a lingering close reads', () => {
     socket.end(`${'x'.repeat(991)}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nzz\r\n\r\n`);
     const text = await received;
     expect(text.match(/HTTP\/1\.1/g)).toHaveLength(1);
-    // At the client's end, Node asks its parser to finish: it is still in the first body,
-    // having seen none of the bytes after the refusal.
-    expect(parserErrors).toEqual(['HPE_INVALID_EOF_STATE']);
+    // At the client's end, Node 20 asks its parser to finish, which is still in the first body,
+    // having seen none of the bytes after the refusal (HPE_INVALID_EOF_STATE); Node 24 does not.
+    expect(parserErrors.filter((code) => code !== 'HPE_INVALID_EOF_STATE')).toEqual([]);
     expect(text).toContain('{"error":40101,');
   });
 
