@@ -12,7 +12,6 @@ import {
   wantsPrettyLogs,
 } from './observability/logger.ts';
 import { startServer } from './server.ts';
-import { maskDatabaseUrl } from './store/open-store.ts';
 
 // The process entry point: configuration from the environment, the server, the signals.
 
@@ -45,7 +44,7 @@ async function run(config: Config): Promise<void> {
   // that it survives restarts (yesterday's curl still works). In a cluster the primary makes
   // it before forking, and the workers read it.
   const development = config.developmentToken
-    ? await loadDevelopmentToken(developmentTokenPath(config.databaseUrl))
+    ? await loadDevelopmentToken(developmentTokenPath(config.database))
     : undefined;
   // WEB_CONCURRENCY > 1: this process forks the HTTP workers and serves none itself.
   if (config.webConcurrency > 1 && cluster.isPrimary) {
@@ -137,13 +136,13 @@ function announce(
   if (config.production) {
     const announcer = logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
     announcer.info(
-      { url, database: maskDatabaseUrl(config.databaseUrl), metrics },
+      { url, database: config.database.shown, metrics },
       `Plant Store is listening on ${url}`,
     );
     announcer.flush(); // now, not with the next 16 KiB of lines or the next second
     return;
   }
-  console.log(`Plant Store is listening on ${url} (${maskDatabaseUrl(config.databaseUrl)})`);
+  console.log(`Plant Store is listening on ${url} (${config.database.shown})`);
   if (metrics !== null) console.log(`Metrics: ${metrics}`);
   if (development === undefined) return;
   console.log(

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ConfigError, StartupError } from '../config.ts';
-import { parseDatabaseUrl } from '../store/open-store.ts';
+import { ConfigError, type DatabaseLocation, StartupError } from '../config.ts';
 
 /** Where the development token is kept: next to the SQLite file, else in `./data/` (its default). */
-export function developmentTokenPath(databaseUrl: string): string {
-  const location = parseDatabaseUrl(databaseUrl);
+export function developmentTokenPath(location: DatabaseLocation): string {
   return join(location.kind === 'sqlite' ? dirname(location.filename) : 'data', 'dev-token');
 }
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../store/plant-store.ts';
 import { createManagedToken } from './manage-tokens.ts';
 import { ManagedTokenVerifier } from './managed-token-verifier.ts';
-import { createSqliteTokenStore } from './sqlite-token-store.ts';
+import { createSqliteTokenStore } from '../../test/support/token-stores.ts';
 import { generateToken } from './token-format.ts';
 import type { TokenStore } from './token-store.ts';
 

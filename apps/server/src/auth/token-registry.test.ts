@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createManagedToken } from './manage-tokens.ts';
 import { ManagedTokenVerifier } from './managed-token-verifier.ts';
-import { createSqliteTokenStore } from './sqlite-token-store.ts';
+import { createSqliteTokenStore } from '../../test/support/token-stores.ts';
 import { generateToken } from './token-format.ts';
 import { digestToken, TokenRegistry } from './token-registry.ts';
 

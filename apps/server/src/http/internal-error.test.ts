@@ -1,3 +1,4 @@
+import { parseDatabase } from '../config.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +24,7 @@ it('answers 500 with a bare Error body and logs the cause with its stack', async
     {
       port: 0,
       host: '127.0.0.1',
-      databaseUrl: databaseFile,
+      database: parseDatabase(databaseFile),
       tokens: [token],
       bodyLimitBytes: 65536,
       durability: 'full',

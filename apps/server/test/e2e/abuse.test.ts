@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManagedToken, revokeManagedToken } from '../../src/auth/manage-tokens.ts';
-import { createSqliteTokenStore } from '../../src/auth/sqlite-token-store.ts';
+import { createSqliteTokenStore } from '../support/token-stores.ts';
 import { generateToken } from '../../src/auth/token-format.ts';
 import type { TokenStore } from '../../src/auth/token-store.ts';
 import { exchange, type RawReply } from '../security/exchange.ts';

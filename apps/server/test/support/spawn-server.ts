@@ -9,7 +9,11 @@ const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Settings that turn both rate limits off, for a test that floods the server on purpose. */
-export const NO_RATE_LIMITS = { RATE_LIMIT_PER_SECOND: '0', AUTH_FAILURES_PER_MINUTE: '0' };
+export const NO_RATE_LIMITS = {
+  RATE_LIMIT_PER_SECOND: '0',
+  AUTH_FAILURES_PER_MINUTE: '0',
+  ANONYMOUS_PER_SECOND: '0',
+};
 
 export interface SpawnedServer {
   readonly child: ChildProcess;
