@@ -31,7 +31,12 @@ describe('loadConfig', () => {
         statementTimeoutMs: 5000,
         startupWaitMs: 0,
       },
-      rateLimit: { perSecond: 100, burst: 200, authFailuresPerMinute: 30 },
+      rateLimit: {
+        perSecond: 100,
+        burst: 200,
+        authFailuresPerMinute: 30,
+        anonymous: { perSecond: 20, burst: 100 },
+      },
       trustProxy: [],
       corsOrigins: [],
       keepAliveTimeoutMs: 65_000,

@@ -1,10 +1,10 @@
-import { parseDatabase } from '../config.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import pino from 'pino';
 import { afterAll, expect, it } from 'vitest';
+import { parseDatabase } from '../config.ts';
 import { startServer } from '../server.ts';
 import { openSqlite } from '../store/sqlite/driver.ts';
 

@@ -7,9 +7,9 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { startServer } from '../../src/server.ts';
 import { adminQuery, createTestSchema, type TestSchema } from '../support/postgres.ts';
 import { runCliProcess } from '../support/run-cli.ts';
-import { openTokenStore } from '../support/token-stores.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
 import { describeTokenStore } from '../support/token-store-contract.ts';
+import { openTokenStore } from '../support/token-stores.ts';
 
 describeTokenStore('PostgreSQL', async () => {
   const schema = await createTestSchema(inject('postgresAdminUrl'), 'tokens_test');
@@ -57,9 +57,7 @@ describe('PostgreSQL token store', () => {
     await expect(openTokenStore(url, { connectTimeoutMs: 1000 })).rejects.toThrow(
       /^Cannot open the PostgreSQL store at postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/plants: .*Check that PostgreSQL is running/,
     );
-    await expect(openTokenStore(url, { connectTimeoutMs: 1000 })).rejects.not.toThrow(
-      /hunter2/,
-    );
+    await expect(openTokenStore(url, { connectTimeoutMs: 1000 })).rejects.not.toThrow(/hunter2/);
   });
 });
 

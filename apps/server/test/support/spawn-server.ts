@@ -40,14 +40,18 @@ export function spawnServer(
     readonly user?: { readonly uid: number; readonly gid: number } | undefined;
     /** Run under `ulimit -n <descriptorLimit>` (through sh, which then execs the server). */
     readonly descriptorLimit?: number;
+    /** A command that ends by running its arguments (the server), e.g. `unshare -m sh -c '… exec "$0" "$@"'`. */
+    readonly wrapper?: readonly string[];
   } = {},
 ): SpawnedServer {
   const { user, descriptorLimit } = options;
   const node = [process.execPath, '--import', 'tsx', MAIN] as const;
-  const [file, ...args] =
-    descriptorLimit === undefined
-      ? node
-      : (['sh', '-c', `ulimit -n ${descriptorLimit} && exec "$0" "$@"`, ...node] as const);
+  const wrapper =
+    options.wrapper ??
+    (descriptorLimit === undefined
+      ? []
+      : ['sh', '-c', `ulimit -n ${descriptorLimit} && exec "$0" "$@"`]);
+  const [file = '', ...args] = [...wrapper, ...node];
   const child = spawn(file, args, {
     cwd: APP_ROOT,
     ...user,

@@ -48,7 +48,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     options.handle ??
     ((await openDatabaseHandle(
       { kind: 'postgres', url: options.url, shown: '' },
-      options,
+      { ...options, postgres: options },
     )) as PostgresHandle);
   return new PostgresStore(options, handle, owned);
 }
