@@ -57,11 +57,16 @@ function peerCase(name: string, note: string): Case {
   return { name, note, args: ['--import', 'tsx', PEERS_MAIN, name], env: {} };
 }
 
-/** The four cases of a run: the deployed server, stock Koa (the target), Fastify, bare node:http. */
+/**
+ * The five cases of a run: the deployed server, stock Koa (the target), a minimal stock Koa
+ * (the same durable write, no limits, logs or metrics: the price of the features), Fastify,
+ * bare node:http.
+ */
 export function standardCases(): Case[] {
   return [
     serverCase('real', REAL_MAIN, 'apps/server/dist/main.js, every feature on'),
     peerCase('koa', 'Koa + @koa/router + koa-bodyparser, the same work (the target)'),
+    peerCase('koa-minimal', 'stock Koa, the same durable write only: no limits, logs, metrics'),
     peerCase('fastify', 'Fastify 5, the same work'),
     peerCase('bare', 'node:http, the same work'),
   ];
