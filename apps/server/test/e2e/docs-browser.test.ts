@@ -11,7 +11,7 @@ import {
   docsAssetsFolder,
   readDocsManifest,
 } from '../../src/docs/docs-assets.ts';
-import { writeDocsSite } from '../../src/docs/docs-site.ts';
+import { writeDocsSite } from '../../scripts/docs/docs-site.ts';
 import { type HeadlessChromium, launchChromium } from '../support/chromium.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
 import { type StaticServer, serveFolder } from '../support/static-server.ts';
