@@ -136,26 +136,53 @@ export interface Decision {
   readonly msBeforeNext: number;
 }
 
-interface Waiting extends Take {
+interface Waiting {
+  readonly key: string;
+  readonly limit: number;
+  readonly durationMs: number;
   readonly resolve: (count: Count) => void;
+}
+
+/** What a process knows of a key: its lease of points, its rate, its latest count. */
+interface KeyState {
+  /** Points taken from the store and not yet given to a request, valid until `leaseUntil`. */
+  leased: number;
+  leaseUntil: number;
+  /** The count with the leased points given so far (not the rest), and its window's end. */
+  used: number;
+  endsAt: number;
+  /** Refused without the store until then (the window is spent). */
+  spentUntil: number;
+  /** Decisions since `since`, and the rate (per second) of the last LEASE_MS. */
+  seen: number;
+  since: number;
+  rate: number;
 }
 
 /** How often windows that ended an hour ago are deleted. */
 const SWEEP_EVERY_MS = 5 * 60_000;
+/**
+ * How long a lease serves: points a busy key takes ahead (its rate over this time), given to
+ * its next requests from memory. Unused, they expire with it (counted, not given back).
+ */
+const LEASE_MS = 100;
 
 /**
  * Decisions on a CountStore, grouped like the plants' commits: the points taken in one
  * event-loop turn go to the store in one batch (one transaction or statement, whatever the
  * number of requests), one batch at a time, each request getting the count its own point made,
- * so processes sharing the store share one exact limit. A key known to be spent is refused from
- * memory until its window ends, without the store. While the store fails (a full disk, a busy
- * file, PostgreSQL down or slow), the process counts in its own memory: a limit less exact for
- * that time, never a failed request.
+ * so processes sharing the store share one limit and never pass it. A busy key takes a lease
+ * with its batch: the points its rate needs for LEASE_MS more, never more than a quarter of
+ * what its window has left, so its next requests are decided in memory (at 1,000 requests a
+ * second of one credential: ten writes a second, not a thousand); a quiet key, or one near its
+ * limit, takes none and stays exact. A key known to be spent is refused from memory until its
+ * window ends. While the store fails (a full disk, a busy file, PostgreSQL down or slow), the
+ * process counts in its own memory: a limit less exact for that time, never a failed request.
  */
 export class SharedCounts {
   readonly #store: CountStore;
   readonly #fallback = memoryCounts();
-  readonly #spent = new LRUCache<string, number>({ max: MAX_KEYS });
+  readonly #keys = new LRUCache<string, KeyState>({ max: MAX_KEYS });
   readonly #onStoreError: (error: unknown) => void;
   readonly #sweep: NodeJS.Timeout;
   #waiting: Waiting[] = [];
@@ -175,15 +202,22 @@ export class SharedCounts {
   /** Takes one point of `key`, whose limit is `limit` per window of `durationMs`. */
   async consume(key: string, limit: number, durationMs: number): Promise<Decision> {
     const now = Date.now();
-    const spentUntil = this.#spent.get(key);
-    if (spentUntil !== undefined && spentUntil > now) {
-      return { allowed: false, remaining: 0, msBeforeNext: spentUntil - now };
+    const state = this.#state(key, now);
+    if (state.spentUntil > now) {
+      return { allowed: false, remaining: 0, msBeforeNext: state.spentUntil - now };
     }
-    const count = await new Promise<Count>((resolve) => {
-      this.#waiting.push({ key, points: 1, durationMs, resolve });
-      this.#schedule();
-    });
-    if (count.points >= limit) this.#spent.set(key, count.endsAt);
+    let count: Count;
+    if (state.leased > 0 && state.leaseUntil > now && state.endsAt > now) {
+      state.leased -= 1;
+      state.used += 1;
+      count = { points: state.used, endsAt: state.endsAt };
+    } else {
+      count = await new Promise<Count>((resolve) => {
+        this.#waiting.push({ key, limit, durationMs, resolve });
+        this.#schedule();
+      });
+    }
+    if (count.points >= limit) state.spentUntil = count.endsAt;
     return {
       allowed: count.points <= limit,
       remaining: Math.max(0, limit - count.points),
@@ -193,6 +227,31 @@ export class SharedCounts {
 
   close(): void {
     clearInterval(this.#sweep);
+  }
+
+  /** The key's state, its rate counted with this decision. */
+  #state(key: string, now: number): KeyState {
+    let state = this.#keys.get(key);
+    if (state === undefined) {
+      state = {
+        leased: 0,
+        leaseUntil: 0,
+        used: 0,
+        endsAt: 0,
+        spentUntil: 0,
+        seen: 0,
+        since: now,
+        rate: 0,
+      };
+      this.#keys.set(key, state);
+    }
+    state.seen += 1;
+    if (now - state.since >= LEASE_MS) {
+      state.rate = (state.seen * 1000) / (now - state.since);
+      state.seen = 0;
+      state.since = now;
+    }
+    return state;
   }
 
   #schedule(): void {
@@ -205,13 +264,25 @@ export class SharedCounts {
 
   async #run(batch: readonly Waiting[]): Promise<void> {
     this.#inFlight = true;
-    const totals = new Map<string, Take>();
-    for (const { key, points, durationMs } of batch) {
-      const total = totals.get(key);
-      totals.set(key, { key, points: (total?.points ?? 0) + points, durationMs });
-    }
-    const takes = [...totals.values()];
     const now = Date.now();
+    const demand = new Map<string, Take & { limit: number; lease: number }>();
+    for (const { key, limit, durationMs } of batch) {
+      const take = demand.get(key);
+      demand.set(key, { key, durationMs, limit, points: (take?.points ?? 0) + 1, lease: 0 });
+    }
+    for (const take of demand.values()) {
+      const state = this.#keys.get(take.key);
+      const left = state && state.endsAt > now ? take.limit - state.used - take.points : 0;
+      take.lease = Math.max(
+        0,
+        Math.min(Math.floor((state?.rate ?? 0) * (LEASE_MS / 1000)), Math.floor(left / 4)),
+      );
+    }
+    const takes = [...demand.values()].map(({ key, points, lease, durationMs }) => ({
+      key,
+      points: points + lease,
+      durationMs,
+    }));
     let counts: Count[];
     try {
       counts = await this.#store.add(takes, now);
@@ -221,17 +292,25 @@ export class SharedCounts {
     }
     this.#inFlight = false;
     this.#schedule();
-    // Each waiting request gets the count as it was just after its own point, in arrival order.
-    const before = new Map<string, number>();
-    takes.forEach((take, index) => {
-      const count = counts[index];
-      if (count) before.set(take.key, count.points - take.points);
+    // Each waiting request gets the count as it was just after its own point, in arrival
+    // order; the points leased after them serve the key's next requests.
+    const next = new Map<string, number>();
+    [...demand.values()].forEach((take, index) => {
+      const count = counts[index] ?? { points: take.limit + 1, endsAt: now };
+      const before = count.points - take.points - take.lease;
+      next.set(take.key, before);
+      const state = this.#keys.get(take.key);
+      if (state === undefined) return;
+      state.used = before + take.points;
+      state.endsAt = count.endsAt;
+      state.leased = Math.max(0, Math.min(take.lease, take.limit - state.used));
+      state.leaseUntil = now + LEASE_MS;
     });
-    const endsAt = new Map(takes.map((take, index) => [take.key, counts[index]?.endsAt ?? now]));
     for (const waiting of batch) {
-      const points = (before.get(waiting.key) ?? 0) + waiting.points;
-      before.set(waiting.key, points);
-      waiting.resolve({ points, endsAt: endsAt.get(waiting.key) ?? now });
+      const points = (next.get(waiting.key) ?? 0) + 1;
+      next.set(waiting.key, points);
+      const state = this.#keys.get(waiting.key);
+      waiting.resolve({ points, endsAt: state?.endsAt ?? now });
     }
   }
 }
