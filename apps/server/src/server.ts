@@ -20,7 +20,7 @@ import { startMetricsServer } from './observability/metrics-listener.ts';
 import { measureStore } from './observability/store-timing.ts';
 import type { BatchedStoreOptions } from './store/batched-store.ts';
 import { type DatabaseHandle, openDatabaseHandle } from './store/database.ts';
-import type { PlantStore, Readiness } from './store/plant-store.ts';
+import type { PlantStore } from './store/plant-store.ts';
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
 
 export interface RunningServer {
