@@ -263,21 +263,14 @@ export interface Config {
   readonly logLevel: z.output<typeof Env>['LOG_LEVEL'];
   readonly durability: 'full' | 'normal';
   readonly postgres: PostgresConfig;
-  /** Where `GET /metrics` is served (its own listener); absent when METRICS_PORT is unset. */
+  /** Absent when METRICS_PORT is unset. */
   readonly metrics?: { readonly port: number; readonly host: string };
   readonly rateLimit: RateLimitConfig;
-  /**
-   * TRUST_PROXY: the addresses and networks of the reverse proxies in front; `X-Forwarded-For`
-   * is read only from a peer among them (see `limits/key.ts`). Empty: the socket's peer is the client.
-   */
   readonly trustProxy: readonly string[];
-  /** Browser origins allowed by CORS; empty = CORS off. */
   readonly corsOrigins: readonly string[];
   readonly keepAliveTimeoutMs: number;
-  /** Most open connections per process; 0 = no cap. */
   readonly maxConnections: number;
   readonly shutdownDelayMs: number;
-  /** HTTP worker processes: more than 1 runs a cluster (see cluster.ts). */
   readonly webConcurrency: number;
 }
 
