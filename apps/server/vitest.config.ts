@@ -14,7 +14,12 @@ export default defineConfig({
           // the same server modules, and loading them once per worker halves the tier's time.
           pool: 'threads',
           isolate: false,
-          include: ['src/**/*.test.ts', 'test/*.test.ts', 'test/security/**/*.test.ts'],
+          include: [
+            'src/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'test/*.test.ts',
+            'test/security/**/*.test.ts',
+          ],
           // The API reference files the servers send, built (compressed) once, not per test.
           globalSetup: ['./test/support/docs-assets-global-setup.ts'],
           testTimeout: 10_000,

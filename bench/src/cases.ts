@@ -33,6 +33,9 @@ export const COMMON_ENV: Readonly<Record<string, string>> = {
   METRICS_PORT: '0',
   RATE_LIMIT_PER_SECOND: '1000000',
   RATE_LIMIT_BURST: '1000000',
+  // The server's limit on requests without a credential (the asset GETs): runs, never refuses.
+  ANONYMOUS_PER_SECOND: '1000000',
+  ANONYMOUS_BURST: '1000000',
   BODY_LIMIT: '65536',
   DURABILITY: 'full',
 };
@@ -57,11 +60,16 @@ function peerCase(name: string, note: string): Case {
   return { name, note, args: ['--import', 'tsx', PEERS_MAIN, name], env: {} };
 }
 
-/** The four cases of a run: the deployed server, stock Koa (the target), Fastify, bare node:http. */
+/**
+ * The five cases of a run: the deployed server, stock Koa (the target), a minimal stock Koa
+ * (the same durable write, no limits, logs or metrics: the price of the features), Fastify,
+ * bare node:http.
+ */
 export function standardCases(): Case[] {
   return [
     serverCase('real', REAL_MAIN, 'apps/server/dist/main.js, every feature on'),
     peerCase('koa', 'Koa + @koa/router + koa-bodyparser, the same work (the target)'),
+    peerCase('koa-minimal', 'stock Koa, the same durable write only: no limits, logs, metrics'),
     peerCase('fastify', 'Fastify 5, the same work'),
     peerCase('bare', 'node:http, the same work'),
   ];

@@ -3,12 +3,16 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BurstyRateLimiter, RateLimiterMemory } from 'rate-limiter-flexible';
+import { RateLimits } from '../../apps/server/src/limits/rate-limits.ts';
+import { databaseCounts } from '../../apps/server/src/limits/shared-counts.ts';
+import { openDatabase } from '../../apps/server/src/store/sqlite/open-database.ts';
 import { BENCH_DIR } from './cases.ts';
 import { PeerWork } from './peers/work.ts';
 
-// The per-token limit's own cost: CPU µs per decision of the peers' limiter (the server's
-// library, store and settings: RateLimiterSQLite in the database's side file), beside the
-// same limiter in process memory, which is what the server used on one process before. In
+// The per-token limit's own cost: CPU µs per decision of the server's limits (counts in the
+// database file's rate_limits table, one transaction per event-loop turn), one decision a turn
+// (the worst case) and 20 a turn; beside the peers' limiter (RateLimiterSQLite in a side file,
+// the server's before) and the same limiter in process memory. In
 // one process, measured by process.cpuUsage(), so it holds on a busy machine where the HTTP
 // cases' figures do not. `pnpm --filter @plant-store/bench bench:limiter [-- --decisions N]`.
 
@@ -23,11 +27,12 @@ const REPS = Number(values.reps);
 
 type Limit = (key: string) => Promise<unknown>;
 
-/** CPU µs per decision over DECISIONS decisions of one key, after a warm-up. */
-async function cpuPerDecision(limit: Limit): Promise<number> {
-  for (let i = 0; i < 2_000; i++) await limit('env#1');
+/** CPU µs per decision over DECISIONS decisions of one key, `together` at a time, after a warm-up. */
+async function cpuPerDecision(limit: Limit, together = 1): Promise<number> {
+  const round = () => Promise.all(Array.from({ length: together }, () => limit('env#1')));
+  for (let i = 0; i < 2_000 / together; i++) await round();
   const before = process.cpuUsage();
-  for (let i = 0; i < DECISIONS; i++) await limit('env#1');
+  for (let i = 0; i < DECISIONS / together; i++) await round();
   const used = process.cpuUsage(before);
   return (used.user + used.system) / DECISIONS;
 }
@@ -46,13 +51,23 @@ const memory = new BurstyRateLimiter(
   new RateLimiterMemory({ points: 1e9, duration: 1 }),
   new RateLimiterMemory({ keyPrefix: 'burst', points: 1e9, duration: 2 }),
 );
-const rows: Record<string, number[]> = { memory: [], sqlite: [] };
+const filename = join(folder, 'server.db');
+const db = openDatabase(filename);
+const server = RateLimits.create(
+  { perSecond: 1e9, burst: 2e9, authFailuresPerMinute: 30 },
+  databaseCounts({ kind: 'sqlite', filename, db, close: async () => undefined }),
+);
+const rows: Record<string, number[]> = { memory: [], sqlite: [], server: [], server20: [] };
 try {
   for (let rep = 0; rep < REPS; rep++) {
     rows.memory?.push(await cpuPerDecision((key) => memory.consume(key)));
     rows.sqlite?.push(await cpuPerDecision((key) => work.limit(key)));
+    rows.server?.push(await cpuPerDecision((key) => server.consumeCredential(key)));
+    rows.server20?.push(await cpuPerDecision((key) => server.consumeCredential(key), 20));
   }
 } finally {
+  server.close();
+  db.close();
   work.close();
   rmSync(folder, { recursive: true, force: true });
 }
@@ -70,7 +85,17 @@ const report = [
   '| limiter | where the counts live | median µs | min–max |',
   '|---|---|---:|---:|',
   line('memory', 'this process (one process on SQLite, before)', rows.memory ?? []),
-  line('sqlite', 'the side file `<file>-limits`, shared by every process', rows.sqlite ?? []),
+  line(
+    'sqlite',
+    'the side file `<file>-limits`, shared (the server before issue 34)',
+    rows.sqlite ?? [],
+  ),
+  line('server', 'the database file, one decision a turn (the server now)', rows.server ?? []),
+  line(
+    'server ×20',
+    'the database file, 20 decisions a turn (the server now)',
+    rows.server20 ?? [],
+  ),
   '',
 ].join('\n');
 console.log(report);

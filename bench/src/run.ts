@@ -60,6 +60,11 @@ if (args.cases !== undefined) {
 const names = new Set(cases.map((c) => c.name));
 const pairs: Pair[] = [
   { label: 'real / koa (target ≤ 1.15× CPU, ≥ 0.9× req/s)', num: 'real', den: 'koa' },
+  {
+    label: 'price of features: real / koa-minimal (target ≤ 1.5× CPU)',
+    num: 'real',
+    den: 'koa-minimal',
+  },
   ...extras.flatMap((c) => [
     { label: `${c.name} / koa`, num: c.name, den: 'koa' },
     { label: `real / ${c.name}`, num: 'real', den: c.name },

@@ -8,7 +8,7 @@ import type { AppState } from './http/app-state.ts';
 import { answerUnrouted, contractRouter } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { requestContext } from './http/request-context.ts';
-import { rateLimited } from './limits/guard.ts';
+import { anonymousLimit, rateLimited } from './limits/guard.ts';
 import { clientAddress, proxyTrust } from './limits/key.ts';
 import type { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
@@ -33,6 +33,15 @@ export interface AppOptions {
   /** The built API reference files (`/docs`, its script, `/openapi.json`); see `docsAssetsFolder`. */
   readonly docsAssets?: string;
 }
+
+/** The requests the contract's bearer check sees (their limits are the credential's). */
+const BEARER_ROUTES = new Set(
+  Object.values(contract)
+    .filter((route) => route.auth === 'bearer')
+    .map((route) => `${route.method.toUpperCase()} ${route.path}`),
+);
+const needsCredential = (ctx: { method: string; path: string }) =>
+  BEARER_ROUTES.has(`${ctx.method} ${ctx.path}`);
 
 /**
  * The Koa application: the per-request bookkeeping (request id, headers, metrics, log), CORS
@@ -65,6 +74,7 @@ export function createApp(options: AppOptions): Koa<AppState> {
       return next();
     });
   }
+  if (rateLimits) app.use(anonymousLimit(rateLimits, needsCredential)); // when configured
   if (corsOrigins.length > 0) app.use(cors(corsOrigins, router));
   app.use(router.routes());
   app.use(answerUnrouted);

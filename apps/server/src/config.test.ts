@@ -5,7 +5,9 @@ import {
   loadConfig,
   loadStoreConfig,
   MAX_TIMER_MS,
-  NUMERIC_VARIABLES,
+  maskUrl,
+  numericRanges,
+  parseDatabase,
 } from './config.ts';
 
 const TOKEN = 'a-long-enough-token-0123';
@@ -17,7 +19,7 @@ describe('loadConfig', () => {
       production: false,
       port: 3000,
       host: '127.0.0.1',
-      databaseUrl: './data/plants.db',
+      database: parseDatabase('./data/plants.db'),
       tokens: [TOKEN],
       developmentToken: false,
       bodyLimitBytes: 65536,
@@ -29,7 +31,12 @@ describe('loadConfig', () => {
         statementTimeoutMs: 5000,
         startupWaitMs: 0,
       },
-      rateLimit: { perSecond: 100, burst: 200, authFailuresPerMinute: 30 },
+      rateLimit: {
+        perSecond: 100,
+        burst: 200,
+        authFailuresPerMinute: 30,
+        anonymous: { perSecond: 20, burst: 100 },
+      },
       trustProxy: [],
       corsOrigins: [],
       keepAliveTimeoutMs: 65_000,
@@ -58,7 +65,7 @@ describe('loadConfig', () => {
       production: true,
       port: 8080,
       host: '0.0.0.0',
-      databaseUrl: 'file:/var/lib/plants.db',
+      database: { kind: 'sqlite', filename: '/var/lib/plants.db' },
       tokens: [TOKEN, 'second-token-abcdefgh'],
       bodyLimitBytes: 1024 * 1024,
       logLevel: 'warn',
@@ -142,9 +149,10 @@ describe('NODE_ENV', () => {
 });
 
 describe('numeric variables', () => {
-  const names = Object.keys(NUMERIC_VARIABLES) as (keyof typeof NUMERIC_VARIABLES)[];
-  const rangeOf = (name: keyof typeof NUMERIC_VARIABLES) => NUMERIC_VARIABLES[name];
-  const badValues = (name: keyof typeof NUMERIC_VARIABLES) => {
+  const ranges = numericRanges();
+  const names = Object.keys(ranges);
+  const rangeOf = (name: string) => ranges[name] ?? { min: 0, max: 0 };
+  const badValues = (name: string) => {
     const { min, max } = rangeOf(name);
     return [
       '0x1000',
@@ -202,7 +210,7 @@ describe('numeric variables', () => {
   });
 
   it("turns seconds into milliseconds within a timer's range", () => {
-    const { max } = NUMERIC_VARIABLES.KEEP_ALIVE_TIMEOUT_SECONDS;
+    const { max } = rangeOf('KEEP_ALIVE_TIMEOUT_SECONDS');
     expect(load({ KEEP_ALIVE_TIMEOUT_SECONDS: String(max) }).keepAliveTimeoutMs).toBe(MAX_TIMER_MS);
     expect(() => load({ KEEP_ALIVE_TIMEOUT_SECONDS: '3000000' })).toThrow(
       /KEEP_ALIVE_TIMEOUT_SECONDS: "3000000" is not a whole number of seconds from 1 to 86400/,
@@ -247,7 +255,7 @@ describe('BODY_LIMIT', () => {
 
 describe('every variable', () => {
   // A bad value of each variable that is not numeric (the numeric ones are all tested above,
-  // from NUMERIC_VARIABLES): together they must be every variable the server reads.
+  // from numericRanges()): together they must be every variable the server reads.
   const OTHER_BAD_VALUES: Record<string, string> = {
     NODE_ENV: 'prod',
     HOST: '',
@@ -262,7 +270,7 @@ describe('every variable', () => {
   };
   const badValues = [
     ...Object.entries(OTHER_BAD_VALUES),
-    ...Object.keys(NUMERIC_VARIABLES).map((name) => [name, '0x10'] as const),
+    ...Object.keys(numericRanges()).map((name) => [name, '0x10'] as const),
   ];
 
   it('has a bad value tested here', () => {
@@ -291,10 +299,10 @@ describe('every variable', () => {
 
 describe('loadStoreConfig (the command-line tool)', () => {
   it('reads DATABASE_URL with its default and needs no token, even in production', () => {
-    expect(loadStoreConfig({}).databaseUrl).toBe('./data/plants.db');
+    expect(loadStoreConfig({}).database).toMatchObject({ filename: './data/plants.db' });
     expect(
-      loadStoreConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/plants' }).databaseUrl,
-    ).toBe('postgres://db/plants');
+      loadStoreConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/plants' }).database,
+    ).toEqual({ kind: 'postgres', url: 'postgres://db/plants', shown: 'postgres://db/plants' });
   });
 
   it('reads the PG_* settings exactly as loadConfig does (the token store pools with them)', () => {
@@ -321,13 +329,13 @@ describe('loadStoreConfig (the command-line tool)', () => {
 
   it('ignores the server-only settings and never makes a token', () => {
     const config = loadStoreConfig({ PORT: 'eighty', PLANT_STORE_TOKENS: 'short' });
-    expect(Object.keys(config).sort()).toEqual(['databaseUrl', 'postgres']);
+    expect(Object.keys(config).sort()).toEqual(['database', 'postgres']);
     expect(JSON.stringify(config)).not.toMatch(/token/i);
   });
 
   it('names a bad DATABASE_URL', () => {
     expect(() => loadStoreConfig({ DATABASE_URL: '' })).toThrow(ConfigError);
-    expect(() => loadStoreConfig({ DATABASE_URL: '' })).toThrow(/DATABASE_URL: must not be empty/);
+    expect(() => loadStoreConfig({ DATABASE_URL: '' })).toThrow(/DATABASE_URL: .*it is empty/);
   });
 });
 
@@ -402,5 +410,76 @@ describe('TRUST_PROXY_HOPS (replaced by TRUST_PROXY)', () => {
           'on this machine), and remove TRUST_PROXY_HOPS',
       ),
     );
+  });
+});
+
+describe('parseDatabase (DATABASE_URL)', () => {
+  it.each([
+    ['data/plants.db', 'data/plants.db'],
+    ['./data/plants.db', './data/plants.db'],
+    ['/var/lib/plants.db', '/var/lib/plants.db'],
+    ['plants.db', 'plants.db'],
+    ['C:\\data\\plants.db', 'C:\\data\\plants.db'],
+    ['file:./data/plants.db', './data/plants.db'],
+    ['file:data/plants.db', 'data/plants.db'],
+    ['file:/var/lib/plants.db', '/var/lib/plants.db'],
+    ['file:///var/lib/plants.db', '/var/lib/plants.db'],
+    ['FILE:///var/lib/plants.db', '/var/lib/plants.db'],
+    ['file:///var/lib/my%20plants.db', '/var/lib/my plants.db'],
+    ['file://localhost/var/lib/plants.db', '/var/lib/plants.db'],
+  ])('reads %j as the SQLite file %j', (url, filename) => {
+    expect(parseDatabase(url)).toEqual({ kind: 'sqlite', filename, shown: filename });
+  });
+
+  it.each([
+    'postgres://user:secret@db:5432/plants',
+    'postgresql://db/plants?sslmode=require',
+    'POSTGRES://db/plants',
+  ])('recognises %j as PostgreSQL, keeping the URL as given', (url) => {
+    expect(parseDatabase(url)).toMatchObject({ kind: 'postgres', url });
+  });
+
+  it.each([
+    ['', /it is empty/],
+    ['   ', /it is empty/],
+    ['mysql://db/plants', /scheme "mysql:" is not supported/],
+    ['sqlite:plants.db', /scheme "sqlite:" is not supported/],
+    ['file:', /names no file/],
+    ['file:plants.db?mode=ro', /query strings/],
+    ['file://remote-host/plants.db', /Invalid database URL/],
+    ['file:bad%zzname.db', /Invalid database URL/],
+  ])('rejects %j', (url, reason) => {
+    expect(() => parseDatabase(url)).toThrow(reason);
+  });
+
+  it('masks credentials of an unsupported URL in its error', () => {
+    expect(() => parseDatabase('mysql://admin:hunter2@db/plants')).toThrow(
+      'Invalid database URL "mysql://***@db/plants"',
+    );
+    expect(() => parseDatabase('mysql://admin:hunter2@db/plants')).not.toThrow(/hunter2/);
+  });
+
+  it('names the accepted forms in its error', () => {
+    expect(() => parseDatabase('redis://cache')).toThrow(
+      /file path .* file: URL .* postgres:\/\/ \/ postgresql:\/\/ URL/,
+    );
+  });
+});
+
+describe('maskUrl', () => {
+  it.each([
+    ['postgres://app:hunter2@db:5432/plants', 'postgres://app:***@db:5432/plants'],
+    [
+      'postgresql://app:p%40ss@db/plants?sslmode=require',
+      'postgresql://app:***@db/plants?sslmode=require',
+    ],
+    ['postgres://app@db/plants', 'postgres://app@db/plants'],
+    [
+      'postgres://db/plants?sslmode=require&password=x&a=b',
+      'postgres://db/plants?sslmode=require&password=***&a=b',
+    ],
+  ])('shows %j as %j', (url, shown) => {
+    expect(maskUrl(url)).toBe(shown);
+    expect(parseDatabase(url).shown).toBe(shown);
   });
 });

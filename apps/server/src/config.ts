@@ -1,56 +1,44 @@
 import { isIP } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import bytes from 'bytes';
 import { z } from 'zod';
-
-/** Defaults of the PG_* settings, also the pool factory's (here: config.ts must not load `pg`). */
-export const POSTGRES_DEFAULTS = {
-  poolMax: 10,
-  connectTimeoutMs: 2000,
-  statementTimeoutMs: 5000,
-} as const;
-
-/** The values NODE_ENV may take; unset means development. */
-const NODE_ENVS = ['development', 'test', 'production'] as const;
 
 /** The longest any timer setting may ask for: one day, so sums of them stay far below 2^31−1 ms. */
 export const MAX_TIMER_MS = 86_400_000;
 
-/**
- * Every numeric variable: decimal digits only, from `min` to `max` (docs/operations.md), in
- * `unit` when it has one. A timer in seconds is bounded so that its milliseconds stay within
- * MAX_TIMER_MS, and every timer (and every sum the code makes of two) within 2^31−1 ms.
- */
-export const NUMERIC_VARIABLES = {
-  PORT: { min: 0, max: 65_535 },
-  METRICS_PORT: { min: 0, max: 65_535 },
-  PG_POOL_MAX: { min: 1, max: 1_000 },
-  PG_CONNECT_TIMEOUT_MS: { min: 1, max: MAX_TIMER_MS, unit: 'milliseconds' },
-  PG_STATEMENT_TIMEOUT_MS: { min: 1, max: MAX_TIMER_MS, unit: 'milliseconds' },
-  PG_STARTUP_WAIT_MS: { min: 0, max: MAX_TIMER_MS, unit: 'milliseconds' },
-  RATE_LIMIT_PER_SECOND: { min: 0, max: 1_000_000 },
-  RATE_LIMIT_BURST: { min: 1, max: 1_000_000 },
-  AUTH_FAILURES_PER_MINUTE: { min: 0, max: 1_000_000 },
-  KEEP_ALIVE_TIMEOUT_SECONDS: { min: 1, max: MAX_TIMER_MS / 1000, unit: 'seconds' },
-  MAX_CONNECTIONS: { min: 0, max: 1_000_000 },
-  SHUTDOWN_DELAY_MS: { min: 0, max: MAX_TIMER_MS, unit: 'milliseconds' },
-  WEB_CONCURRENCY: { min: 1, max: 256 },
-} as const satisfies Record<string, NumberRange>;
-
-interface NumberRange {
-  readonly min: number;
-  readonly max: number;
-  readonly unit?: string;
-}
-
 /** The largest BODY_LIMIT: 16 MiB (a plant is well under 1 KiB). */
 export const MAX_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
-/** The environment variables the server reads, with their defaults (docs/operations.md). */
+/** The range of a numeric variable (docs/operations.md), kept beside it as its schema's meta. */
+export interface NumberRange {
+  readonly min: number;
+  readonly max: number;
+  readonly unit?: 'milliseconds' | 'seconds';
+}
+const PORT_RANGE = { min: 0, max: 65_535 } as const;
+const MS = (min: number) => ({ min, max: MAX_TIMER_MS, unit: 'milliseconds' }) as const;
+const COUNT = (min: number) => ({ min, max: 1_000_000 }) as const;
+
+/**
+ * The one registry of environment variables the server reads: each with its range, its default
+ * and what it means (docs/operations.md lists them; a test keeps both in step). Every numeric
+ * variable takes decimal digits only; a timer stays within MAX_TIMER_MS (a sum of two within
+ * 2^31−1 ms).
+ */
 const Env = z.object({
-  NODE_ENV: oneOf(NODE_ENVS, '(unset means development)').default('development'),
-  PORT: integer('PORT').default(3000),
+  /** development (unset), test or production: production needs a credential to accept. */
+  NODE_ENV: oneOf(['development', 'test', 'production'], '(unset means development)').default(
+    'development',
+  ),
+  /** TCP port of the API (0: any free port). */
+  PORT: integer(PORT_RANGE).default(3000),
   HOST: nonEmpty().default('127.0.0.1'),
-  DATABASE_URL: nonEmpty().default('./data/plants.db'),
+  /** A SQLite file path or file: URL, or a postgres:// URL: parsed here, once. */
+  DATABASE_URL: z
+    .string()
+    .default('./data/plants.db')
+    .transform((url, ctx) => parseDatabase(url, ctx)),
+  /** Comma-separated bearer tokens, named env#1, env#2, … in logs. */
   PLANT_STORE_TOKENS: commaList(
     z
       .string()
@@ -59,20 +47,30 @@ const Env = z.object({
   ),
   BODY_LIMIT: size(MAX_BODY_LIMIT_BYTES).default(65_536),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** full: every commit fsynced (survives power loss); normal: survives a process crash. */
   DURABILITY: oneOf(['full', 'normal']).default('full'),
-  PG_POOL_MAX: integer('PG_POOL_MAX').default(POSTGRES_DEFAULTS.poolMax),
-  PG_CONNECT_TIMEOUT_MS: integer('PG_CONNECT_TIMEOUT_MS').default(
-    POSTGRES_DEFAULTS.connectTimeoutMs,
-  ),
-  PG_STATEMENT_TIMEOUT_MS: integer('PG_STATEMENT_TIMEOUT_MS').default(
-    POSTGRES_DEFAULTS.statementTimeoutMs,
-  ),
-  PG_STARTUP_WAIT_MS: integer('PG_STARTUP_WAIT_MS').default(0),
-  METRICS_PORT: integer('METRICS_PORT').optional(),
+  /** Most PostgreSQL connections of a process, all its parts together (plants, tokens, limits). */
+  PG_POOL_MAX: integer({ min: 1, max: 1_000 }).default(10),
+  /** Bounds pool wait, TCP connect and login. */
+  PG_CONNECT_TIMEOUT_MS: integer(MS(1)).default(2000),
+  /** The sessions' statement, lock and idle-in-transaction timeout. */
+  PG_STATEMENT_TIMEOUT_MS: integer(MS(1)).default(5000),
+  /** How long a start waits, retrying, for a PostgreSQL it cannot reach (0: fail at once). */
+  PG_STARTUP_WAIT_MS: integer(MS(0)).default(0),
+  /** Where GET /metrics is served, on a listener of its own; unset: no metrics. */
+  METRICS_PORT: integer(PORT_RANGE).optional(),
   METRICS_HOST: nonEmpty().default('127.0.0.1'),
-  RATE_LIMIT_PER_SECOND: integer('RATE_LIMIT_PER_SECOND').default(100),
-  RATE_LIMIT_BURST: integer('RATE_LIMIT_BURST').default(200),
-  AUTH_FAILURES_PER_MINUTE: integer('AUTH_FAILURES_PER_MINUTE').default(30),
+  /** Sustained requests per second per credential (0: off). */
+  RATE_LIMIT_PER_SECOND: integer(COUNT(0)).default(100),
+  /** Requests at once per credential. */
+  RATE_LIMIT_BURST: integer(COUNT(1)).default(200),
+  /** Refused credentials per minute per client address, then 429 (0: off). */
+  AUTH_FAILURES_PER_MINUTE: integer(COUNT(0)).default(30),
+  /** Requests per second per client address without a credential (/healthz, /docs, 404s…; 0: off). */
+  ANONYMOUS_PER_SECOND: integer(COUNT(0)).default(20),
+  /** Requests at once per client address without a credential. */
+  ANONYMOUS_BURST: integer(COUNT(1)).default(100),
+  /** Reverse proxies whose X-Forwarded-For is believed (see limits/key.ts). */
   TRUST_PROXY: commaList(
     z
       .string()
@@ -81,6 +79,7 @@ const Env = z.object({
         'each entry must be an IP address (127.0.0.1, ::1), a network (10.0.0.0/8, fd00::/8) or one of loopback, linklocal, uniquelocal',
       ),
   ),
+  /** Browser origins allowed by CORS; empty: CORS off. */
   CORS_ORIGINS: commaList(
     z
       .string()
@@ -89,11 +88,28 @@ const Env = z.object({
         'each origin must be scheme://host[:port], without a path or a trailing slash',
       ),
   ),
-  KEEP_ALIVE_TIMEOUT_SECONDS: integer('KEEP_ALIVE_TIMEOUT_SECONDS').default(65),
-  MAX_CONNECTIONS: integer('MAX_CONNECTIONS').default(900),
-  SHUTDOWN_DELAY_MS: integer('SHUTDOWN_DELAY_MS').default(0),
-  WEB_CONCURRENCY: integer('WEB_CONCURRENCY').default(1),
+  KEEP_ALIVE_TIMEOUT_SECONDS: integer({
+    min: 1,
+    max: MAX_TIMER_MS / 1000,
+    unit: 'seconds',
+  }).default(65),
+  /** Most open connections per process (0: no cap). */
+  MAX_CONNECTIONS: integer(COUNT(0)).default(900),
+  SHUTDOWN_DELAY_MS: integer(MS(0)).default(0),
+  /** HTTP worker processes: more than 1 runs a cluster (see cluster.ts). */
+  WEB_CONCURRENCY: integer({ min: 1, max: 256 }).default(1),
 });
+
+/** The range of every numeric variable, read from the registry above (docs and tests use it). */
+export function numericRanges(): Record<string, NumberRange> {
+  const ranges: Record<string, NumberRange> = {};
+  for (const [name, schema] of Object.entries(Env.shape)) {
+    const inner = 'unwrap' in schema ? (schema.unwrap() as z.ZodType) : schema;
+    const range = inner.meta()?.range as NumberRange | undefined;
+    if (range) ranges[name] = range;
+  }
+  return ranges;
+}
 
 /** A value as an error message shows it: quoted (spaces and emptiness visible), and short. */
 function shown(value: unknown): string {
@@ -113,20 +129,21 @@ function oneOf<const Values extends readonly [string, ...string[]]>(values: Valu
 }
 
 /**
- * The whole number in decimal digits that NUMERIC_VARIABLES allows for `name`, and nothing else
- * (no sign, fraction, exponent, hex, spaces or empty value): what Number() would also accept is
- * refused, naming the value and the range.
+ * A whole number in decimal digits within `range`, and nothing else (no sign, fraction,
+ * exponent, hex, spaces or empty value): refused naming the value and the range.
  */
-function integer(name: keyof typeof NUMERIC_VARIABLES) {
-  const range: NumberRange = NUMERIC_VARIABLES[name];
+function integer(range: NumberRange) {
   const what = range.unit ? `a whole number of ${range.unit}` : 'a whole number';
   const expected = `${what} from ${range.min} to ${range.max} (decimal digits only)`;
-  return z.string().transform((value, ctx) => {
-    const parsed = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
-    if (parsed >= range.min && parsed <= range.max) return parsed;
-    ctx.addIssue({ code: 'custom', message: `${shown(value)} is not ${expected}` });
-    return z.NEVER;
-  });
+  return z
+    .string()
+    .transform((value, ctx) => {
+      const parsed = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+      if (parsed >= range.min && parsed <= range.max) return parsed;
+      ctx.addIssue({ code: 'custom', message: `${shown(value)} is not ${expected}` });
+      return z.NEVER;
+    })
+    .meta({ range });
 }
 
 /** A size in bytes, 1 to `max`: digits, optionally followed by b, kb or mb (1024-based). */
@@ -179,6 +196,57 @@ function isOrigin(value: string): boolean {
   }
 }
 
+/** The store DATABASE_URL names: a SQLite file or a PostgreSQL URL; `shown` is safe to log. */
+export type DatabaseLocation =
+  | { readonly kind: 'sqlite'; readonly filename: string; readonly shown: string }
+  | { readonly kind: 'postgres'; readonly url: string; readonly shown: string };
+
+const ACCEPTED_FORMS =
+  'a file path (data/plants.db, /var/lib/plants.db), a file: URL (file:./data/plants.db, ' +
+  'file:///var/lib/plants.db) or a postgres:// / postgresql:// URL';
+
+/**
+ * DATABASE_URL as a DatabaseLocation, without touching the file system: a path (no scheme; a
+ * single letter before ':' is a Windows drive) or a `file:` URL is a SQLite file,
+ * `postgres:`/`postgresql:` a PostgreSQL URL; anything else is refused naming the accepted forms.
+ */
+export function parseDatabase(url: string, ctx?: z.RefinementCtx): DatabaseLocation {
+  const refuse = (reason: string): never => {
+    const masked = url.replace(/^([^:/?#]+:\/\/)[^/?#]*@/, '$1***@');
+    const message = `Invalid database URL ${JSON.stringify(masked)}: ${reason}. Use ${ACCEPTED_FORMS}.`;
+    if (!ctx) throw new ConfigError(message);
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  };
+  if (url.trim() === '') return refuse('it is empty');
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]+):/.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { kind: 'sqlite', filename: url, shown: url };
+  if (scheme === 'postgres' || scheme === 'postgresql') {
+    return { kind: 'postgres', url, shown: maskUrl(url) };
+  }
+  if (scheme !== 'file') return refuse(`the scheme "${scheme}:" is not supported`);
+  if (url.includes('?') || url.includes('#')) {
+    return refuse('query strings and fragments are not supported in file: URLs');
+  }
+  let filename: string;
+  try {
+    filename = url.toLowerCase().startsWith('file://')
+      ? fileURLToPath(url)
+      : decodeURIComponent(url.slice('file:'.length));
+  } catch (error) {
+    return refuse(error instanceof Error ? error.message : String(error));
+  }
+  if (filename === '') return refuse('it names no file');
+  return { kind: 'sqlite', filename, shown: filename };
+}
+
+/** `url` safe to log: a `scheme://user:password@host` password and a `password` parameter → `***`. */
+export function maskUrl(url: string): string {
+  return url
+    .replace(/^([^:/?#]+:\/\/[^:@/?#]*):[^@/?#]*@/, '$1:***@')
+    .replace(/([?&]password=)[^&#]*/gi, '$1***');
+}
+
 /** The names of every environment variable the server reads (docs/operations.md lists them in a table). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.shape);
 
@@ -186,7 +254,7 @@ export interface Config {
   readonly production: boolean;
   readonly port: number;
   readonly host: string;
-  readonly databaseUrl: string;
+  readonly database: DatabaseLocation;
   /** PLANT_STORE_TOKENS; may be empty (see `developmentToken`). */
   readonly tokens: readonly string[];
   /** No token configured outside production: the development token in the data directory is accepted. */
@@ -195,29 +263,24 @@ export interface Config {
   readonly logLevel: z.output<typeof Env>['LOG_LEVEL'];
   readonly durability: 'full' | 'normal';
   readonly postgres: PostgresConfig;
-  /** Where `GET /metrics` is served (its own listener); absent when METRICS_PORT is unset. */
+  /** Absent when METRICS_PORT is unset. */
   readonly metrics?: { readonly port: number; readonly host: string };
   readonly rateLimit: RateLimitConfig;
-  /**
-   * TRUST_PROXY: the addresses and networks of the reverse proxies in front; `X-Forwarded-For`
-   * is read only from a peer among them (see `limits/key.ts`). Empty: the socket's peer is the client.
-   */
   readonly trustProxy: readonly string[];
-  /** Browser origins allowed by CORS; empty = CORS off. */
   readonly corsOrigins: readonly string[];
   readonly keepAliveTimeoutMs: number;
-  /** Most open connections per process; 0 = no cap. */
   readonly maxConnections: number;
   readonly shutdownDelayMs: number;
-  /** HTTP worker processes: more than 1 runs a cluster (see cluster.ts). */
   readonly webConcurrency: number;
 }
 
-/** RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST, AUTH_FAILURES_PER_MINUTE; 0 turns a limit off. */
+/** RATE_LIMIT_*, AUTH_FAILURES_PER_MINUTE, ANONYMOUS_*; 0 turns a limit off. */
 export interface RateLimitConfig {
   readonly perSecond: number;
   readonly burst: number;
   readonly authFailuresPerMinute: number;
+  /** Per client address, on requests without a credential; absent: off. */
+  readonly anonymous?: { readonly perSecond: number; readonly burst: number };
 }
 
 /** PG_POOL_MAX, PG_CONNECT_TIMEOUT_MS, PG_STATEMENT_TIMEOUT_MS, PG_STARTUP_WAIT_MS. */
@@ -282,7 +345,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     production,
     port: values.PORT,
     host: values.HOST,
-    databaseUrl: values.DATABASE_URL,
+    database: values.DATABASE_URL,
     tokens,
     developmentToken: !production && tokens.length === 0,
     bodyLimitBytes: values.BODY_LIMIT,
@@ -296,6 +359,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perSecond: values.RATE_LIMIT_PER_SECOND,
       burst: values.RATE_LIMIT_BURST,
       authFailuresPerMinute: values.AUTH_FAILURES_PER_MINUTE,
+      ...(values.ANONYMOUS_PER_SECOND > 0
+        ? { anonymous: { perSecond: values.ANONYMOUS_PER_SECOND, burst: values.ANONYMOUS_BURST } }
+        : {}),
     },
     trustProxy: values.TRUST_PROXY,
     corsOrigins: values.CORS_ORIGINS,
@@ -323,7 +389,7 @@ function postgresConfig(
 
 /** The part of the configuration that names the store: what the command-line tool needs. */
 export interface StoreConfig {
-  readonly databaseUrl: string;
+  readonly database: DatabaseLocation;
   readonly postgres: PostgresConfig;
 }
 
@@ -332,7 +398,7 @@ export interface StoreConfig {
  * token is required or generated, and other server settings are not checked.
  *
  * @example
- * const { databaseUrl, postgres } = loadStoreConfig({ DATABASE_URL: 'postgres://db/plants' });
+ * const { database, postgres } = loadStoreConfig({ DATABASE_URL: 'postgres://db/plants' });
  */
 export function loadStoreConfig(
   env: Record<string, string | undefined> = process.env,
@@ -345,7 +411,7 @@ export function loadStoreConfig(
     PG_STARTUP_WAIT_MS: true,
   });
   const values = parseEnv(schema, env);
-  return { databaseUrl: values.DATABASE_URL, postgres: postgresConfig(values) };
+  return { database: values.DATABASE_URL, postgres: postgresConfig(values) };
 }
 
 /** `env` parsed by `schema`, or a ConfigError naming every variable that is wrong and why. */

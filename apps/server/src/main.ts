@@ -13,7 +13,6 @@ import {
   wantsPrettyLogs,
 } from './observability/logger.ts';
 import { startServer } from './server.ts';
-import { maskDatabaseUrl, parseDatabaseUrl } from './store/open-store.ts';
 import { looseDirectoryWarning } from './store/private-files.ts';
 
 // The process entry point: configuration from the environment, the server, the signals.
@@ -45,8 +44,8 @@ async function run(config: Config): Promise<void> {
   });
   // A data directory others may enter (made before this release, or by hand): one warning,
   // just before the start-up line (a failed start stays one line).
-  const { kind } = parseDatabaseUrl(config.databaseUrl);
-  const dataDirectory = dirname(developmentTokenPath(config.databaseUrl));
+  const { kind } = config.database;
+  const dataDirectory = dirname(developmentTokenPath(config.database));
   const loose =
     kind === 'sqlite' || config.developmentToken ? looseDirectoryWarning(dataDirectory) : undefined;
   const warnLoose = (logger: Logger) => loose !== undefined && logger.warn(loose);
@@ -54,7 +53,7 @@ async function run(config: Config): Promise<void> {
   // that it survives restarts (yesterday's curl still works). In a cluster the primary makes
   // it before forking, and the workers read it.
   const development = config.developmentToken
-    ? await loadDevelopmentToken(developmentTokenPath(config.databaseUrl))
+    ? await loadDevelopmentToken(developmentTokenPath(config.database))
     : undefined;
   // WEB_CONCURRENCY > 1: this process forks the HTTP workers and serves none itself.
   if (config.webConcurrency > 1 && cluster.isPrimary) {
@@ -150,13 +149,13 @@ function announce(
   if (config.production) {
     const announcer = logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
     announcer.info(
-      { url, database: maskDatabaseUrl(config.databaseUrl), metrics },
+      { url, database: config.database.shown, metrics },
       `Plant Store is listening on ${url}`,
     );
     announcer.flush(); // now, not with the next 16 KiB of lines or the next second
     return;
   }
-  console.log(`Plant Store is listening on ${url} (${maskDatabaseUrl(config.databaseUrl)})`);
+  console.log(`Plant Store is listening on ${url} (${config.database.shown})`);
   if (metrics !== null) console.log(`Metrics: ${metrics}`);
   if (development === undefined) return;
   console.log(

@@ -6,8 +6,8 @@ import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { tokenStatus } from './auth/manage-tokens.ts';
 import { ManagedTokenVerifier } from './auth/managed-token-verifier.ts';
-import { openTokenStore } from './auth/open-token-store.ts';
 import { TokenRegistry } from './auth/token-registry.ts';
+import { tokenStore } from './auth/token-store.ts';
 import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
 import { fitToDescriptorLimit, preloadRequestPath } from './connection/descriptors.ts';
 import {
@@ -16,19 +16,16 @@ import {
   httpServerOptions,
 } from './connection/http-server.ts';
 import { proxyTrust } from './limits/key.ts';
-import { limiterStoreFor } from './limits/limiter-store.ts';
 import { RateLimits } from './limits/rate-limits.ts';
+import { databaseCounts } from './limits/shared-counts.ts';
 import { listenOn } from './listen.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import { measureStore } from './observability/store-timing.ts';
-import {
-  type OpenPostgresOptions,
-  type OpenStoreOptions,
-  openStore,
-  parseDatabaseUrl,
-} from './store/open-store.ts';
-import type { PlantStore, Readiness } from './store/plant-store.ts';
+import type { BatchedStoreOptions } from './store/batched-store.ts';
+import { type DatabaseHandle, openDatabaseHandle } from './store/database.ts';
+import type { PlantStore } from './store/plant-store.ts';
+import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
 
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
@@ -43,7 +40,7 @@ export interface RunningServer {
 
 type ServerConfig = Pick<
   Config,
-  'port' | 'host' | 'databaseUrl' | 'tokens' | 'bodyLimitBytes' | 'durability'
+  'port' | 'host' | 'database' | 'tokens' | 'bodyLimitBytes' | 'durability'
 > &
   Partial<Pick<Config, 'postgres'>> &
   Partial<
@@ -56,30 +53,6 @@ type ServerConfig = Pick<
     readonly timeouts?: Partial<HttpTimeouts>;
     readonly keepAliveTimeoutMs?: number;
   };
-
-/** The stores' options: durability, readiness changes logged once each, the PG_* pool settings. */
-function serviceStoreOptions(
-  config: Pick<Config, 'durability'> & Partial<Pick<Config, 'postgres'>>,
-  logger: Logger,
-): OpenStoreOptions & { readonly postgres: OpenPostgresOptions } {
-  const onReadinessChange = (readiness: Readiness) => {
-    if (readiness.ready) logger.info('ready again: the store commits');
-    else {
-      const { code, message, action } = readiness.cause;
-      logger.error({ cause: code }, `not ready (${code}): ${message}. ${action}`);
-    }
-  };
-  return {
-    durability: config.durability,
-    sqlite: { onReadinessChange },
-    postgres: {
-      ...config.postgres,
-      // One line each, no stack: the message says what failed.
-      onError: (error: Error, context: string) => logger.warn(`${context}: ${error.message}`),
-      onReadinessChange,
-    },
-  };
-}
 
 /** What a start opened, each with its close: the one clean-up list. */
 type CleanUp = Array<() => Promise<void>>;
@@ -146,7 +119,7 @@ interface Resources {
   readonly metrics?: ServiceMetrics;
 }
 
-/** The store, the managed tokens (same database), the rate limits and the metrics. */
+/** The database (one handle), the plants, the managed tokens and the rate limits on it, the metrics. */
 async function openResources(
   config: ServerConfig,
   logger: Logger,
@@ -158,47 +131,69 @@ async function openResources(
     : undefined;
   // Without configured tokens only managed ones can be accepted, and a SQLite file that does
   // not exist yet holds none: refused before opening the store would create the file.
-  if (config.tokens.length === 0 && !storeExists(config.databaseUrl)) {
+  const { database } = config;
+  if (config.tokens.length === 0 && database.kind === 'sqlite' && !existsSync(database.filename)) {
     throw new ConfigError(NO_CREDENTIAL_MESSAGE);
   }
-  const { postgres, ...storeOptions } = serviceStoreOptions(config, logger);
-  const store = await openStore(config.databaseUrl, {
-    ...storeOptions,
-    postgres,
+  const handle = await openDatabaseHandle(database, {
+    durability: config.durability,
+    ...(config.postgres ? { postgres: config.postgres } : {}),
+    // One line each, no stack: the message says what failed.
+    onError: (error, context) => logger.warn(`${context}: ${error.message}`),
+  });
+  opened.push(() => handle.close());
+  const store = await openPlantStore(handle, {
+    onReadinessChange: (readiness) => {
+      if (readiness.ready) return logger.info('ready again: the store commits');
+      const { code, message, action } = readiness.cause;
+      logger.error({ cause: code }, `not ready (${code}): ${message}. ${action}`);
+    },
     ...(service ? { observer: service.storeObserver() } : {}),
   });
   opened.push(() => store.close());
-  const tokenStore = await openTokenStore(config.databaseUrl, postgres);
-  opened.push(() => tokenStore.close());
+  const tokens = tokenStore(handle);
   // Without configured tokens the store's managed tokens are the only credentials: a server
   // that could accept nobody refuses to start (only production leaves `tokens` empty).
   if (config.tokens.length === 0) {
     const now = new Date();
-    const records = await tokenStore.list();
+    const records = await tokens.list();
     if (!records.some((record) => tokenStatus(record, now) === 'active')) {
       throw new ConfigError(NO_CREDENTIAL_MESSAGE);
     }
   }
+  let storeFailing = false;
   const rateLimits = config.rateLimit
-    ? await RateLimits.create(
-        config.rateLimit,
-        limiterStoreFor(config.databaseUrl, postgres),
-        service ? { onLimited: (limit) => service.rateLimited.inc({ limit }) } : {},
-      )
+    ? RateLimits.create(config.rateLimit, databaseCounts(handle), {
+        ...(service ? { onLimited: (limit) => service.rateLimited.inc({ limit }) } : {}),
+        onStoreError: (error) => {
+          if (storeFailing) return;
+          storeFailing = true; // once a minute at most
+          setTimeout(() => (storeFailing = false), 60_000).unref();
+          logger.warn(
+            `rate limits: the shared counts cannot be written (${String(error)}); counting in this process's memory meanwhile`,
+          );
+        },
+      })
     : undefined;
-  if (rateLimits) opened.push(() => rateLimits.close());
+  if (rateLimits) opened.push(async () => rateLimits.close());
   return {
     store: service ? measureStore(store, service) : store,
-    tokens: TokenRegistry.fromTokens(config.tokens, new ManagedTokenVerifier(tokenStore)),
+    tokens: TokenRegistry.fromTokens(config.tokens, new ManagedTokenVerifier(tokens)),
     ...(rateLimits ? { rateLimits } : {}),
     ...(service ? { metrics: service } : {}),
   };
 }
 
-/** Whether the database exists already: a PostgreSQL one is taken to; a SQLite file must. */
-function storeExists(databaseUrl: string): boolean {
-  const location = parseDatabaseUrl(databaseUrl);
-  return location.kind === 'postgres' || existsSync(location.filename);
+/** The plant store on the process's database handle (pg is loaded only for PostgreSQL). */
+async function openPlantStore(
+  handle: DatabaseHandle,
+  options: BatchedStoreOptions,
+): Promise<PlantStore> {
+  if (handle.kind === 'sqlite') {
+    return createSqliteStore({ ...options, filename: handle.filename, db: handle.db });
+  }
+  const { createPostgresStore } = await import('./store/postgres/postgres-store.ts');
+  return createPostgresStore({ ...options, url: handle.url, handle });
 }
 
 function buildApp(config: ServerConfig, logger: Logger, resources: Resources): Koa {

@@ -123,11 +123,11 @@ function exportsOf(text: string): string[] {
 /** What every module of the workspace exports. */
 const EXPORTED = new Set(SOURCES.flatMap((file) => exportsOf(read(file))));
 
-/** Node modules, the test framework and the rate limiter, whose functions examples call. */
+/** Node modules and the test framework, whose functions examples call. */
 const LIBRARIES = ['fs', 'fs/promises', 'path', 'os', 'url', 'http', 'net', 'crypto', 'stream']
   .concat(['events', 'child_process', 'util', 'timers/promises'])
   .map((name) => `node:${name}`)
-  .concat(['vitest', 'vitest/config', 'rate-limiter-flexible']);
+  .concat(['vitest', 'vitest/config']);
 const LIBRARY_EXPORTED = new Set(
   (await Promise.all(LIBRARIES.map(async (name) => Object.keys(await import(name))))).flat(),
 );

@@ -101,7 +101,7 @@ export class SqliteGroupCommit {
  *
  * @example
  * const limits = openLimitsFile('/tmp/plants.db-limits');
- * new RateLimiterSQLite({ storeClient: limits.client, storeType: 'better-sqlite3', tableName: 'rl' });
+ * limits.client.prepare('SELECT 1').get(); // RateLimiterSQLite's storeClient
  */
 export function openLimitsFile(filename: string): {
   client: Pick<BetterSqlite3.Database, 'prepare' | 'transaction'>;

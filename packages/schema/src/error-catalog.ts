@@ -79,7 +79,7 @@ export const ERROR_CATALOG = {
     code: 42901,
     status: 429,
     meaning:
-      'Too many requests: this credential is over its rate limit, or this client address sent too many requests with a refused credential; retry after the Retry-After seconds.',
+      'Too many requests: this credential is over its rate limit, or this client address sent too many requests with a refused credential or without one; retry after the Retry-After seconds.',
   },
   internal: {
     code: 50001,

@@ -61,9 +61,9 @@ export const ERROR_MESSAGES = {
       'Request body must be application/json in UTF-8, with no content encoding other than gzip or deflate',
   },
   expectationFailed: 'The only expectation this server meets is Expect: 100-continue',
-  /** `who`: over the credential's own limit, or the client address's refused-credential limit. */
-  rateLimited: (who: 'credential' | 'refused credential', seconds: number) =>
-    `${who === 'credential' ? 'Too many requests for this credential' : 'Too many requests with a refused credential from this address'}; retry after ${seconds} second${seconds === 1 ? '' : 's'}`,
+  /** `who`: over the credential's own limit, the address's refused-credential limit, or its limit without a credential. */
+  rateLimited: (who: 'credential' | 'refused credential' | 'address', seconds: number) =>
+    `${who === 'credential' ? 'Too many requests for this credential' : who === 'address' ? 'Too many requests from this address' : 'Too many requests with a refused credential from this address'}; retry after ${seconds} second${seconds === 1 ? '' : 's'}`,
   internal: 'Internal server error',
   storeUnavailable: {
     unreachable: 'The store is unavailable; retry later',

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, StartupError } from '../config.ts';
+import { ConfigError, parseDatabase, StartupError } from '../config.ts';
 import { developmentTokenPath, loadDevelopmentToken } from './development-token.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-dev-token-'));
@@ -10,12 +10,14 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 describe('developmentTokenPath', () => {
   it('puts the token in the data directory: next to the SQLite file, ./data for PostgreSQL', () => {
-    expect(developmentTokenPath('./data/plants.db')).toBe(join('data', 'dev-token'));
-    expect(developmentTokenPath('file:///var/lib/plant-store/plants.db')).toBe(
+    expect(developmentTokenPath(parseDatabase('./data/plants.db'))).toBe(join('data', 'dev-token'));
+    expect(developmentTokenPath(parseDatabase('file:///var/lib/plant-store/plants.db'))).toBe(
       '/var/lib/plant-store/dev-token',
     );
-    expect(developmentTokenPath('plants.db')).toBe('dev-token');
-    expect(developmentTokenPath('postgres://app@db/plants')).toBe(join('data', 'dev-token'));
+    expect(developmentTokenPath(parseDatabase('plants.db'))).toBe('dev-token');
+    expect(developmentTokenPath(parseDatabase('postgres://app@db/plants'))).toBe(
+      join('data', 'dev-token'),
+    );
   });
 });
 

@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ConfigError, StartupError } from '../config.ts';
-import { parseDatabaseUrl } from '../store/open-store.ts';
+import { ConfigError, type DatabaseLocation, StartupError } from '../config.ts';
 import { makePrivateDirectory } from '../store/private-files.ts';
 
 /** Where the development token is kept: next to the SQLite file, else in `./data/` (its default). */
-export function developmentTokenPath(databaseUrl: string): string {
-  const location = parseDatabaseUrl(databaseUrl);
+export function developmentTokenPath(location: DatabaseLocation): string {
   return join(location.kind === 'sqlite' ? dirname(location.filename) : 'data', 'dev-token');
 }
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { createSqliteTokenStore } from '../../test/support/token-stores.ts';
 import { createManagedToken } from './manage-tokens.ts';
 import { ManagedTokenVerifier } from './managed-token-verifier.ts';
-import { createSqliteTokenStore } from './sqlite-token-store.ts';
 import { generateToken } from './token-format.ts';
 import { digestToken, TokenRegistry } from './token-registry.ts';
 

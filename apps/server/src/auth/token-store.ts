@@ -1,4 +1,9 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type pg from 'pg';
+import type { DatabaseHandle } from '../store/database.ts';
 import { StoreUnavailableError } from '../store/plant-store.ts';
+import { postgresCode, translatePostgresError } from '../store/postgres/errors.ts';
+import { SqliteError } from '../store/sqlite/driver.ts';
 
 /** A managed token as stored: never the token itself, and never shown with its digest. */
 export interface TokenRecord {
@@ -59,14 +64,11 @@ export interface TokenRow {
 }
 
 /** What each database adds to the store below. */
-export interface TokenSql {
+interface TokenSql {
   /** Runs the statements (more than one: in one transaction) and gives the rows of each. */
   run(statements: readonly Statement[]): Promise<TokenRow[][]>;
   /** True when `error` is the unique index of active names refusing an insert. */
   isNameTaken(error: unknown): boolean;
-  /** What a failed digest lookup becomes, unless it is a StoreUnavailableError already. */
-  lookUpError?(error: unknown): unknown;
-  close(): Promise<void>;
 }
 
 const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
@@ -87,8 +89,16 @@ const toRecord = (row: TokenRow): TokenRecord => ({
   revokedAt: date(row.revoked_at),
 });
 
-/** The token store on either database: the same statements, run by `sql`. */
-export function sqlTokenStore(sql: TokenSql): TokenStore {
+/**
+ * The managed tokens on the process's database handle (the same statements on either
+ * database); closing the store leaves the handle open. A failed look-up is a
+ * StoreUnavailableError (503, and the client retries), never a 500.
+ *
+ * @example
+ * const tokens = tokenStore(await openDatabaseHandle(config.database));
+ */
+export function tokenStore(handle: DatabaseHandle): TokenStore {
+  const sql = handle.kind === 'sqlite' ? sqliteTokens(handle.db) : postgresTokens(handle.pool);
   let closed = false;
   const run = async (...statements: Statement[]) => {
     if (closed) throw new StoreUnavailableError('The token store is closed');
@@ -128,14 +138,70 @@ export function sqlTokenStore(sql: TokenSql): TokenStore {
       const lookUp = run([`${SELECT} WHERE digest = $1`, [digest]]);
       const [[row] = []] = await lookUp.catch((error: unknown) => {
         if (error instanceof StoreUnavailableError) throw error;
-        throw sql.lookUpError?.(error) ?? error;
+        throw new StoreUnavailableError(`Could not look up a token: ${String(error)}`, {
+          cause: error,
+        });
       });
       return row === undefined ? undefined : toRecord(row);
     },
     close: async () => {
-      if (closed) return;
       closed = true;
-      await sql.close();
+    },
+  };
+}
+
+/** The statements on the SQLite connection, each prepared once (`$1`… are named parameters `1`…). */
+function sqliteTokens(db: BetterSqlite3.Database): TokenSql {
+  const prepared = new Map<string, BetterSqlite3.Statement>();
+  const all = ([sql, values]: Statement) => {
+    const statement = prepared.get(sql) ?? db.prepare(sql);
+    prepared.set(sql, statement);
+    const parameters = Object.fromEntries(values.map((value, i) => [i + 1, value]));
+    if (statement.reader) return statement.all(parameters) as TokenRow[];
+    statement.run(parameters);
+    return [];
+  };
+  const transaction = db.transaction((statements: readonly Statement[]) => statements.map(all));
+  return {
+    run: async (statements) =>
+      statements.length === 1 ? statements.map(all) : transaction.immediate(statements),
+    isNameTaken: (error) =>
+      error instanceof SqliteError &&
+      error.code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+      error.message.includes('tokens.name'),
+  };
+}
+
+/** The statements on the PostgreSQL pool; more than one in a transaction on one connection. */
+function postgresTokens(pool: pg.Pool): TokenSql {
+  const fail = (error: unknown) => {
+    throw translatePostgresError(error);
+  };
+  const query = async (on: pg.Pool | pg.PoolClient, [sql, values]: Statement) =>
+    (await on.query<TokenRow>(sql, [...values])).rows;
+  const isNameTaken = (error: unknown) =>
+    postgresCode(error) === '23505' &&
+    (error as { constraint?: unknown }).constraint === 'tokens_active_name';
+  return {
+    isNameTaken,
+    run: async (statements) => {
+      if (statements.length === 1) {
+        return Promise.all(statements.map((s) => query(pool, s))).catch(fail);
+      }
+      const client = await pool.connect().catch(fail);
+      try {
+        await client.query('BEGIN');
+        const rows: TokenRow[][] = [];
+        for (const statement of statements) rows.push(await query(client, statement));
+        await client.query('COMMIT');
+        client.release();
+        return rows;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        // A refused name leaves the connection usable; after any other failure it is dropped.
+        client.release(!isNameTaken(error));
+        throw translatePostgresError(error);
+      }
     },
   };
 }

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { StoreConfig } from '../config.ts';
 import { backupSqlite } from '../store/backup.ts';
-import { maskUrl } from '../store/mask-url.ts';
-import { parseDatabaseUrl } from '../store/open-store.ts';
+import { openDatabaseHandle } from '../store/database.ts';
 import {
   createManagedToken,
   revokeManagedToken,
@@ -10,8 +9,7 @@ import {
   tokenStatus,
 } from './manage-tokens.ts';
 import { TOKEN_CACHE_TTL_MS } from './managed-token-verifier.ts';
-import { openTokenStore } from './open-token-store.ts';
-import type { TokenRecord, TokenStore } from './token-store.ts';
+import { type TokenRecord, type TokenStore, tokenStore } from './token-store.ts';
 
 /** Where the command writes, and how it finds the store (tests pass their own). */
 export interface CliIo {
@@ -74,7 +72,7 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
     if (target === undefined || extra !== undefined) {
       throw new TokenUsageError('backup needs exactly one <file>');
     }
-    const location = parseDatabaseUrl(io.storeConfig().databaseUrl);
+    const location = io.storeConfig().database;
     if (location.kind !== 'sqlite') {
       throw new Error(
         'backup copies a SQLite database; for PostgreSQL use pg_dump (docs/operations.md, "Backups")',
@@ -143,14 +141,13 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
 
 /** Opens the store `io.storeConfig()` names, runs `run` with it, and closes it. */
 async function withStore(io: CliIo, run: (store: TokenStore, where: string) => Promise<number>) {
-  const { databaseUrl, postgres } = io.storeConfig();
-  const store = await openTokenStore(databaseUrl, postgres);
-  const location = parseDatabaseUrl(databaseUrl);
+  const { database, postgres } = io.storeConfig();
+  // Opened (and migrated) as the server opens it, so the tool works before the server ever ran.
+  const handle = await openDatabaseHandle(database, { postgres: { ...postgres, poolMax: 2 } });
   try {
-    // The SQLite file, or the PostgreSQL URL with its password masked.
-    return await run(store, location.kind === 'sqlite' ? location.filename : maskUrl(location.url));
+    return await run(tokenStore(handle), database.shown); // a URL's password masked
   } finally {
-    await store.close();
+    await handle.close();
   }
 }
 

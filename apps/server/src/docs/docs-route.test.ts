@@ -1,8 +1,8 @@
 import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readPackageScript } from '../../scripts/docs/renderer-script.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../http/page-security-headers.ts';
-import { readPackageScript } from './renderer-script.ts';
 
 describe('GET /docs and its script over real HTTP', () => {
   let server: TestServer;

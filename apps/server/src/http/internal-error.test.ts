@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import pino from 'pino';
 import { afterAll, expect, it } from 'vitest';
+import { parseDatabase } from '../config.ts';
 import { startServer } from '../server.ts';
 import { openSqlite } from '../store/sqlite/driver.ts';
 
@@ -23,7 +24,7 @@ it('answers 500 with a bare Error body and logs the cause with its stack', async
     {
       port: 0,
       host: '127.0.0.1',
-      databaseUrl: databaseFile,
+      database: parseDatabase(databaseFile),
       tokens: [token],
       bodyLimitBytes: 65536,
       durability: 'full',

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../http/api-error.ts';
-import type { AppContext, RequestStep } from '../http/app-state.ts';
+import type { AppContext, AppMiddleware, RequestStep } from '../http/app-state.ts';
 import { addressKey } from './key.ts';
 import type { RateLimits } from './rate-limits.ts';
 
@@ -67,4 +67,22 @@ export async function drainSmallBody(req: IncomingMessage): Promise<void> {
     req.on('error', done);
     req.resume();
   });
+}
+
+/**
+ * Koa middleware limiting every request that carries no credential by its address (`ctx.ip`),
+ * ANONYMOUS_PER_SECOND and ANONYMOUS_BURST: 429 in the Error shape with Retry-After past it. `needsCredential` tells the
+ * requests the bearer check (and its own limits) will see.
+ *
+ * @example
+ * app.use(anonymousLimit(limits, (ctx) => ctx.method === 'POST' && ctx.path === '/plants'));
+ */
+export function anonymousLimit(
+  limits: RateLimits,
+  needsCredential: (ctx: AppContext) => boolean,
+): AppMiddleware {
+  return async function limitAnonymous(ctx, next) {
+    if (!needsCredential(ctx)) await limits.consumeAnonymous(addressKey(ctx.ip));
+    await next();
+  };
 }

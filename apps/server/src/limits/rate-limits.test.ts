@@ -11,8 +11,8 @@ import { openSqlite } from '../store/sqlite/driver.ts';
 import { MAX_DRAINED_BODY_BYTES } from './guard.ts';
 import { AUTH_FAILURE_WINDOW_SECONDS, BURST_WINDOW_SECONDS, RateLimits } from './rate-limits.ts';
 
-// The rate limits over real HTTP on 127.0.0.1, counted in the SQLite file's side file
-// (limiter-store.ts), the clock faked where a window matters. Every request says
+// The rate limits over real HTTP on 127.0.0.1, counted in the SQLite file's rate_limits table
+// (shared-counts.ts), the clock faked where a window matters. Every request says
 // `Connection: close`: an idle keep-alive connection would hold each server's shutdown for its
 // idle grace (1 s, connection/drain.ts), which is not what these tests are about.
 

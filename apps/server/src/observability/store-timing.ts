@@ -6,7 +6,7 @@ import type { ServiceMetrics } from './metrics.ts';
  * `store`, with every call timed into `metrics` (operation, outcome) and created plants counted.
  *
  * @example
- * const measured = measureStore(await openStore(url), metrics);
+ * const measured = measureStore(store, metrics);
  * await measured.create({ id: 1n, name: 'Fern' }); // observed as create/created
  */
 export function measureStore(store: PlantStore, metrics: ServiceMetrics): PlantStore {

@@ -1,7 +1,6 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManagedToken, revokeManagedToken } from '../../src/auth/manage-tokens.ts';
-import { createSqliteTokenStore } from '../../src/auth/sqlite-token-store.ts';
 import { generateToken } from '../../src/auth/token-format.ts';
 import type { TokenStore } from '../../src/auth/token-store.ts';
 import { exchange, type RawReply } from '../security/exchange.ts';
@@ -9,6 +8,7 @@ import { OpenApiResponseValidator } from '../support/openapi-validator.ts';
 import { openSocket } from '../support/raw-socket.ts';
 import { type PlantRow, readPlantRows } from '../support/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
+import { createSqliteTokenStore } from '../support/token-stores.ts';
 
 // Abuse cases against the real server (in this process, real sockets on 127.0.0.1, a real
 // SQLite file). Each checks the answer (Error shape, valid against the OpenAPI document) and

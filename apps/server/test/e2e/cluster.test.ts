@@ -334,7 +334,7 @@ describe('WEB_CONCURRENCY=2 on PostgreSQL', () => {
       const url = await ready(server);
       expect(new Set(workerPids(server)).size).toBe(2);
       // On PostgreSQL the workers count through the database, as separate instances do
-      // (limits/limiter-store.ts: one atomic upsert per decision), so the limit is exact;
+      // (limits/shared-counts.ts: one batch of upserts a turn), so the limit is exact;
       // per-process limits would take 2 × 6. One more comes back every second, so the bound
       // grows by one per second the run took.
       const statuses: number[] = [];

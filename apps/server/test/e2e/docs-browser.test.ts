@@ -6,12 +6,12 @@ import { ERROR_ENTRIES } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import type { Locator, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeDocsSite } from '../../scripts/docs/docs-site.ts';
 import {
   DOCS_ASSET_FILES,
   docsAssetsFolder,
   readDocsManifest,
 } from '../../src/docs/docs-assets.ts';
-import { writeDocsSite } from '../../src/docs/docs-site.ts';
 import { type HeadlessChromium, launchChromium } from '../support/chromium.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
 import { type StaticServer, serveFolder } from '../support/static-server.ts';

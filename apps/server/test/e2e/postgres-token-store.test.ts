@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { ManagedTokenVerifier } from '../../src/auth/managed-token-verifier.ts';
-import { openTokenStore } from '../../src/auth/open-token-store.ts';
-import { createPostgresTokenStore } from '../../src/auth/postgres-token-store.ts';
 import { generateToken } from '../../src/auth/token-format.ts';
 import { digestToken } from '../../src/auth/token-registry.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -11,10 +9,11 @@ import { adminQuery, createTestSchema, type TestSchema } from '../support/postgr
 import { runCliProcess } from '../support/run-cli.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
 import { describeTokenStore } from '../support/token-store-contract.ts';
+import { openTokenStore } from '../support/token-stores.ts';
 
 describeTokenStore('PostgreSQL', async () => {
   const schema = await createTestSchema(inject('postgresAdminUrl'), 'tokens_test');
-  const store = await createPostgresTokenStore({ url: schema.url });
+  const store = await openTokenStore(schema.url);
   return {
     store,
     async dispose() {
@@ -25,7 +24,7 @@ describeTokenStore('PostgreSQL', async () => {
 });
 
 describe('PostgreSQL token store', () => {
-  it('is what openTokenStore opens for a postgres URL, and serves the verifier', async () => {
+  it('serves the verifier on a postgres URL', async () => {
     const schema = await createTestSchema(inject('postgresAdminUrl'), 'tokens_test');
     const store = await openTokenStore(schema.url);
     try {
@@ -55,12 +54,10 @@ describe('PostgreSQL token store', () => {
 
   it('fails at once, naming the database with its password masked, when it cannot connect', async () => {
     const url = 'postgres://app:hunter2@127.0.0.1:1/plants';
-    await expect(createPostgresTokenStore({ url, connectTimeoutMs: 1000 })).rejects.toThrow(
+    await expect(openTokenStore(url, { connectTimeoutMs: 1000 })).rejects.toThrow(
       /^Cannot open the PostgreSQL store at postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/plants: .*Check that PostgreSQL is running/,
     );
-    await expect(createPostgresTokenStore({ url, connectTimeoutMs: 1000 })).rejects.not.toThrow(
-      /hunter2/,
-    );
+    await expect(openTokenStore(url, { connectTimeoutMs: 1000 })).rejects.not.toThrow(/hunter2/);
   });
 });
 
@@ -105,7 +102,7 @@ describe('PostgreSQL token store: the PG_* settings', () => {
     const store = await openTokenStore(schema.url, { statementTimeoutMs: 1234 });
     try {
       await replaceTokensWithSettingsProbe(schema, probeDigest);
-      expect((await store.list()).map((t) => t.name)).toEqual(['1234ms 1234ms plant-store-tokens']);
+      expect((await store.list()).map((t) => t.name)).toEqual(['1234ms 1234ms plant-store']);
     } finally {
       await store.close();
     }
@@ -172,7 +169,7 @@ describe('PostgreSQL token store: the PG_* settings', () => {
     });
     expect(run.status, run.stderr).toBe(0);
     expect((JSON.parse(run.stdout) as { name: string }[]).map((t) => t.name)).toEqual([
-      '4321ms 4321ms plant-store-tokens',
+      '4321ms 4321ms plant-store',
     ]);
   });
 });

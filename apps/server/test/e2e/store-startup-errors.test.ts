@@ -26,11 +26,15 @@ function tempDir(): string {
   return dir;
 }
 
-async function failedStart(env: Record<string, string>, user?: { uid: number; gid: number }) {
+async function failedStart(
+  env: Record<string, string>,
+  user?: { uid: number; gid: number },
+  wrapper?: string[],
+) {
   const started = performance.now();
   const server = spawnServer(
     { PORT: '0', PLANT_STORE_TOKENS: token, ...NO_RATE_LIMITS, ...env },
-    { user },
+    { user, ...(wrapper ? { wrapper } : {}) },
   );
   servers.push(server);
   const code = await server.exited;
@@ -79,6 +83,21 @@ describe('a database that cannot be opened stops the start with one line', () =>
       expect(line).toContain("is a directory the server's user can write");
     });
 
+    it('names a database file of its own with mode 0444, in a directory it can write (SQLITE_READONLY)', async () => {
+      const dir = tempDir();
+      fs.chownSync(dir, nobody.uid, nobody.gid);
+      const filename = path.join(dir, 'plants.db');
+      await createSqliteStore({ filename }).close();
+      fs.chownSync(filename, nobody.uid, nobody.gid);
+      fs.chmodSync(filename, 0o444);
+      const { code, lines } = await failedStart({ DATABASE_URL: filename }, nobody);
+      expect(code).toBe(1);
+      const line = expectOneLine(lines);
+      expect(line).toContain(
+        `Cannot open the SQLite database ${filename}: it is read-only for this user (SQLITE_READONLY`,
+      );
+    });
+
     it('names an existing database whose directory the user cannot write (SQLITE_READONLY)', async () => {
       const dir = tempDir();
       const filename = path.join(dir, 'plants.db');
@@ -94,6 +113,28 @@ describe('a database that cannot be opened stops the start with one line', () =>
       expect(line).toContain("writable by the server's user");
     });
   });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'names a database on a read-only mount (a private bind mount, remounted read-only)',
+    async () => {
+      const dir = tempDir();
+      const filename = path.join(dir, 'plants.db');
+      await createSqliteStore({ filename }).close();
+      // In a mount namespace of its own (root only): the test's view of the folder stays writable.
+      const mountReadOnly = `mount --bind ${dir} ${dir} && mount -o remount,bind,ro ${dir} && exec "$0" "$@"`;
+      const { code, lines } = await failedStart({ DATABASE_URL: filename }, undefined, [
+        'unshare',
+        '-m',
+        'sh',
+        '-c',
+        mountReadOnly,
+      ]);
+      expect(code).toBe(1);
+      expect(expectOneLine(lines)).toContain(
+        `Cannot open the SQLite database ${filename}: its file system is mounted read-only (SQLITE_`,
+      );
+    },
+  );
 
   it('names a PostgreSQL on a closed port (password masked) within about the connect timeout', async () => {
     const url = `postgres://app:hunter2@127.0.0.1:${await freePort()}/plants`;

@@ -1,4 +1,4 @@
-import { ensureDocsAssets } from '../../src/docs/build-docs-assets.ts';
+import { ensureDocsAssets } from '../../scripts/docs/build-docs-assets.ts';
 import { SOURCE_ASSETS_FOLDER } from '../../src/docs/docs-assets.ts';
 
 /**

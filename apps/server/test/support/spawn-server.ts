@@ -9,7 +9,11 @@ const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Settings that turn both rate limits off, for a test that floods the server on purpose. */
-export const NO_RATE_LIMITS = { RATE_LIMIT_PER_SECOND: '0', AUTH_FAILURES_PER_MINUTE: '0' };
+export const NO_RATE_LIMITS = {
+  RATE_LIMIT_PER_SECOND: '0',
+  AUTH_FAILURES_PER_MINUTE: '0',
+  ANONYMOUS_PER_SECOND: '0',
+};
 
 export interface SpawnedServer {
   readonly child: ChildProcess;
@@ -36,14 +40,18 @@ export function spawnServer(
     readonly user?: { readonly uid: number; readonly gid: number } | undefined;
     /** Run under `ulimit -n <descriptorLimit>` (through sh, which then execs the server). */
     readonly descriptorLimit?: number;
+    /** A command that ends by running its arguments (the server), e.g. `unshare -m sh -c '… exec "$0" "$@"'`. */
+    readonly wrapper?: readonly string[];
   } = {},
 ): SpawnedServer {
   const { user, descriptorLimit } = options;
   const node = [process.execPath, '--import', 'tsx', MAIN] as const;
-  const [file, ...args] =
-    descriptorLimit === undefined
-      ? node
-      : (['sh', '-c', `ulimit -n ${descriptorLimit} && exec "$0" "$@"`, ...node] as const);
+  const wrapper =
+    options.wrapper ??
+    (descriptorLimit === undefined
+      ? []
+      : ['sh', '-c', `ulimit -n ${descriptorLimit} && exec "$0" "$@"`]);
+  const [file = '', ...args] = [...wrapper, ...node];
   const child = spawn(file, args, {
     cwd: APP_ROOT,
     ...user,

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { RateLimitConfig } from '../../src/config.ts';
+import { parseDatabase, type RateLimitConfig } from '../../src/config.ts';
 import type { HttpTimeouts } from '../../src/connection/http-server.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
@@ -55,7 +55,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     {
       port: 0,
       host: '127.0.0.1',
-      databaseUrl: databaseFile,
+      database: parseDatabase(databaseFile),
       tokens: options.tokens ?? [token],
       bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
       durability: 'full',

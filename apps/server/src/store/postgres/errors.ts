@@ -1,4 +1,4 @@
-import { maskUrl } from '../mask-url.ts';
+import { maskUrl } from '../../config.ts';
 import { type NotReadyCause, StoreOpenError, StoreUnavailableError } from '../plant-store.ts';
 
 // Every PostgreSQL failure is classified here: for a request (503 or not), for readiness (the

@@ -32,6 +32,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX tokens_active_name ON tokens (name) WHERE revoked_at IS NULL;
     `,
   },
+  {
+    version: 3,
+    name: 'create rate limits',
+    // The limiters' counts (limits/shared-counts.ts): not data, so not in the WAL (UNLOGGED).
+    sql: `
+      CREATE UNLOGGED TABLE rate_limits (
+        key TEXT PRIMARY KEY,
+        points BIGINT NOT NULL,
+        ends_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

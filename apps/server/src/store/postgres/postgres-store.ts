@@ -1,33 +1,29 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { INT64_MAX, INT64_MIN, type NewPlant } from '@plant-store/schema';
-import pg from 'pg';
+import type pg from 'pg';
+import type { PostgresConfig } from '../../config.ts';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
 import {
-  type Durability,
-  outcomeAgainst,
-  type PlantRow,
-  StoreOpenError,
-  storedPlant,
-} from '../plant-store.ts';
+  type OpenDatabaseOptions,
+  openDatabaseHandle,
+  type PostgresHandle,
+  type PostgresSettings,
+} from '../database.ts';
+import { outcomeAgainst, type PlantRow, storedPlant } from '../plant-store.ts';
 import {
-  describeError,
   describePostgresFailure,
-  isPostgresLoginRefused,
   isPostgresUnavailable,
   isStaleConnection,
-  postgresOpenError,
   translatePostgresError,
 } from './errors.ts';
-import { migratePostgres } from './migrations.ts';
-import { createPostgresPool, type PostgresPoolConfig, type PostgresPoolSettings } from './pool.ts';
 
-/** Options of `createPostgresStore`; the pool settings are the ones every pool shares (pool.ts). */
-export interface PostgresStoreOptions extends PostgresPoolConfig, BatchedStoreOptions {
+/** Options of `createPostgresStore`: the process's handle, or what to open one of its own with. */
+export interface PostgresStoreOptions
+  extends BatchedStoreOptions,
+    Omit<OpenDatabaseOptions, 'postgres'>,
+    Partial<PostgresConfig> {
   readonly url: string;
-  /** How long opening waits, retrying, for a database it cannot reach; default 0 (fail at once). */
-  readonly startupWaitMs?: number;
-  /** `full` (default) refuses a server with `synchronous_commit = off`; `normal` sets it off. */
-  readonly durability?: Durability;
+  /** The process's one pool (store/database.ts); without it the store opens its own. */
+  readonly handle?: PostgresHandle;
 }
 
 const INSERT_BATCH = `
@@ -45,20 +41,20 @@ const PROBE_WRITE = `
   WITH probe AS (INSERT INTO plants (id, name) SELECT 0, '' WHERE false RETURNING id)
   SELECT txid_current() AS xid, (SELECT count(*) FROM probe) AS inserted`;
 
-/** Opens the PostgreSQL store (see `open`), or fails with a one-line StoreOpenError. */
+/** Opens the PostgreSQL store (on `handle`, or a pool of its own), or fails with a one-line StoreOpenError. */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const store = new PostgresStore(options);
-  try {
-    await store.open(options);
-  } catch (error) {
-    await store.close().catch(() => undefined);
-    throw postgresOpenError(error, options.url);
-  }
-  return store;
+  const owned = options.handle === undefined;
+  const handle =
+    options.handle ??
+    ((await openDatabaseHandle(
+      { kind: 'postgres', url: options.url, shown: '' },
+      { ...options, postgres: options },
+    )) as PostgresHandle);
+  return new PostgresStore(options, handle, owned);
 }
 
 /**
- * PlantStore on a pg pool. The creates of one event-loop turn become one
+ * PlantStore on the process's pg pool. The creates of one event-loop turn become one
  * `INSERT … SELECT FROM unnest(…) ON CONFLICT (id) DO NOTHING RETURNING id`: one statement,
  * one transaction, one WAL flush. Ids it did not return existed and are compared with the
  * stored row (replayed or conflict); duplicates inside a batch are inserted once, the first
@@ -66,58 +62,22 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
  */
 export class PostgresStore extends BatchedStore {
   readonly #pool: pg.Pool;
-  readonly #settings: PostgresPoolSettings;
-  #synchronousCommit = 'unknown';
+  readonly #settings: PostgresSettings;
+  readonly #owned: boolean;
+  readonly #handle: PostgresHandle;
 
-  /** Prefer `createPostgresStore`, which also waits for the database and migrates it. */
-  constructor(options: PostgresStoreOptions) {
+  constructor(options: BatchedStoreOptions, handle: PostgresHandle, owned: boolean) {
     super(options, 2); // at most two batches committing at once, each on its own connection
-    // int8 as an exact bigint, for this pool only (pg's global default is a string).
-    const types = new pg.TypeOverrides();
-    types.setTypeParser(pg.types.builtins.INT8, BigInt);
-    const { pool, settings } = createPostgresPool({
-      ...options,
-      role: 'plants',
-      types,
-      synchronousCommitOff: options.durability === 'normal',
-    });
-    this.#pool = pool;
-    this.#settings = settings;
-  }
-
-  /** Waits for the database (up to `startupWaitMs`), checks durability, migrates. */
-  async open(options: PostgresStoreOptions): Promise<void> {
-    const deadline = Date.now() + (options.startupWaitMs ?? 0);
-    for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
-      try {
-        const [row] = await this.#query<{ synchronous_commit: string }>(
-          'SHOW synchronous_commit',
-          [],
-        );
-        this.#synchronousCommit = row?.synchronous_commit ?? 'unknown';
-        if (options.durability !== 'normal' && this.#synchronousCommit === 'off') {
-          throw new StoreOpenError(
-            'the server runs with synchronous_commit = off, so a created plant could be lost when ' +
-              'the database crashes; turn it on for this database or role, or set DURABILITY=normal to accept that',
-          );
-        }
-        await migratePostgres(this.#pool);
-        this.startProbing();
-        return;
-      } catch (error) {
-        const remaining = deadline - Date.now();
-        if (remaining <= 0 || !isPostgresUnavailable(error) || isPostgresLoginRefused(error)) {
-          throw error;
-        }
-        options.onError?.(new Error(describeError(error)), 'waiting for PostgreSQL');
-        await sleep(Math.min(delay, remaining));
-      }
-    }
+    this.#handle = handle;
+    this.#pool = handle.pool;
+    this.#settings = handle.settings;
+    this.#owned = owned;
+    this.startProbing();
   }
 
   /** The pool settings, with `synchronous_commit` as read when opening. */
-  settings(): PostgresPoolSettings & { synchronousCommit: string } {
-    return { ...this.#settings, synchronousCommit: this.#synchronousCommit };
+  settings(): PostgresSettings {
+    return this.#settings;
   }
 
   /** Gives up after `connectTimeoutMs` even on a connection that went silent. */
@@ -133,7 +93,7 @@ export class PostgresStore extends BatchedStore {
   protected describe = describePostgresFailure;
 
   protected async release(): Promise<void> {
-    await this.#pool.end();
+    if (this.#owned) await this.#handle.close();
   }
 
   /** One result per plant, in order; the database is asked at most twice (insert, look up). */

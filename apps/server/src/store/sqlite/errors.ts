@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type NotReadyCause, StoreOpenError, StoreUnavailableError } from '../plant-store.ts';
 import { SqliteError } from './driver.ts';
@@ -81,12 +81,23 @@ export function sqliteOpenError(error: unknown, filename: string): StoreOpenErro
     text = `it is read-only for this user (${why}). Make ${WRITABLE}, ${other}.`;
   } else if (isDirectory(filename)) {
     text = `it is a directory. Set DATABASE_URL to a file, e.g. ${join(filename, 'plants.db')}.`;
+  } else if (onReadOnlyMount(dirname(filename))) {
+    text = `its file system is mounted read-only (${why}). Remount it read-write, ${other}.`;
   } else if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('E')) {
     text = `the file cannot be created or opened there (${why}). Make sure ${dirname(filename)} is a directory the server's user can write (or can create), ${other}.`;
   } else if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
     text = `it is not a SQLite database, or it is damaged (${code}). Point DATABASE_URL at a plant-store database or a new file.`;
   }
   return new StoreOpenError(`${opening}: ${text}`, { cause: error });
+}
+
+function onReadOnlyMount(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EROFS';
+  }
 }
 
 function isDirectory(path: string): boolean {

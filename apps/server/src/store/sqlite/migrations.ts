@@ -32,6 +32,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX tokens_active_name ON tokens (name) WHERE revoked_at IS NULL;
     `,
   },
+  {
+    version: 3,
+    name: 'create rate limits',
+    // The limiters' counts (limits/shared-counts.ts), one row per key updated in place.
+    sql: `
+      CREATE TABLE rate_limits (
+        key TEXT PRIMARY KEY,
+        points INTEGER NOT NULL,
+        ends_at INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
 
 /**

@@ -20,9 +20,9 @@ export interface OpenDatabaseOptions {
 }
 
 /**
- * Opens `filename` (creating it 0600 and its directory 0700) in WAL mode with the requested synchronous level,
- * both read back, and migrates it; a failure is the one-line StoreOpenError. The plant store
- * and the token store open the file this way (each on its own connection).
+ * Opens `filename` (creating it 0600 and its directory 0700) in WAL mode with the requested
+ * synchronous level, both read back, migrates it and writes to it once; a failure is the
+ * one-line StoreOpenError. A serving process opens its file once (store/database.ts).
  */
 export function openDatabase(
   filename: string,
@@ -53,7 +53,12 @@ export function openDatabase(
       );
     }
     migrate(db);
-    return db;
+    // A file this user cannot write (mode 0444, a read-only directory or mount) opens read-only
+    // without a word: one real write, the application_id as it is, makes that a start-up error.
+    const open = db;
+    const applicationId = Number(open.pragma('application_id', { simple: true }));
+    open.transaction(() => open.pragma(`application_id = ${applicationId}`)).immediate();
+    return open;
   } catch (error) {
     db?.close();
     throw sqliteOpenError(error, filename);

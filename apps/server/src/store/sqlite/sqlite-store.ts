@@ -17,6 +17,8 @@ import { type OpenDatabaseOptions, openDatabase } from './open-database.ts';
 export interface SqliteStoreOptions extends BatchedStoreOptions, OpenDatabaseOptions {
   /** Path of the database file; its directory is created when missing. */
   readonly filename: string;
+  /** The process's one connection to it (store/database.ts); without it the store opens its own. */
+  readonly db?: Database.Database;
 }
 
 /** Opens (creating and migrating when needed) the SQLite store, or throws a StoreOpenError. */
@@ -34,6 +36,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 export class SqliteStore extends BatchedStore {
   readonly #filename: string;
   readonly #db: Database.Database;
+  readonly #ownsDb: boolean;
   readonly #insert: Database.Statement<[bigint, string, string | null]>;
   readonly #select: Database.Statement<[bigint], PlantRow>;
   readonly #probe: Database.Statement<[], unknown>;
@@ -47,12 +50,17 @@ export class SqliteStore extends BatchedStore {
     super(options);
     const { filename } = options;
     this.#filename = filename;
-    this.#db = openDatabase(filename, options);
-    this.#db.defaultSafeIntegers(true);
-    this.#insert = this.#db.prepare(
-      'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
-    );
-    this.#select = this.#db.prepare('SELECT id, name, tag FROM plants WHERE id = ?');
+    this.#ownsDb = options.db === undefined;
+    this.#db = options.db ?? openDatabase(filename, options);
+    // ids as bigint, on these statements only: the connection is shared with tokens and limits.
+    this.#insert = this.#db
+      .prepare<[bigint, string, string | null]>(
+        'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
+      )
+      .safeIntegers(true);
+    this.#select = this.#db
+      .prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
+      .safeIntegers(true);
     // Writes the file's application_id back unchanged: one real page write and commit.
     const applicationId = Number(this.#db.pragma('application_id', { simple: true }));
     this.#probe = this.#db.prepare(`PRAGMA application_id = ${applicationId}`);
@@ -108,7 +116,7 @@ export class SqliteStore extends BatchedStore {
   protected describe = (error: unknown) => describeSqliteFailure(error, this.#filename);
 
   protected async release(): Promise<void> {
-    this.#db.close();
+    if (this.#ownsDb) this.#db.close();
   }
 
   /** A write that finds the disk full is retried once after a TRUNCATE checkpoint freed the WAL. */

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { contentHash, docsAssetSources, ensureDocsAssets } from './build-docs-assets.ts';
 import {
   DOCS_ASSET_FILES,
   type DocsAsset,
   MANIFEST_FILE,
   readDocsManifest,
   SOURCE_ASSETS_FOLDER,
-} from './docs-assets.ts';
+} from '../../src/docs/docs-assets.ts';
+import { contentHash, docsAssetSources, ensureDocsAssets } from './build-docs-assets.ts';
 
 // The test setup built SOURCE_ASSETS_FOLDER (`ensureDocsAssets`) before this file ran; these
 // tests read it, and compress again only the small files of a copy.

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SOURCE_ASSETS_FOLDER } from '../../src/docs/docs-assets.ts';
 import { ensureDocsAssets } from './build-docs-assets.ts';
-import { SOURCE_ASSETS_FOLDER } from './docs-assets.ts';
 import {
   DocsBuildConfigError,
   LOCAL_SERVER_URL,

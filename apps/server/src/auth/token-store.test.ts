@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeTokenStore } from '../../test/support/token-store-contract.ts';
+import { createSqliteTokenStore } from '../../test/support/token-stores.ts';
 import { openSqlite } from '../store/sqlite/driver.ts';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.ts';
-import { createSqliteTokenStore } from './sqlite-token-store.ts';
 import { digestToken } from './token-registry.ts';
 
 describeTokenStore('SQLite', async () => {

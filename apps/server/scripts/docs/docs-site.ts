@@ -10,7 +10,7 @@ import {
   docsAssetsFolder,
   ENCODED_SUFFIXES,
   readDocsManifest,
-} from './docs-assets.ts';
+} from '../../src/docs/docs-assets.ts';
 import { referenceServers } from './docs-build-config.ts';
 import { REFERENCE_TITLE, renderReferencePage } from './reference-page.ts';
 

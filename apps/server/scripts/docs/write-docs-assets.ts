@@ -1,7 +1,7 @@
 import { cpSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { DOCS_ASSET_FILES, SOURCE_ASSETS_FOLDER } from '../../src/docs/docs-assets.ts';
 import { ensureDocsAssets } from './build-docs-assets.ts';
-import { DOCS_ASSET_FILES, SOURCE_ASSETS_FOLDER } from './docs-assets.ts';
 
 // `pnpm --filter @plant-store/server build:assets [folder]`: the API reference's files (the
 // /docs page, its renderer script, /openapi.json), each with its .br and .gz copies, in the

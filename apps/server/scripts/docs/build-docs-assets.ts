@@ -12,7 +12,7 @@ import {
   ENCODED_SUFFIXES,
   MANIFEST_FILE,
   readDocsManifest,
-} from './docs-assets.ts';
+} from '../../src/docs/docs-assets.ts';
 import { REFERENCE_TITLE, renderReferencePage } from './reference-page.ts';
 import { readPackageScript } from './renderer-script.ts';
 

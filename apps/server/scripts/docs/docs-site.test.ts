@@ -5,7 +5,11 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { parseJson, stringifyJson } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import { afterAll, expect, it } from 'vitest';
-import { DOCS_ASSET_FILES, docsAssetsFolder, readDocsManifest } from './docs-assets.ts';
+import {
+  DOCS_ASSET_FILES,
+  docsAssetsFolder,
+  readDocsManifest,
+} from '../../src/docs/docs-assets.ts';
 import { LOCAL_SERVER_URL } from './docs-build-config.ts';
 import { writeDocsSite } from './docs-site.ts';
 

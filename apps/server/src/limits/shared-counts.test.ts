@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase } from '../store/sqlite/open-database.ts';
+import { type CountStore, databaseCounts, SharedCounts } from './shared-counts.ts';
+
+// The counts on a real SQLite file; two connections to it stand for two processes serving it
+// (test/e2e/rate-limit-sqlite.test.ts runs real processes).
+
+let folder: string;
+const opened: BetterSqlite3.Database[] = [];
+
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'plant-store-counts-'));
+});
+afterEach(() => {
+  vi.useRealTimers();
+  for (const db of opened.splice(0)) db.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+function connect(): { db: BetterSqlite3.Database; counts: CountStore } {
+  const filename = join(folder, 'plants.db');
+  const db = openDatabase(filename);
+  opened.push(db);
+  return { db, counts: databaseCounts({ kind: 'sqlite', filename, db, close: async () => {} }) };
+}
+
+/** The store, counting the batches it is given. */
+function counted(store: CountStore) {
+  const batches: number[] = [];
+  const wrapped: CountStore = {
+    add: (takes, now) => {
+      batches.push(takes.length);
+      return store.add(takes, now);
+    },
+    sweep: (before) => store.sweep(before),
+  };
+  return { store: wrapped, batches };
+}
+
+describe('SharedCounts on the database file', () => {
+  it('shares one exact limit between two connections, one batch per turn, never more than the limit', async () => {
+    const a = counted(connect().counts);
+    const b = counted(connect().counts);
+    const [first, second] = [new SharedCounts(a.store), new SharedCounts(b.store)];
+    const decisions = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => (i % 2 ? first : second).consume('k', 25, 60_000)),
+    );
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(25);
+    // 30 decisions each, in one batch each; later ones are refused from memory.
+    expect(a.batches).toEqual([1]);
+    expect(b.batches).toEqual([1]);
+    expect(
+      decisions
+        .filter((d) => d.allowed)
+        .map((d) => d.remaining)
+        .sort((x, y) => x - y),
+    ).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    const spent = await first.consume('k', 25, 60_000);
+    expect(spent).toMatchObject({ allowed: false, remaining: 0 });
+    expect(a.batches).toEqual([1]); // known spent: no store
+    first.close();
+    second.close();
+  });
+
+  it('updates one row per key in place, and writes no fsync for it', async () => {
+    const { db, counts } = connect();
+    const shared = new SharedCounts(counts);
+    for (let i = 0; i < 50; i++) await shared.consume(`key-${i % 5}`, 1000, 60_000);
+    expect(db.prepare('SELECT count(*) AS n FROM rate_limits').get()).toEqual({ n: 5 });
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL again for the plants
+    shared.close();
+  });
+
+  it('counts in memory while the table cannot be written, and never fails a decision', async () => {
+    const { db, counts } = connect();
+    const failures: unknown[] = [];
+    const shared = new SharedCounts(counts, (error) => failures.push(error));
+    db.exec('ALTER TABLE rate_limits RENAME TO rate_limits_moved');
+    const decisions = await Promise.all(
+      Array.from({ length: 5 }, () => shared.consume('k', 3, 60_000)),
+    );
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false, false]);
+    expect(failures.length).toBeGreaterThanOrEqual(1);
+    db.exec('ALTER TABLE rate_limits_moved RENAME TO rate_limits');
+    expect((await shared.consume('other', 3, 60_000)).remaining).toBe(2);
+    shared.close();
+  });
+
+  it('leases ahead for a busy key: few writes, and two processes never pass the limit together', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const a = counted(connect().counts);
+    const b = counted(connect().counts);
+    const [first, second] = [new SharedCounts(a.store), new SharedCounts(b.store)];
+    let allowed = 0;
+    // 1,000 decisions a second for 4 s, alternating, against 2,000 a minute.
+    for (let i = 0; i < 4000; i++) {
+      vi.advanceTimersByTime(1);
+      if ((await (i % 2 ? first : second).consume('busy', 2000, 60_000)).allowed) allowed += 1;
+    }
+    const writes = a.batches.length + b.batches.length;
+    console.log(
+      `4,000 decisions at 1,000/s, two processes, limit 2,000: ${allowed} allowed, ${writes} batches`,
+    );
+    expect(allowed).toBeLessThanOrEqual(2000);
+    expect(allowed).toBeGreaterThanOrEqual(1900); // unused leases expire: a few points lost
+    expect(writes).toBeLessThan(400);
+    first.close();
+    second.close();
+  });
+});

@@ -1,0 +1,169 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type BetterSqlite3 from 'better-sqlite3';
+import type pg from 'pg';
+import type { DatabaseLocation, PostgresConfig } from '../config.ts';
+import { type Durability, StoreOpenError } from './plant-store.ts';
+import {
+  describeError,
+  isPostgresLoginRefused,
+  isPostgresUnavailable,
+  postgresOpenError,
+} from './postgres/errors.ts';
+import { migratePostgres } from './postgres/migrations.ts';
+import { openDatabase } from './sqlite/open-database.ts';
+
+/**
+ * The one handle a process holds on its database, shared by the plants, the managed tokens and
+ * the rate limits: the SQLite file open once, or one pool of at most PG_POOL_MAX connections.
+ */
+export type DatabaseHandle = SqliteHandle | PostgresHandle;
+
+export interface SqliteHandle {
+  readonly kind: 'sqlite';
+  readonly filename: string;
+  readonly db: BetterSqlite3.Database;
+  close(): Promise<void>;
+}
+
+export interface PostgresHandle {
+  readonly kind: 'postgres';
+  readonly url: string;
+  readonly pool: pg.Pool;
+  readonly settings: PostgresSettings;
+  close(): Promise<void>;
+}
+
+/**
+ * The pool's settings: `connectTimeoutMs` bounds pool wait, TCP and login; `statementTimeoutMs`
+ * is the sessions' statement, lock and idle-in-transaction timeout; `queryTimeoutMs` (their sum)
+ * is when the client gives up on a query (a silent network). `synchronousCommit` as read at open.
+ */
+export interface PostgresSettings {
+  readonly poolMax: number;
+  readonly connectTimeoutMs: number;
+  readonly statementTimeoutMs: number;
+  readonly queryTimeoutMs: number;
+  readonly synchronousCommit: string;
+}
+
+export interface OpenDatabaseOptions {
+  readonly durability?: Durability;
+  /** The PG_* settings; a missing one takes its variable's default. */
+  readonly postgres?: Partial<PostgresConfig>;
+  /** Told about an idle pooled connection that broke (the pool drops it), and each wait at start. */
+  readonly onError?: (error: Error, context: string) => void;
+}
+
+/**
+ * Opens the database `location` names, migrated and checked: a SQLite file this user can write,
+ * or a PostgreSQL database in UTF8 with the durability asked for; a failure is one StoreOpenError
+ * line naming the database, why, and what to do.
+ *
+ * @example
+ * const handle = await openDatabaseHandle(config.database, { durability: 'full' });
+ */
+export async function openDatabaseHandle(
+  location: DatabaseLocation,
+  options: OpenDatabaseOptions = {},
+): Promise<DatabaseHandle> {
+  if (location.kind === 'sqlite') {
+    const db = openDatabase(location.filename, options);
+    return {
+      kind: 'sqlite',
+      filename: location.filename,
+      db,
+      close: async () => void db.close(),
+    };
+  }
+  return openPostgres(location.url, options);
+}
+
+/** One pool for the whole process, waited for (PG_STARTUP_WAIT_MS), checked and migrated. */
+async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<PostgresHandle> {
+  const {
+    poolMax = 10,
+    connectTimeoutMs = 2000,
+    statementTimeoutMs = 5000,
+  } = options.postgres ?? {};
+  // Loaded on demand: a SQLite deployment never loads pg.
+  const { default: pgModule } = await import('pg');
+  // int8 as an exact bigint (pg's default is a string): plant ids round-trip exactly.
+  const types = new pgModule.TypeOverrides();
+  types.setTypeParser(pgModule.types.builtins.INT8, BigInt);
+  const pool = new pgModule.Pool({
+    connectionString: url,
+    max: poolMax,
+    connectionTimeoutMillis: connectTimeoutMs,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + connectTimeoutMs,
+    lock_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout: statementTimeoutMs,
+    keepAlive: true,
+    idleTimeoutMillis: 30_000,
+    application_name: 'plant-store',
+    types,
+    // Not the startup `options` parameter: a URL's own `options` would replace it.
+    onConnect:
+      options.durability === 'normal'
+        ? async (client: pg.ClientBase) => void (await client.query('SET synchronous_commit = off'))
+        : undefined,
+  });
+  const onError = options.onError ?? (() => undefined);
+  pool.on('error', (error) => onError(error, 'idle PostgreSQL connection failed'));
+  const deadline = Date.now() + (options.postgres?.startupWaitMs ?? 0);
+  for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+    try {
+      const synchronousCommit = await checkPostgres(pool, options.durability ?? 'full');
+      await migratePostgres(pool);
+      const settings = {
+        poolMax,
+        connectTimeoutMs,
+        statementTimeoutMs,
+        queryTimeoutMs: statementTimeoutMs + connectTimeoutMs,
+        synchronousCommit,
+      };
+      return { kind: 'postgres', url, pool, settings, close: () => pool.end() };
+    } catch (error) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 || !isPostgresUnavailable(error) || isPostgresLoginRefused(error)) {
+        await pool.end().catch(() => undefined);
+        throw postgresOpenError(error, url);
+      }
+      onError(new Error(describeError(error)), 'waiting for PostgreSQL');
+      await sleep(Math.min(delay, remaining));
+    }
+  }
+}
+
+/**
+ * Refuses a database that would lose or mangle acknowledged plants: `synchronous_commit = off`
+ * unless DURABILITY=normal, and a server or client encoding other than UTF8 (LATIN1 cannot hold
+ * "fern 🌱"; every such create would fail). Returns synchronous_commit.
+ */
+async function checkPostgres(pool: pg.Pool, durability: Durability): Promise<string> {
+  const { rows } = await pool.query<Record<string, string>>(
+    `SELECT current_setting('synchronous_commit') AS sync, current_database() AS db,
+       current_setting('server_encoding') AS server, current_setting('client_encoding') AS client`,
+  );
+  const { sync = 'unknown', db = '', server = '', client = '' } = rows[0] ?? {};
+  if (durability !== 'normal' && sync === 'off') {
+    throw new StoreOpenError(
+      'the server runs with synchronous_commit = off, so a created plant could be lost when ' +
+        'the database crashes; turn it on for this database or role, or set DURABILITY=normal to accept that',
+    );
+  }
+  for (const [what, encoding] of [
+    ['server', server],
+    ['client', client],
+  ] as const) {
+    if (encoding.toUpperCase() === 'UTF8') continue;
+    const fix =
+      what === 'server'
+        ? `create the database with ENCODING 'UTF8' (CREATE DATABASE ${db}_utf8 ENCODING 'UTF8' TEMPLATE template0), move the data (pg_dump | psql) and point DATABASE_URL at it`
+        : "remove client_encoding from DATABASE_URL, PGCLIENTENCODING and the role's settings (ALTER ROLE … RESET client_encoding)";
+    throw new StoreOpenError(
+      `the database ${db} uses the ${what} encoding ${encoding}, which cannot hold every valid plant name (e.g. "fern 🌱"); ${fix}`,
+    );
+  }
+  return sync;
+}
