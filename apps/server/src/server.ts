@@ -8,6 +8,7 @@ import { tokenStatus } from './auth/manage-tokens.ts';
 import { ManagedTokenVerifier } from './auth/managed-token-verifier.ts';
 import { TokenRegistry } from './auth/token-registry.ts';
 import { tokenStore } from './auth/token-store.ts';
+import { allWorkersStoppedAccepting } from './cluster.ts';
 import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
 import { fitToDescriptorLimit, preloadRequestPath } from './connection/descriptors.ts';
 import {
@@ -234,7 +235,10 @@ async function listen(
       onReached: () => warnCapReached(logger, max),
       ...(trust ? { exempt: (address: string) => trust(address, 0) } : {}),
     },
-    drain: config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {},
+    drain: {
+      ...(config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {}),
+      ...(cluster.isWorker ? { othersStopped: allWorkersStoppedAccepting } : {}),
+    },
   });
   const url = await listenOn(server, config.port, config.host);
   server.on('error', warnOnce(logger));

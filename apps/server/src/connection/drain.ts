@@ -21,6 +21,8 @@ export interface DrainOptions {
   readonly delayMs?: number;
   /** Once the listener is closed, an idle connection closes after this long (1 s). */
   readonly idleGraceMs?: number;
+  /** In a cluster worker: resolves once every worker stopped accepting (cluster.ts). */
+  readonly othersStopped?: () => Promise<void>;
 }
 
 export interface Drain {
@@ -81,6 +83,7 @@ export function drainOnShutdown(
     // just sent on one would meet a reset; `net.Server#close()`, which it extends, only stops
     // accepting. The one reach past the HTTP server's API: drain.test.ts guards it.
     if (server.listening) NetServer.prototype.close.call(server);
+    await options.othersStopped?.();
     closing = true;
     for (const socket of connections.open) {
       for (const response of connections.answering(socket)) {
