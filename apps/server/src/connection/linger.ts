@@ -38,7 +38,8 @@ export function answerAndLinger(
   socket.once('close', () => clearTimeout(timer));
   // Node's HTTP server starts reading again on 'resume' (its parser may have stopped reading
   // for a body nobody took); once it has, the parser is taken off: its listener removed, ours
-  // added, which makes Node hand the bytes to 'data' listeners instead of its parser.
+  // added, which makes Node hand the bytes to 'data' listeners instead of its parser. Not while
+  // the parser is at work (a refusal or a parser error can come from inside it): at the next turn.
   socket.once('resume', () => {
     for (const listener of socket.listeners('data')) {
       socket.removeListener('data', listener as (chunk: Buffer) => void);
@@ -52,6 +53,8 @@ export function answerAndLinger(
     });
     socket.once('end', close);
   });
-  socket.pause();
-  socket.resume();
+  setImmediate(() => {
+    socket.pause();
+    socket.resume();
+  });
 }

@@ -36,6 +36,9 @@ export function requestContext(logger: Logger, metrics?: ServiceMetrics): AppMid
       checkProtocol(ctx.req);
       await next();
     } catch (thrown) {
+      // A refusal made before the body was read closes the connection; a body that came in the
+      // same read as the headers is complete once Node's parser is done with that read.
+      if (!ctx.req.complete) await new Promise((resolve) => setImmediate(resolve));
       answerError(ctx, thrown, logger);
     } finally {
       const durationMs = performance.now() - started;
