@@ -17,12 +17,7 @@ import { looseDirectoryWarning } from './store/private-files.ts';
 
 // The process entry point: configuration from the environment, the server, the signals.
 
-/**
- * How long a shutdown may take after SHUTDOWN_DELAY_MS, log flush included: the drain forces
- * its connections closed before (see `connection/drain.ts`), and this bound ends the
- * process whatever else hangs (exit 1). docs/operations.md states it; the signals e2e test
- * measures it.
- */
+/** How long a shutdown may take after SHUTDOWN_DELAY_MS, logs included, before exit 1. */
 const SHUTDOWN_BOUND_MS = 10_000;
 async function main(): Promise<void> {
   let config: Config;
@@ -42,16 +37,15 @@ async function run(config: Config): Promise<void> {
   const baseLogger = createLogger(config.logLevel, {
     pretty: wantsPrettyLogs(config.production, process.stdout.isTTY),
   });
-  // A data directory others may enter (made before this release, or by hand): one warning,
-  // just before the start-up line (a failed start stays one line).
+  // A data directory others may enter: one warning, with the start-up line (a failed start
+  // stays one line).
   const { kind } = config.database;
   const dataDirectory = dirname(developmentTokenPath(config.database));
   const loose =
     kind === 'sqlite' || config.developmentToken ? looseDirectoryWarning(dataDirectory) : undefined;
   const warnLoose = (logger: Logger) => loose !== undefined && logger.warn(loose);
-  // Outside production with no PLANT_STORE_TOKENS: one token kept in the data directory, so
-  // that it survives restarts (yesterday's curl still works). In a cluster the primary makes
-  // it before forking, and the workers read it.
+  // Outside production with no PLANT_STORE_TOKENS: one token kept across restarts in the data
+  // directory (in a cluster the primary makes it, the workers read it).
   const development = config.developmentToken
     ? await loadDevelopmentToken(developmentTokenPath(config.database))
     : undefined;
@@ -77,8 +71,7 @@ async function run(config: Config): Promise<void> {
     );
   }
   const worker = cluster.worker;
-  // A worker absorbs signals and stops when its primary says so; told before it serves, it
-  // exits at once.
+  // A worker absorbs signals and stops when its primary says so (at once, if not serving yet).
   let stopWorker: () => void = () => process.exit(0);
   if (worker) {
     for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => undefined);
@@ -91,13 +84,8 @@ async function run(config: Config): Promise<void> {
     logger,
   );
 
-  // SIGTERM, SIGINT and SIGHUP (a closing terminal, some supervisors) all drain and exit 0. A
-  // signal that arrives during the shutdown is absorbed, not fatal: Ctrl-C under a script
-  // runner reaches the server twice (from the terminal to the process group, and forwarded by
-  // the runner), and dying of the second would turn a clean stop into a failure. The shutdown
-  // is bounded: the process exits (1) SHUTDOWN_BOUND_MS after SHUTDOWN_DELAY_MS whatever the
-  // drain, the store or a log pipe do. A cluster worker drains the same way when its primary
-  // says so, and absorbs signals (see cluster.ts).
+  // SIGTERM, SIGINT and SIGHUP drain and exit 0; a second signal is absorbed (Ctrl-C under a
+  // script runner arrives twice); SHUTDOWN_BOUND_MS bounds it all (exit 1).
   let stopping = false;
   const shutdown = (signal?: string) => {
     if (stopping) return;

@@ -2,18 +2,12 @@ import { readFileSync } from 'node:fs';
 import iconv from 'iconv-lite';
 import type { Logger } from 'pino';
 
-/**
- * Descriptors a server process needs besides its connections: stdio, the store's files or
- * pool (PG_POOL_MAX + 4), the metrics listener, Node's own (epoll, its pipes), a module file
- * being read.
- */
+/** Descriptors a process needs besides its connections: stdio, the store, Node's own, a module. */
 export const DESCRIPTOR_MARGIN = 64;
 
 /**
- * The connection cap that fits the process's soft descriptor limit (`ulimit -n`,
- * `LimitNOFILE=`): `max` when `max + DESCRIPTOR_MARGIN` fits, else the limit less the margin
- * (at least 1), with one warning that says so. Where the limit cannot be read (no
- * `/proc/self/limits`: not Linux) `max` is kept.
+ * The connection cap that fits the soft descriptor limit (`ulimit -n`, `LimitNOFILE=`): `max`,
+ * or the limit less the margin (at least 1) with one warning; `max` where the limit is unknown.
  *
  * @example
  * const max = fitToDescriptorLimit(config.maxConnections, logger);
@@ -35,8 +29,7 @@ export function fitToDescriptorLimit(
 /** The soft limit on open files, from `/proc/self/limits` (Linux); undefined elsewhere. */
 export function softDescriptorLimit(): number | undefined {
   try {
-    const limits = readFileSync('/proc/self/limits', 'utf8');
-    const soft = /^Max open files\s+(\d+)/m.exec(limits)?.[1];
+    const soft = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
     return soft === undefined ? undefined : Number(soft);
   } catch {
     return undefined;
@@ -44,10 +37,8 @@ export function softDescriptorLimit(): number | undefined {
 }
 
 /**
- * Loads at start what the request path would otherwise load on first use: a module loaded
- * then needs a descriptor, and with none left (EMFILE) the request failed with a 500.
- * iconv-lite (through koa-bodyparser's raw-body, the same copy: its version is pinned to
- * raw-body's) reads its table of encodings on the first body it decodes.
+ * Loads at start the table of encodings that raw-body's iconv-lite reads on the first body: out
+ * of descriptors (EMFILE), loading it then failed that request with a 500.
  */
 export function preloadRequestPath(): void {
   iconv.decode(Buffer.alloc(0), 'utf-8');

@@ -2,9 +2,8 @@ import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
- * Most requests a connection may have parsed and not answered (pipelining). Node stops reading
- * once answers back up, but parses a whole read first (64 KiB: hundreds of requests); past this
- * depth the connection is closed. Browsers, HTTP clients and proxies do not pipeline this deep.
+ * Most requests a connection may have parsed and not answered: Node parses a whole read (64 KiB:
+ * hundreds of pipelined requests) before its backpressure stops reading. No client needs more.
  */
 export const MAX_PIPELINED = 16;
 
@@ -21,7 +20,6 @@ export interface ConnectionCap {
 export interface Connections {
   readonly open: ReadonlySet<Socket>;
   answering(socket: Socket): ReadonlySet<ServerResponse>;
-  /** Resolves once no connection is open. */
   allClosed(): Promise<void>;
 }
 

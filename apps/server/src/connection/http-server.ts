@@ -54,22 +54,14 @@ export interface HttpServerOptions {
 
 /**
  * The one place the API's `node:http` server is made; its listeners, in the order Node calls
- * them for a connection:
- * 1. `connection`: counted, and the per-address share and the cap applied (`fair-share.ts`);
- * 2. `clientError` and `connect`: what Node's parser refuses, answered in the Error shape
- *    (`parser-errors.ts`);
- * 3. `checkContinue`/`checkExpectation`: requests with `Expect` served as any other, the `100`
- *    sent only when the body is about to be read (after the bearer check and the size checks);
- * 4. `request`: its place in the connection's pipeline (`fair-share.ts`), then the drain
- *    (`/readyz` 503 while draining; `Connection: close` on probes and once the listener is
- *    closed: `drain.ts`), then the application.
- * A refusal made before the body was read is written raw once the application is done, and the
- * connection closed after a lingering that parses nothing (`linger.ts`).
+ * them: 1. `connection`: the per-address share and the cap (`fair-share.ts`); 2. `clientError`,
+ * `connect`: the parser's refusals in the Error shape (`parser-errors.ts`); 3. `checkContinue`:
+ * the `100` sent only once the body is read; 4. `request`: the pipeline bound, the drain
+ * (`drain.ts`), the application, then a refusal made before the body, written raw and lingered
+ * (`linger.ts`).
  *
  * @example
  * const { server, drain } = createHttpServer(app.callback(), { cap: { max: 900 } });
- * await listenOn(server, 3000, '127.0.0.1');
- * process.once('SIGTERM', () => drain.shutdown());
  */
 export function createHttpServer(
   handle: RequestListener,
@@ -84,7 +76,7 @@ export function createHttpServer(
 
   const connections = trackConnections(server, options.cap); // 1, and 4's pipeline
   answerParserErrors(server, connections, timeouts.lingerMs); // 2
-  // 3. A stream emits 'resume' when a reader starts taking its data.
+  // 3. A request stream emits 'resume' when a reader starts taking its body.
   server.on('checkContinue', (request, response) => {
     request.once('resume', () => {
       if (!response.headersSent) response.writeContinue();
@@ -94,10 +86,9 @@ export function createHttpServer(
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   const drain = drainOnShutdown(server, connections, options.drain);
   server.on('request', (request, response) => {
-    // 4. A connection closed for pipelining too deep serves nothing more.
-    if (request.socket.destroyed) return;
-    if (drain.answers(request, response)) return;
-    // Koa's handler resolves once it has answered, or left a refusal to be sent raw.
+    // 4. Nothing more on a connection closed for pipelining too deep. Koa's handler resolves
+    // once it has answered, or left a refusal to be sent raw.
+    if (request.socket.destroyed || drain.answers(request, response)) return;
     const handled: unknown = handle(request, response);
     void Promise.resolve(handled).then(() => {
       const refusal = rawRefusalOf(response);
