@@ -7,19 +7,16 @@ import type PinoPretty from 'pino-pretty';
 // pino-pretty is loaded only for a terminal, never in production.
 const require = createRequire(import.meta.url);
 
-interface LoggerOptions {
-  readonly pretty?: boolean;
-  /** Default stdout. */
-  readonly destination?: DestinationStream;
-}
-
 /**
  * JSON lines on stdout, or pretty lines for a terminal; `redact` guards against a stray token.
  *
  * @example
  * const logger = createLogger('info', { pretty: wantsPrettyLogs(config.production, process.stdout.isTTY) });
  */
-export function createLogger(level: string, options: LoggerOptions = {}): Logger {
+export function createLogger(
+  level: string,
+  options: { readonly pretty?: boolean; readonly destination?: DestinationStream } = {},
+): Logger {
   const settings = {
     level,
     base: { service: 'plant-store' },
@@ -81,7 +78,6 @@ let stdout: BufferedDestination | undefined;
  * retries a failing pipe forever, so the destination is closed first (that flush skips it).
  *
  * @example
- * logger.info('stopped');
  * await exitAfterLogs(logger, 0);
  */
 export async function exitAfterLogs(logger: Logger, code: number): Promise<never> {

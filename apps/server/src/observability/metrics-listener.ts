@@ -1,14 +1,7 @@
-import { createServer, type Server, type ServerOptions } from 'node:http';
+import { createServer, type ServerOptions } from 'node:http';
 import type { Logger } from 'pino';
 import { listenOn } from '../listen.ts';
 import type { ServiceMetrics } from './metrics.ts';
-
-interface MetricsServer {
-  /** e.g. `http://127.0.0.1:9464` */
-  readonly url: string;
-  readonly server: Server;
-  close(): Promise<void>;
-}
 
 /**
  * Serves `GET /metrics` on a listener of its own, apart from the API.
@@ -21,7 +14,7 @@ export async function startMetricsServer(
   address: { readonly host: string; readonly port: number },
   logger: Logger,
   serverOptions: ServerOptions,
-): Promise<MetricsServer> {
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer(serverOptions, (request, response) => {
     response.setHeader('Cache-Control', 'no-store');
     response.setHeader('X-Content-Type-Options', 'nosniff');
@@ -50,7 +43,6 @@ export async function startMetricsServer(
   const url = await listenOn(server, address.port, address.host);
   return {
     url,
-    server,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

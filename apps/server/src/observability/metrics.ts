@@ -9,14 +9,11 @@ const LATENCY_BUCKETS = [
 export type RateLimitName = 'token' | 'address';
 
 /**
- * The service's metrics (docs/operations.md), on a registry of their own so that several apps
- * in one process (tests) never clash. `route` is the contract path or `unmatched`, so a scan
- * cannot add series.
+ * A registry of their own, so apps in one process (tests) never clash. `route` is the contract
+ * path or `unmatched`, so a scan cannot add series.
  *
  * @example
- * const metrics = new ServiceMetrics();
- * metrics.plantsCreated.inc();
- * const text = await metrics.registry.metrics();
+ * const text = await new ServiceMetrics().registry.metrics();
  */
 export class ServiceMetrics {
   readonly registry = new Registry();

@@ -5,8 +5,7 @@ import type { ServiceMetrics } from './metrics.ts';
  * `store`, with every call timed into `metrics` (operation, outcome) and created plants counted.
  *
  * @example
- * const measured = measureStore(store, metrics);
- * await measured.create({ id: 1n, name: 'Fern' }); // observed as create/created
+ * await measureStore(store, metrics).create({ id: 1n, name: 'Fern' }); // create/created
  */
 export function measureStore(store: PlantStore, metrics: ServiceMetrics): PlantStore {
   // One bound child per series, made once: observing it needs no label lookup per call.

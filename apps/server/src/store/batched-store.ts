@@ -43,10 +43,9 @@ const CLOSED: Readiness = {
 };
 
 /**
- * Group commit shared by both adapters: the creates of one event-loop turn commit in one
- * transaction (one fsync); while `maxInFlight` batches commit, new creates form the next batch,
- * so batches grow with the load. Readiness is the outcome of the latest write: a commit, or the
- * probe run every `probeIntervalMs`, so an idle store notices a fault too.
+ * Group commit: the creates of one event-loop turn commit in one transaction; while `maxInFlight`
+ * batches commit, new creates form the next, so batches grow with the load. Readiness is the
+ * outcome of the latest write, a commit or the periodic probe (an idle store notices a fault).
  */
 export abstract class BatchedStore implements PlantStore {
   readonly #options: BatchedStoreOptions;
@@ -150,13 +149,9 @@ export abstract class BatchedStore implements PlantStore {
     try {
       results = this.commitBatch(batch.map((entry) => entry.plant));
     } catch (error) {
-      this.#settle(batch, started, error);
-      return;
+      return this.#settle(batch, started, error);
     }
-    if (!(results instanceof Promise)) {
-      this.#settle(batch, started, undefined, results);
-      return;
-    }
+    if (!(results instanceof Promise)) return this.#settle(batch, started, undefined, results);
     // The slot is freed and the next batch scheduled before the creates hear back.
     const finish = (error: unknown, values?: readonly RowResult[]) => {
       this.#inFlight.delete(done);
@@ -222,6 +217,4 @@ export abstract class BatchedStore implements PlantStore {
   }
 }
 
-function closedError(): StoreUnavailableError {
-  return new StoreUnavailableError('The plant store is closed');
-}
+const closedError = () => new StoreUnavailableError('The plant store is closed');

@@ -31,13 +31,10 @@ export interface PostgresHandle {
 }
 
 /** `queryTimeoutMs` (statement + connect) is when the client gives up on a silent network. */
-export interface PostgresSettings {
-  readonly poolMax: number;
-  readonly connectTimeoutMs: number;
-  readonly statementTimeoutMs: number;
+export type PostgresSettings = Omit<PostgresConfig, 'startupWaitMs'> & {
   readonly queryTimeoutMs: number;
   readonly synchronousCommit: string;
-}
+};
 
 export interface OpenDatabaseOptions {
   readonly durability?: Durability;
@@ -58,12 +55,7 @@ export async function openDatabaseHandle(
 ): Promise<DatabaseHandle> {
   if (location.kind === 'sqlite') {
     const db = openDatabase(location.filename, options);
-    return {
-      kind: 'sqlite',
-      filename: location.filename,
-      db,
-      close: async () => void db.close(),
-    };
+    return { kind: 'sqlite', filename: location.filename, db, close: async () => void db.close() };
   }
   return openPostgres(location.url, options);
 }

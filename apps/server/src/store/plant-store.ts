@@ -24,14 +24,8 @@ export type Durability = 'full' | 'normal';
 
 export type PlantRow = { id: bigint; name: string; tag: string | null };
 
-export function storedPlant(row: PlantRow): NewPlant {
-  return row.tag === null
-    ? { id: row.id, name: row.name }
-    : { id: row.id, name: row.name, tag: row.tag };
-}
-
 export function outcomeAgainst(
-  stored: Pick<NewPlant, 'name' | 'tag'>,
+  stored: { readonly name: string; readonly tag?: string | null | undefined },
   plant: NewPlant,
 ): CreateOutcome {
   return stored.name === plant.name && (stored.tag ?? null) === (plant.tag ?? null)

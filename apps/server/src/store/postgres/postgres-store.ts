@@ -8,7 +8,7 @@ import {
   type PostgresHandle,
   type PostgresSettings,
 } from '../database.ts';
-import { outcomeAgainst, type PlantRow, storedPlant } from '../plant-store.ts';
+import { outcomeAgainst, type PlantRow } from '../plant-store.ts';
 import {
   describePostgresFailure,
   isPostgresUnavailable,
@@ -113,7 +113,7 @@ export class PostgresStore extends BatchedStore {
         return { ok: true, value: winner === plant ? 'created' : outcomeAgainst(winner, plant) };
       }
       const row = existing.get(plant.id);
-      if (row !== undefined) return { ok: true, value: outcomeAgainst(storedPlant(row), plant) };
+      if (row !== undefined) return { ok: true, value: outcomeAgainst(row, plant) };
       return {
         ok: false,
         error: lookUpError ?? new Error(`Plant ${plant.id} was neither inserted nor found`),

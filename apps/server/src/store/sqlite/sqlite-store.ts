@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import type Database from 'better-sqlite3';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
-import { type CreateOutcome, outcomeAgainst, type PlantRow, storedPlant } from '../plant-store.ts';
+import { type CreateOutcome, outcomeAgainst, type PlantRow } from '../plant-store.ts';
 import {
   DatabaseFileGoneError,
   describeSqliteFailure,
@@ -147,6 +147,6 @@ export class SqliteStore extends BatchedStore {
     if (this.#insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1) return 'created';
     const existing = this.#select.get(plant.id);
     if (existing === undefined) throw new Error(`Plant ${plant.id} neither inserted nor found`);
-    return outcomeAgainst(storedPlant(existing), plant);
+    return outcomeAgainst(existing, plant);
   }
 }
