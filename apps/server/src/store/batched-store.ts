@@ -101,7 +101,6 @@ export abstract class BatchedStore implements PlantStore {
     return this.#closed ? CLOSED : this.#state;
   }
 
-  /** Runs the write probe now (after the one running, if any). */
   async probeReadiness(): Promise<Readiness> {
     await this.#probing;
     return this.#probeIfIdle();
@@ -142,7 +141,7 @@ export abstract class BatchedStore implements PlantStore {
     });
   }
 
-  #startBatch(): void {
+  #startBatch() {
     const batch = this.#waiting.splice(0, this.#options.maxBatchSize ?? 1000);
     const started = performance.now();
     let results: ReturnType<BatchedStore['commitBatch']>;

@@ -50,6 +50,5 @@ export interface PlantStore {
   create(plant: NewPlant): Promise<CreateOutcome>;
   ping(): Promise<void>;
   readiness(): Readiness;
-  /** Finishes pending work and releases the database. */
   close(): Promise<void>;
 }

@@ -2,12 +2,7 @@ import { INT64_MAX, INT64_MIN, type NewPlant } from '@plant-store/schema';
 import type pg from 'pg';
 import type { PostgresConfig } from '../../config.ts';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
-import {
-  type OpenDatabaseOptions,
-  openDatabaseHandle,
-  type PostgresHandle,
-  type PostgresSettings,
-} from '../database.ts';
+import { type OpenDatabaseOptions, openDatabaseHandle, type PostgresHandle } from '../database.ts';
 import { outcomeAgainst, type PlantRow } from '../plant-store.ts';
 import {
   describePostgresFailure,
@@ -66,7 +61,7 @@ export class PostgresStore extends BatchedStore {
     this.startProbing();
   }
 
-  settings(): PostgresSettings {
+  settings() {
     return this.#handle.settings;
   }
 

@@ -45,10 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** One IMMEDIATE transaction: two processes cannot both apply a migration. */
-export function migrate(
-  db: Database,
-  migrations: readonly Migration[] = MIGRATIONS,
-): MigrationReport {
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS) {
   return db
     .transaction((): MigrationReport => {
       const from = schemaVersion(db);
