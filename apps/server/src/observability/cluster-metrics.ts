@@ -2,8 +2,7 @@ import { AggregatorRegistry } from 'prom-client';
 import type { ServiceMetrics } from './metrics.ts';
 
 /**
- * In a cluster worker: answers the primary's requests for this worker's metrics (prom-client's
- * AggregatorRegistry), instead of a listener of its own that would show one worker's counts.
+ * In a cluster worker: answers the primary's requests for this worker's metrics.
  *
  * @example
  * shareWorkerMetrics(new ServiceMetrics());
@@ -14,7 +13,7 @@ export function shareWorkerMetrics(metrics: ServiceMetrics): void {
 }
 
 /**
- * In the primary: every worker's metrics added up, for the metrics listener.
+ * In the primary: every worker's metrics added up.
  *
  * @example
  * const listener = await startMetricsServer(clusterMetrics(), config.metrics, logger, options);

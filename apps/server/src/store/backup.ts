@@ -3,12 +3,7 @@ import { createPrivateFile } from './private-files.ts';
 import { openSqlite } from './sqlite/driver.ts';
 import { schemaVersion } from './sqlite/migrations.ts';
 
-/**
- * `plant-store backup <file>`: copies the SQLite database `source` into the new file `target`
- * (mode 0600) while servers keep writing to it: SQLite's online backup (better-sqlite3) copies
- * every page in one step, inside one read transaction, so the copy is consistent and holds
- * every commit made before it began, WAL included. The source is opened read-only, unmigrated.
- */
+/** SQLite's online backup, in one read transaction: consistent while servers keep writing. */
 export async function backupSqlite(source: string, target: string) {
   const db = openSqlite(source, { readonly: true, fileMustExist: true });
   try {
@@ -19,8 +14,7 @@ export async function backupSqlite(source: string, target: string) {
       throw new Error(`${target} exists: a backup goes to a new file`);
     }
     try {
-      // All pages in the step after the first (better-sqlite3's first copies none): copied in
-      // steps, a database written to between them would start over at each step.
+      // All pages in one step: a database written to between steps starts over at each.
       const { totalPages } = await db.backup(target, { progress: () => 0x7fffffff });
       return { pages: totalPages, schemaVersion: schemaVersion(db) };
     } catch (error) {

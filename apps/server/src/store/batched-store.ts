@@ -8,13 +8,11 @@ import {
   StoreUnavailableError,
 } from './plant-store.ts';
 
-/** What both adapters take from their caller for the shared part. */
 export interface BatchedStoreOptions {
-  /** Most creates committed in one transaction; default 1000. */
+  /** Default 1000. */
   readonly maxBatchSize?: number;
-  /** Told about every group commit (for metrics). */
   readonly observer?: StoreObserver;
-  /** How often a cheap write checks that the store can commit; default 2000 ms. */
+  /** Default 2000 ms. */
   readonly probeIntervalMs?: number;
   /** Told once per readiness transition. */
   readonly onReadinessChange?: (readiness: Readiness, previous: Readiness) => void;
@@ -25,7 +23,7 @@ export type RowResult =
   | { readonly ok: true; readonly value: CreateOutcome }
   | { readonly ok: false; readonly error: unknown };
 
-/** Counters of the group commit: `commits` batches that committed, `creates` settled creates. */
+/** `commits`: batches that committed; `creates`: settled creates. */
 export type GroupCommitStats = { readonly commits: number; readonly creates: number };
 
 interface Waiting {
@@ -45,12 +43,9 @@ const CLOSED: Readiness = {
 };
 
 /**
- * What the two adapters share; an adapter supplies only the database work. Group commit: the
- * creates of one event-loop turn are committed in one batch (one transaction, one fsync), each
- * getting its own result; while `maxInFlight` batches commit, new creates form the next batch,
- * so batches grow with the load. Every error goes through the adapter's `translate`
- * (unreachable → StoreUnavailableError, the 503). Readiness is the outcome of the latest write:
- * a commit, or the probe run every `probeIntervalMs` (so an idle store notices a fault too).
+ * Group commit: the creates of one event-loop turn commit in one transaction; while `maxInFlight`
+ * batches commit, new creates form the next, so batches grow with the load. Readiness is the
+ * outcome of the latest write, a commit or the periodic probe (an idle store notices a fault).
  */
 export abstract class BatchedStore implements PlantStore {
   readonly #options: BatchedStoreOptions;
@@ -65,34 +60,30 @@ export abstract class BatchedStore implements PlantStore {
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
 
-  /** `maxInFlight` only matters for an asynchronous `commitBatch`. */
   protected constructor(options: BatchedStoreOptions, maxInFlight = 1) {
     this.#options = options;
     this.#maxInFlight = maxInFlight;
   }
 
-  /** Commits one batch in one transaction: one result per plant, in order; throwing fails all. */
+  /** One transaction: one result per plant, in order; throwing fails all. */
   protected abstract commitBatch(
     plants: readonly NewPlant[],
   ): readonly RowResult[] | Promise<readonly RowResult[]>;
   protected abstract query1(): Promise<void>;
   /** A cheap real write that changes nothing stored; throws when the store cannot commit. */
   protected abstract probeWrite(): Promise<void>;
-  /** The database's error as the store reports it (StoreUnavailableError when unreachable). */
+  /** StoreUnavailableError (the 503) when the database is unreachable, else the error. */
   protected abstract translate(error: unknown): unknown;
-  /** Why a write failed, and what the operator should do. */
   protected abstract describe(error: unknown): NotReadyCause;
-  /** Releases the database, once every queued create committed. */
   protected abstract release(): Promise<void>;
 
-  /** Starts the periodic write probe; an adapter calls it once the database is open. */
+  /** An adapter calls it once the database is open. */
   protected startProbing(): void {
     void this.#probeIfIdle();
     const every = this.#options.probeIntervalMs ?? 2000;
     this.#timer = setInterval(() => void this.#probeIfIdle(), every).unref();
   }
 
-  /** Queues `plant` for the next batch; settles once that batch committed. */
   create(plant: NewPlant): Promise<CreateOutcome> {
     if (this.#closed) return Promise.reject(closedError());
     return new Promise<CreateOutcome>((resolve, reject) => {
@@ -110,7 +101,6 @@ export abstract class BatchedStore implements PlantStore {
     return this.#closed ? CLOSED : this.#state;
   }
 
-  /** Runs the write probe now (after the one running, if any); resolves with its readiness. */
   async probeReadiness(): Promise<Readiness> {
     await this.#probing;
     return this.#probeIfIdle();
@@ -120,7 +110,7 @@ export abstract class BatchedStore implements PlantStore {
     return { commits: this.#commits, creates: this.#creates };
   }
 
-  /** Commits every queued create (in batches), then releases the database. Later calls reject. */
+  /** Commits every queued create, then releases the database. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -151,20 +141,16 @@ export abstract class BatchedStore implements PlantStore {
     });
   }
 
-  #startBatch(): void {
+  #startBatch() {
     const batch = this.#waiting.splice(0, this.#options.maxBatchSize ?? 1000);
     const started = performance.now();
     let results: ReturnType<BatchedStore['commitBatch']>;
     try {
       results = this.commitBatch(batch.map((entry) => entry.plant));
     } catch (error) {
-      this.#settle(batch, started, error);
-      return;
+      return this.#settle(batch, started, error);
     }
-    if (!(results instanceof Promise)) {
-      this.#settle(batch, started, undefined, results);
-      return;
-    }
+    if (!(results instanceof Promise)) return this.#settle(batch, started, undefined, results);
     // The slot is freed and the next batch scheduled before the creates hear back.
     const finish = (error: unknown, values?: readonly RowResult[]) => {
       this.#inFlight.delete(done);
@@ -175,10 +161,7 @@ export abstract class BatchedStore implements PlantStore {
     this.#inFlight.add(done);
   }
 
-  /**
-   * Answers each create of a batch with its result (errors translated), or all of them with the
-   * batch's error; readiness follows (one row unreachable means all are).
-   */
+  /** Readiness follows the batch: one row unreachable means all are. */
   #settle(
     batch: readonly Waiting[],
     started: number,
@@ -207,7 +190,6 @@ export abstract class BatchedStore implements PlantStore {
     });
   }
 
-  /** The timer's way: probes never pile up. */
   #probeIfIdle(): Promise<Readiness> {
     this.#probing ??= this.#probe().finally(() => {
       this.#probing = undefined;
@@ -229,13 +211,9 @@ export abstract class BatchedStore implements PlantStore {
   #note(next: Readiness): void {
     const previous = this.#state;
     this.#state = next;
-    const changed =
-      previous.ready !== next.ready ||
-      (!previous.ready && !next.ready && previous.cause.code !== next.cause.code);
-    if (changed) this.#options.onReadinessChange?.(next, previous);
+    const key = (readiness: Readiness) => readiness.ready || readiness.cause.code;
+    if (key(previous) !== key(next)) this.#options.onReadinessChange?.(next, previous);
   }
 }
 
-function closedError(): StoreUnavailableError {
-  return new StoreUnavailableError('The plant store is closed');
-}
+const closedError = () => new StoreUnavailableError('The plant store is closed');

@@ -12,13 +12,10 @@ import {
 import { migratePostgres } from './postgres/migrations.ts';
 import { openDatabase } from './sqlite/open-database.ts';
 
-/**
- * The one handle a process holds on its database, shared by the plants, the managed tokens and
- * the rate limits: the SQLite file open once, or one pool of at most PG_POOL_MAX connections.
- */
+/** The process's one handle on its database, shared by the plants, the tokens and the limits. */
 export type DatabaseHandle = SqliteHandle | PostgresHandle;
 
-export interface SqliteHandle {
+interface SqliteHandle {
   readonly kind: 'sqlite';
   readonly filename: string;
   readonly db: BetterSqlite3.Database;
@@ -33,31 +30,21 @@ export interface PostgresHandle {
   close(): Promise<void>;
 }
 
-/**
- * The pool's settings: `connectTimeoutMs` bounds pool wait, TCP and login; `statementTimeoutMs`
- * is the sessions' statement, lock and idle-in-transaction timeout; `queryTimeoutMs` (their sum)
- * is when the client gives up on a query (a silent network). `synchronousCommit` as read at open.
- */
-export interface PostgresSettings {
-  readonly poolMax: number;
-  readonly connectTimeoutMs: number;
-  readonly statementTimeoutMs: number;
+/** `queryTimeoutMs` (statement + connect) is when the client gives up on a silent network. */
+export type PostgresSettings = Omit<PostgresConfig, 'startupWaitMs'> & {
   readonly queryTimeoutMs: number;
   readonly synchronousCommit: string;
-}
+};
 
 export interface OpenDatabaseOptions {
   readonly durability?: Durability;
-  /** The PG_* settings; a missing one takes its variable's default. */
   readonly postgres?: Partial<PostgresConfig>;
-  /** Told about an idle pooled connection that broke (the pool drops it), and each wait at start. */
+  /** Told about an idle pooled connection that broke, and each wait at start. */
   readonly onError?: (error: Error, context: string) => void;
 }
 
 /**
- * Opens the database `location` names, migrated and checked: a SQLite file this user can write,
- * or a PostgreSQL database in UTF8 with the durability asked for; a failure is one StoreOpenError
- * line naming the database, why, and what to do.
+ * Opens the database migrated and checked; a failure is one StoreOpenError line.
  *
  * @example
  * const handle = await openDatabaseHandle(config.database, { durability: 'full' });
@@ -68,26 +55,22 @@ export async function openDatabaseHandle(
 ): Promise<DatabaseHandle> {
   if (location.kind === 'sqlite') {
     const db = openDatabase(location.filename, options);
-    return {
-      kind: 'sqlite',
-      filename: location.filename,
-      db,
-      close: async () => void db.close(),
-    };
+    return { kind: 'sqlite', filename: location.filename, db, close: async () => void db.close() };
   }
   return openPostgres(location.url, options);
 }
 
-/** One pool for the whole process, waited for (PG_STARTUP_WAIT_MS), checked and migrated. */
 async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<PostgresHandle> {
   const {
     poolMax = 10,
     connectTimeoutMs = 2000,
     statementTimeoutMs = 5000,
   } = options.postgres ?? {};
-  // Loaded on demand: a SQLite deployment never loads pg.
+  const queryTimeoutMs = statementTimeoutMs + connectTimeoutMs;
+  const timeouts = { poolMax, connectTimeoutMs, statementTimeoutMs, queryTimeoutMs };
+  // A SQLite deployment never loads pg.
   const { default: pgModule } = await import('pg');
-  // int8 as an exact bigint (pg's default is a string): plant ids round-trip exactly.
+  // int8 as an exact bigint (pg's default is a string).
   const types = new pgModule.TypeOverrides();
   types.setTypeParser(pgModule.types.builtins.INT8, BigInt);
   const pool = new pgModule.Pool({
@@ -95,7 +78,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     max: poolMax,
     connectionTimeoutMillis: connectTimeoutMs,
     statement_timeout: statementTimeoutMs,
-    query_timeout: statementTimeoutMs + connectTimeoutMs,
+    query_timeout: queryTimeoutMs,
     lock_timeout: statementTimeoutMs,
     idle_in_transaction_session_timeout: statementTimeoutMs,
     keepAlive: true,
@@ -115,13 +98,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     try {
       const synchronousCommit = await checkPostgres(pool, options.durability ?? 'full');
       await migratePostgres(pool);
-      const settings = {
-        poolMax,
-        connectTimeoutMs,
-        statementTimeoutMs,
-        queryTimeoutMs: statementTimeoutMs + connectTimeoutMs,
-        synchronousCommit,
-      };
+      const settings = { ...timeouts, synchronousCommit };
       return { kind: 'postgres', url, pool, settings, close: () => pool.end() };
     } catch (error) {
       const remaining = deadline - Date.now();
@@ -135,11 +112,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   }
 }
 
-/**
- * Refuses a database that would lose or mangle acknowledged plants: `synchronous_commit = off`
- * unless DURABILITY=normal, and a server or client encoding other than UTF8 (LATIN1 cannot hold
- * "fern 🌱"; every such create would fail). Returns synchronous_commit.
- */
+/** Refuses a database that would lose or mangle acknowledged plants; returns synchronous_commit. */
 async function checkPostgres(pool: pg.Pool, durability: Durability): Promise<string> {
   const { rows } = await pool.query<Record<string, string>>(
     `SELECT current_setting('synchronous_commit') AS sync, current_database() AS db,
@@ -152,10 +125,7 @@ async function checkPostgres(pool: pg.Pool, durability: Durability): Promise<str
         'the database crashes; turn it on for this database or role, or set DURABILITY=normal to accept that',
     );
   }
-  for (const [what, encoding] of [
-    ['server', server],
-    ['client', client],
-  ] as const) {
+  for (const [what, encoding] of Object.entries({ server, client })) {
     if (encoding.toUpperCase() === 'UTF8') continue;
     const fix =
       what === 'server'

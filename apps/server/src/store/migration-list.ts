@@ -1,4 +1,3 @@
-// What both stores' migrations share: the shape of a migration, the checks, the report.
 import { StoreOpenError } from './plant-store.ts';
 
 /** One forward-only schema change; `version` n brings the database from n − 1 to n. */
@@ -8,18 +7,12 @@ export interface Migration {
   readonly sql: string;
 }
 
-/** What a migration run did: the schema version before and after, and the versions applied. */
 export type MigrationReport = { from: number; to: number; applied: number[] };
 
-/** Thrown when the database was migrated by newer code than this one. */
 export class SchemaTooNewError extends StoreOpenError {
   override readonly name: string = 'SchemaTooNewError';
 }
 
-/**
- * Throws unless the versions are 1, 2, 3, ... in order, and SchemaTooNewError when the
- * database, at version `from`, is newer than the list.
- */
 export function checkMigrations(migrations: readonly Migration[], from: number): void {
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {

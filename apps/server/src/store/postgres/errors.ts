@@ -1,19 +1,14 @@
 import { maskUrl } from '../../config.ts';
 import { type NotReadyCause, StoreOpenError, StoreUnavailableError } from '../plant-store.ts';
 
-// Every PostgreSQL failure is classified here: for a request (503 or not), for readiness (the
-// cause and what to do), and at start-up (one line naming the database, why, and what to do).
-
 /**
- * "Cannot serve this now, try again" (PostgreSQL manual, "Error Codes"): classes 08 connection,
- * 28 login, 53 resources, 58 system; serialization failure, deadlock, lock and statement
- * timeouts, shutdowns, starting up, idle session timeout, a read-only standby after a failover
- * (25006); and the socket errors of an unreachable host.
+ * "Cannot serve this now, try again": SQLSTATE classes 08, 28, 53, 58; serialization, deadlock,
+ * lock and statement timeouts, shutdowns, a standby after a failover (25006); socket errors.
  */
 const UNAVAILABLE_CODE =
   /^((08|28|53|58)...|40001|40P01|55P03|57014|57P0[1235]|25006|ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
 const AGAIN = 'the server is ready again once a write succeeds.';
-/** Messages of errors that node-postgres (pg, pg-pool) raises without a code. */
+/** node-postgres raises these without a code. */
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
@@ -26,7 +21,6 @@ const UNAVAILABLE_MESSAGES = [
 /** A pooled connection the database (or the network) closed while it sat idle. */
 const STALE_CODES = new Set(['57P01', '57P02', 'ECONNRESET', 'EPIPE']);
 
-/** The `code` of `error` when it is a string. */
 function ownCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' ? code : undefined;
@@ -42,7 +36,7 @@ export function postgresCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** True when the database cannot be reached or serve right now (not a fault of the statement). */
+/** The database cannot serve right now (not a fault of the statement). */
 export function isPostgresUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error instanceof StoreUnavailableError) return true;
@@ -52,7 +46,6 @@ export function isPostgresUnavailable(error: unknown): boolean {
   return error.cause !== undefined && error.cause !== error && isPostgresUnavailable(error.cause);
 }
 
-/** `error` as the store reports it: StoreUnavailableError (503) when unreachable, else unchanged. */
 export function translatePostgresError(error: unknown): unknown {
   if (error instanceof StoreUnavailableError || !isPostgresUnavailable(error)) return error;
   return new StoreUnavailableError(`PostgreSQL is unavailable: ${describeError(error)}`, {
@@ -60,12 +53,12 @@ export function translatePostgresError(error: unknown): unknown {
   });
 }
 
-/** True when the database refused the login (SQLSTATE class 28): waiting will not fix it. */
+/** Waiting will not fix a refused login. */
 export function isPostgresLoginRefused(error: unknown): boolean {
   return postgresCode(error)?.startsWith('28') === true;
 }
 
-/** True when the connection a query ran on was already dead: worth one retry on a new one. */
+/** The connection a query ran on was already dead: worth a retry on another. */
 export function isStaleConnection(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (STALE_CODES.has(ownCode(error) ?? '')) return true;
@@ -83,7 +76,6 @@ export function describeError(error: unknown): string {
   return code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
 }
 
-/** Why a write to the PostgreSQL store failed (its SQLSTATE or errno), and what to do. */
 export function describePostgresFailure(error: unknown): NotReadyCause {
   const code = postgresCode(error) ?? 'UNAVAILABLE';
   const message = `PostgreSQL cannot commit: ${error instanceof Error ? error.message : String(error)}`;
@@ -102,7 +94,6 @@ export function describePostgresFailure(error: unknown): NotReadyCause {
   return { code, message, action };
 }
 
-/** The one-line start-up error for a PostgreSQL database that cannot be opened. */
 export function postgresOpenError(error: unknown, url: string): StoreOpenError {
   if (error instanceof StoreOpenError) return error;
   const code = postgresCode(error) ?? '';

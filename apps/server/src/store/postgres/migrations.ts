@@ -18,8 +18,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     name: 'create tokens',
-    // Managed bearer tokens (plant-store tokens …): only the SHA-256 (hex) of a token is kept.
-    // A name is unique among tokens not revoked.
+    // Only a token's SHA-256 (hex) is kept.
     sql: `
       CREATE TABLE tokens (
         id INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -35,7 +34,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 3,
     name: 'create rate limits',
-    // The limiters' counts (limits/shared-counts.ts): not data, so not in the WAL (UNLOGGED).
+    // Counts, not data: not in the WAL.
     sql: `
       CREATE UNLOGGED TABLE rate_limits (
         key TEXT PRIMARY KEY,
@@ -46,11 +45,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/**
- * Brings the database to the latest of `migrations`, one `schema_migrations` row per version,
- * in one transaction that first takes an advisory lock: instances starting at once migrate one
- * after the other, and a failing migration changes nothing.
- */
+/** One transaction under an advisory lock: instances starting at once migrate one by one. */
 export async function migratePostgres(
   pool: Pool,
   migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
@@ -92,6 +87,6 @@ export async function migratePostgres(
     throw error;
   } finally {
     client.off('error', ignore);
-    client.release(!committed); // a client whose transaction failed is discarded, not reused
+    client.release(!committed);
   }
 }

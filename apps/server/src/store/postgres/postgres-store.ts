@@ -2,13 +2,8 @@ import { INT64_MAX, INT64_MIN, type NewPlant } from '@plant-store/schema';
 import type pg from 'pg';
 import type { PostgresConfig } from '../../config.ts';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
-import {
-  type OpenDatabaseOptions,
-  openDatabaseHandle,
-  type PostgresHandle,
-  type PostgresSettings,
-} from '../database.ts';
-import { outcomeAgainst, type PlantRow, storedPlant } from '../plant-store.ts';
+import { type OpenDatabaseOptions, openDatabaseHandle, type PostgresHandle } from '../database.ts';
+import { outcomeAgainst, type PlantRow } from '../plant-store.ts';
 import {
   describePostgresFailure,
   isPostgresUnavailable,
@@ -16,13 +11,12 @@ import {
   translatePostgresError,
 } from './errors.ts';
 
-/** Options of `createPostgresStore`: the process's handle, or what to open one of its own with. */
 export interface PostgresStoreOptions
   extends BatchedStoreOptions,
     Omit<OpenDatabaseOptions, 'postgres'>,
     Partial<PostgresConfig> {
   readonly url: string;
-  /** The process's one pool (store/database.ts); without it the store opens its own. */
+  /** The process's one pool; without it the store opens its own. */
   readonly handle?: PostgresHandle;
 }
 
@@ -33,15 +27,13 @@ const INSERT_BATCH = `
   RETURNING id`;
 const SELECT_MANY = 'SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])';
 /**
- * The readiness probe: an INSERT into plants that inserts nothing (so a read-only database or
- * a missing privilege fails it as it fails a create) in a transaction that gets a transaction
- * id, whose commit record PostgreSQL writes to its WAL: a real, tiny commit.
+ * An INSERT that inserts nothing (a read-only database or a missing privilege fails it as it
+ * fails a create), in a transaction given an id, so its commit record goes to the WAL.
  */
 const PROBE_WRITE = `
   WITH probe AS (INSERT INTO plants (id, name) SELECT 0, '' WHERE false RETURNING id)
   SELECT txid_current() AS xid, (SELECT count(*) FROM probe) AS inserted`;
 
-/** Opens the PostgreSQL store (on `handle`, or a pool of its own), or fails with a one-line StoreOpenError. */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const owned = options.handle === undefined;
   const handle =
@@ -54,39 +46,32 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 }
 
 /**
- * PlantStore on the process's pg pool. The creates of one event-loop turn become one
- * `INSERT … SELECT FROM unnest(…) ON CONFLICT (id) DO NOTHING RETURNING id`: one statement,
- * one transaction, one WAL flush. Ids it did not return existed and are compared with the
- * stored row (replayed or conflict); duplicates inside a batch are inserted once, the first
- * wins. Rows go in id order, so concurrent batches wait for each other instead of deadlocking.
+ * A batch is one INSERT … ON CONFLICT DO NOTHING RETURNING id: ids it did not return existed and
+ * are compared with the stored row. Within a batch the first plant of an id wins. Rows go in id
+ * order, so concurrent batches wait for each other instead of deadlocking.
  */
 export class PostgresStore extends BatchedStore {
-  readonly #pool: pg.Pool;
-  readonly #settings: PostgresSettings;
-  readonly #owned: boolean;
   readonly #handle: PostgresHandle;
+  readonly #owned: boolean;
 
   constructor(options: BatchedStoreOptions, handle: PostgresHandle, owned: boolean) {
-    super(options, 2); // at most two batches committing at once, each on its own connection
+    super(options, 2); // two batches in flight, each on its own connection
     this.#handle = handle;
-    this.#pool = handle.pool;
-    this.#settings = handle.settings;
     this.#owned = owned;
     this.startProbing();
   }
 
-  /** The pool settings, with `synchronous_commit` as read when opening. */
-  settings(): PostgresSettings {
-    return this.#settings;
+  settings() {
+    return this.#handle.settings;
   }
 
-  /** Gives up after `connectTimeoutMs` even on a connection that went silent. */
+  // A silent connection gives up after connectTimeoutMs.
   protected async query1(): Promise<void> {
-    await this.#query('SELECT 1', [], this.#settings.connectTimeoutMs);
+    await this.#query('SELECT 1', [], this.#handle.settings.connectTimeoutMs);
   }
 
   protected async probeWrite(): Promise<void> {
-    await this.#query(PROBE_WRITE, [], this.#settings.connectTimeoutMs);
+    await this.#query(PROBE_WRITE, [], this.#handle.settings.connectTimeoutMs);
   }
 
   protected translate = translatePostgresError;
@@ -96,10 +81,8 @@ export class PostgresStore extends BatchedStore {
     if (this.#owned) await this.#handle.close();
   }
 
-  /** One result per plant, in order; the database is asked at most twice (insert, look up). */
   protected async commitBatch(plants: readonly NewPlant[]): Promise<RowResult[]> {
     const problems = plants.map(rowProblem);
-    // The first valid plant of each id is the one inserted; the others compare with it.
     const first = new Map<bigint, NewPlant>();
     plants.forEach((plant, index) => {
       if (problems[index] === undefined && !first.has(plant.id)) first.set(plant.id, plant);
@@ -107,18 +90,16 @@ export class PostgresStore extends BatchedStore {
     const candidates = [...first.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const { created, failed } = await this.#insert(candidates);
     const lookUp = candidates.filter((p) => !created.has(p.id) && !failed.has(p.id));
-    const existing = new Map<bigint, PlantRow>();
-    let lookUpError: unknown;
-    if (lookUp.length > 0) {
-      try {
-        const ids = lookUp.map((plant) => plant.id.toString());
-        for (const row of await this.#query<PlantRow>(SELECT_MANY, [ids])) {
-          existing.set(row.id, row);
-        }
-      } catch (error) {
-        lookUpError = error; // the created plants are committed; only these fail
-      }
-    }
+    let lookUpError: unknown; // the created plants are committed; only these fail
+    const ids = lookUp.map((plant) => plant.id.toString());
+    const rows =
+      ids.length === 0
+        ? []
+        : await this.#query<PlantRow>(SELECT_MANY, [ids]).catch((error: unknown) => {
+            lookUpError = error;
+            return [];
+          });
+    const existing = new Map(rows.map((row) => [row.id, row]));
     return plants.map((plant, index): RowResult => {
       const problem = problems[index] ?? failed.get(plant.id);
       if (problem !== undefined) return { ok: false, error: problem };
@@ -127,7 +108,7 @@ export class PostgresStore extends BatchedStore {
         return { ok: true, value: winner === plant ? 'created' : outcomeAgainst(winner, plant) };
       }
       const row = existing.get(plant.id);
-      if (row !== undefined) return { ok: true, value: outcomeAgainst(storedPlant(row), plant) };
+      if (row !== undefined) return { ok: true, value: outcomeAgainst(row, plant) };
       return {
         ok: false,
         error: lookUpError ?? new Error(`Plant ${plant.id} was neither inserted nor found`),
@@ -135,7 +116,7 @@ export class PostgresStore extends BatchedStore {
     });
   }
 
-  /** One INSERT for all; when the database refuses a row, one per plant, so only that row fails. */
+  /** When the database refuses a row, one INSERT per plant, so only that row fails. */
   async #insert(candidates: readonly NewPlant[]) {
     const created = new Set<bigint>();
     const failed = new Map<bigint, unknown>();
@@ -161,11 +142,7 @@ export class PostgresStore extends BatchedStore {
     return { created, failed };
   }
 
-  /**
-   * Every query of the store is idempotent (reads, inserts that do nothing on conflict), so one
-   * that met a pooled connection the database had already closed is sent again (the pool drops
-   * the dead client; there are at most `poolMax`).
-   */
+  /** Every query here is idempotent: one that met a dead pooled connection is sent again. */
   async #query<Row extends pg.QueryResultRow>(
     text: string,
     values: unknown[],
@@ -176,15 +153,14 @@ export class PostgresStore extends BatchedStore {
     if (queryTimeoutMs !== undefined) query.query_timeout = queryTimeoutMs;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return (await this.#pool.query<Row>(query)).rows;
+        return (await this.#handle.pool.query<Row>(query)).rows;
       } catch (error) {
-        if (attempt > this.#settings.poolMax || !isStaleConnection(error)) throw error;
+        if (attempt > this.#handle.settings.poolMax || !isStaleConnection(error)) throw error;
       }
     }
   }
 }
 
-/** Why the database could not store `plant` as given, checked before sending it. */
 function rowProblem(plant: NewPlant): Error | undefined {
   const { id, name, tag } = plant as { id: unknown; name: unknown; tag?: unknown };
   if (typeof id !== 'bigint' || id < INT64_MIN || id > INT64_MAX) {

@@ -3,16 +3,12 @@ import { dirname, join } from 'node:path';
 import { type NotReadyCause, StoreOpenError, StoreUnavailableError } from '../plant-store.ts';
 import { SqliteError } from './driver.ts';
 
-// Every SQLite failure is classified here: for a request (503 or not), for readiness (the cause
-// and what to do), and at start-up (one line naming the file, why, and what to do).
-
 /** Extended result codes that mean "cannot reach the data now". */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL|READONLY|NOMEM)/;
 const WRITABLE =
   "the database file, its -wal and -shm files and their directory writable by the server's user";
 const AGAIN = 'the server is ready again once a write succeeds.';
 
-/** Thrown when a database file is no longer the one the store has open. */
 export class DatabaseFileGoneError extends Error {
   override readonly name = 'DatabaseFileGoneError';
   constructor(
@@ -24,12 +20,10 @@ export class DatabaseFileGoneError extends Error {
   }
 }
 
-/** SQLite's extended result code of `error` (`SQLITE_FULL`, …), if it is a SQLite error. */
 export function sqliteCode(error: unknown): string | undefined {
   return error instanceof SqliteError ? error.code : undefined;
 }
 
-/** SQLite errors that mean the database cannot be reached become StoreUnavailableError. */
 export function translateSqliteError(error: unknown): unknown {
   const gone = error instanceof DatabaseFileGoneError;
   if (!gone && !UNAVAILABLE.test(sqliteCode(error) ?? '')) return error;
@@ -37,7 +31,6 @@ export function translateSqliteError(error: unknown): unknown {
   return new StoreUnavailableError(`${what}: ${(error as Error).message}`, { cause: error });
 }
 
-/** Why a write to the SQLite store failed, with what the operator should do about it. */
 export function describeSqliteFailure(error: unknown, filename: string): NotReadyCause {
   const cause = error instanceof StoreUnavailableError ? (error.cause ?? error) : error;
   if (cause instanceof DatabaseFileGoneError) {
@@ -65,7 +58,6 @@ export function describeSqliteFailure(error: unknown, filename: string): NotRead
   return { code, message: `${what}: ${message}`, action };
 }
 
-/** The one-line start-up error for a SQLite database that cannot be opened. */
 export function sqliteOpenError(error: unknown, filename: string): StoreOpenError {
   if (error instanceof StoreOpenError) return error;
   const opening = `Cannot open the SQLite database ${filename}`;

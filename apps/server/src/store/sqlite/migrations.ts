@@ -18,8 +18,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     name: 'create tokens',
-    // Managed bearer tokens (plant-store tokens …): only the SHA-256 (hex) of a token is kept.
-    // Times are ISO-8601 UTC with milliseconds. A name is unique among tokens not revoked.
+    // Only a token's SHA-256 (hex) is kept; times are ISO-8601 UTC with milliseconds.
     sql: `
       CREATE TABLE tokens (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -35,7 +34,6 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 3,
     name: 'create rate limits',
-    // The limiters' counts (limits/shared-counts.ts), one row per key updated in place.
     sql: `
       CREATE TABLE rate_limits (
         key TEXT PRIMARY KEY,
@@ -46,14 +44,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/**
- * Brings `db` to the latest of `migrations`, tracked in `PRAGMA user_version`, in one IMMEDIATE
- * transaction: a failing migration changes nothing, and two processes cannot both apply one.
- */
-export function migrate(
-  db: Database,
-  migrations: readonly Migration[] = MIGRATIONS,
-): MigrationReport {
+/** One IMMEDIATE transaction: two processes cannot both apply a migration. */
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS) {
   return db
     .transaction((): MigrationReport => {
       const from = schemaVersion(db);
@@ -68,7 +60,6 @@ export function migrate(
     .immediate();
 }
 
-/** The schema version recorded in the database file (`PRAGMA user_version`); 0 when new. */
 export function schemaVersion(db: Database): number {
   return Number(db.pragma('user_version', { simple: true }));
 }

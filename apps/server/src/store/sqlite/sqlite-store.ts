@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import type Database from 'better-sqlite3';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
-import { type CreateOutcome, outcomeAgainst, type PlantRow, storedPlant } from '../plant-store.ts';
+import { type CreateOutcome, outcomeAgainst, type PlantRow } from '../plant-store.ts';
 import {
   DatabaseFileGoneError,
   describeSqliteFailure,
@@ -13,26 +13,17 @@ import {
 import { schemaVersion } from './migrations.ts';
 import { type OpenDatabaseOptions, openDatabase } from './open-database.ts';
 
-/** Options of `createSqliteStore`: the batching, and how the file is opened. */
 export interface SqliteStoreOptions extends BatchedStoreOptions, OpenDatabaseOptions {
-  /** Path of the database file; its directory is created when missing. */
   readonly filename: string;
-  /** The process's one connection to it (store/database.ts); without it the store opens its own. */
+  /** The process's one connection; without it the store opens its own. */
   readonly db?: Database.Database;
 }
 
-/** Opens (creating and migrating when needed) the SQLite store, or throws a StoreOpenError. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   return new SqliteStore(options);
 }
 
-/**
- * PlantStore on one better-sqlite3 connection in WAL mode: creates of one event-loop turn commit
- * in one IMMEDIATE transaction (one fsync with `synchronous=FULL`), and SQLite's own
- * auto-checkpoint copies the WAL into the database file. ids are bound and read as bigint, so
- * every int64 round-trips exactly. A commit is acknowledged only while the files at the path are
- * still the ones open (a deleted or replaced file answers 503).
- */
+/** A commit is acknowledged only while the files at the path are still the ones open. */
 export class SqliteStore extends BatchedStore {
   readonly #filename: string;
   readonly #db: Database.Database;
@@ -43,8 +34,8 @@ export class SqliteStore extends BatchedStore {
   readonly #commit: Database.Transaction<(plants: readonly NewPlant[]) => RowResult[]>;
   readonly #files: readonly { path: string; opened: BigIntStats }[];
   readonly #directory: string;
-  /** The directory as it was when a full check last found every file the one opened. */
-  #checkedDirectory: BigIntStats | undefined;
+  /** The directory when a full check last found every file the one opened. */
+  #checkedDirectory: string | undefined;
 
   constructor(options: SqliteStoreOptions) {
     super(options);
@@ -64,8 +55,8 @@ export class SqliteStore extends BatchedStore {
     // Writes the file's application_id back unchanged: one real page write and commit.
     const applicationId = Number(this.#db.pragma('application_id', { simple: true }));
     this.#probe = this.#db.prepare(`PRAGMA application_id = ${applicationId}`);
-    // A failing statement is rolled back alone by SQLite, so its error is this row's; when
-    // SQLite rolled back the whole transaction, the error fails the batch (nothing can commit).
+    // SQLite rolls a failing statement back alone (the row's error) unless it rolled back the
+    // whole transaction (the batch's error).
     this.#commit = this.#db.transaction((plants: readonly NewPlant[]) =>
       plants.map((plant): RowResult => {
         try {
@@ -84,7 +75,7 @@ export class SqliteStore extends BatchedStore {
     this.startProbing();
   }
 
-  /** The connection's settings, read back from SQLite (synchronous: 1 NORMAL, 2 FULL). */
+  /** Read back from SQLite (synchronous: 1 NORMAL, 2 FULL). */
   settings() {
     const read = (name: string) => this.#db.pragma(name, { simple: true });
     return {
@@ -96,7 +87,6 @@ export class SqliteStore extends BatchedStore {
     };
   }
 
-  /** One IMMEDIATE transaction for the batch. */
   protected commitBatch(plants: readonly NewPlant[]): RowResult[] {
     const results = this.#retryWhenFull(() => this.#commit.immediate(plants));
     this.#checkFiles();
@@ -119,7 +109,7 @@ export class SqliteStore extends BatchedStore {
     if (this.#ownsDb) this.#db.close();
   }
 
-  /** A write that finds the disk full is retried once after a TRUNCATE checkpoint freed the WAL. */
+  /** A write that finds the disk full is retried once after a checkpoint freed the WAL. */
   #retryWhenFull<T>(write: () => T): T {
     try {
       return write();
@@ -132,23 +122,13 @@ export class SqliteStore extends BatchedStore {
   }
 
   /**
-   * Throws DatabaseFileGoneError unless every file at its path is still the one opened. Deleting,
-   * renaming or replacing a file changes its directory's mtime, so while the directory is as a
-   * full check left it, one stat of the directory answers: on ext4, reading the -wal's own
-   * attributes after each commit made the next fsync cost ~35 µs more CPU (measured).
+   * Deleting, renaming or replacing a file changes its directory's mtime, so while the directory
+   * is as a full check left it, one stat answers (stat-ing the -wal made each fsync dearer).
    */
   #checkFiles(): void {
     const directory = statSync(this.#directory, { bigint: true, throwIfNoEntry: false });
-    const seen = this.#checkedDirectory;
-    if (
-      directory !== undefined &&
-      seen !== undefined &&
-      directory.mtimeNs === seen.mtimeNs &&
-      directory.ino === seen.ino &&
-      directory.dev === seen.dev
-    ) {
-      return;
-    }
+    const seen = directory && `${directory.dev}:${directory.ino}:${directory.mtimeNs}`;
+    if (seen !== undefined && seen === this.#checkedDirectory) return;
     this.#checkedDirectory = undefined;
     for (const { path, opened } of this.#files) {
       const now = statSync(path, { bigint: true, throwIfNoEntry: false });
@@ -157,10 +137,9 @@ export class SqliteStore extends BatchedStore {
         throw new DatabaseFileGoneError('FILE_REPLACED', path);
       }
     }
-    // Trusted only once its mtime is 2 s old: file systems keep coarse times (FAT: 2 s), and a
-    // change in the same tick as the one seen would leave the mtime as it is.
+    // Trusted once 2 s old: a change in the same coarse mtime tick (FAT: 2 s) would not show.
     if (directory !== undefined && Date.now() - Number(directory.mtimeMs) > 2_000) {
-      this.#checkedDirectory = directory;
+      this.#checkedDirectory = seen;
     }
   }
 
@@ -168,6 +147,6 @@ export class SqliteStore extends BatchedStore {
     if (this.#insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1) return 'created';
     const existing = this.#select.get(plant.id);
     if (existing === undefined) throw new Error(`Plant ${plant.id} neither inserted nor found`);
-    return outcomeAgainst(storedPlant(existing), plant);
+    return outcomeAgainst(existing, plant);
   }
 }
