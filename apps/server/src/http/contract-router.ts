@@ -29,10 +29,7 @@ export interface ContractRouterOptions {
   readonly around?: { readonly [K in keyof Contract]?: AppMiddleware };
 }
 
-/**
- * The methods the router implements: not OPTIONS, which `allowedMethods` would answer 200 with
- * `Allow`; no route has it, so it gets the 405 of any other method.
- */
+/** Not OPTIONS, which `allowedMethods` would answer 200: no route has it, so it gets a 405. */
 const ROUTER_METHODS = ['HEAD', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE'];
 
 /** `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router). */
@@ -41,12 +38,9 @@ function toRouterPath(path: string): string {
 }
 
 /**
- * The @koa/router routes of the contract, three middlewares a route at most, as a stock Koa
- * route would have them: one that names the route for the log, checks the bearer credential
- * when the route requires it and the body's headers when it has one; koa-bodyparser reading
- * the body's text; and one that validates the body, calls the handler and sends its result with
- * the route's success status: as JSON, or as the HTML page (with the page security headers) or
- * script text the route's `responseType` names.
+ * The @koa/router routes of the contract, as a stock Koa route would have them: the route named
+ * for the log, the bearer and the body's headers checked; koa-bodyparser; the body validated,
+ * the handler called, its result sent with the route's status and `responseType`.
  *
  * @example
  * const router = contractRouter(contract, handlers, { tokens, bodyLimitBytes: 65536 });
