@@ -9,11 +9,9 @@ import type { Connections } from './fair-share.ts';
 const READINESS_PATH = contract.getReadiness.path;
 const PROBE_PATHS = new Set<string>([contract.getHealth.path, READINESS_PATH]);
 
-/** The signals that start a drain: SIGTERM (supervisors), SIGINT (Ctrl-C), SIGHUP (a terminal). */
 export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-/** After SHUTDOWN_DELAY_MS, when whatever is still open is closed (main.ts bounds it all at 10 s). */
+/** After SHUTDOWN_DELAY_MS, when whatever is still open is closed (main.ts bounds all at 10 s). */
 export const SHUTDOWN_GRACE_MS = 8_000;
-/** While draining, how often connections are looked at for having been idle long enough. */
 const SWEEP_MS = 50;
 
 export interface DrainOptions {
@@ -27,23 +25,20 @@ export interface DrainOptions {
 
 export interface Drain {
   /**
-   * Called first for each request: answers `/readyz` 503 while draining (returns true), and
-   * decides `Connection: close` for answers that are not errors (errors: `answerError`): on
-   * probes, so they hold no connection, and on every answer once the listener is closed.
+   * First for each request: `/readyz` 503 while draining (true); `Connection: close` on probes
+   * (they hold no connection) and, once the listener is closed, on every answer.
    */
   answers(request: IncomingMessage, response: ServerResponse): boolean;
   /**
-   * `/readyz` answers 503 and all else is served as before, keep-alive included; after
-   * `delayMs` the listener stops accepting, answers close their connection, idle connections
-   * close after `idleGraceMs`, and SHUTDOWN_GRACE_MS later whatever is left. Resolves once
-   * every connection is closed.
+   * `/readyz` 503, all else served as before; after `delayMs` the listener closes, answers close
+   * their connection, idle ones close after `idleGraceMs`, the rest SHUTDOWN_GRACE_MS later.
    */
   shutdown(): Promise<void>;
 }
 
 /**
- * The drain of `server`. Keep-alive connections stay open until the listener closes, so a
- * client sends its next request on the connection it has rather than on a refused new one.
+ * The drain of `server`: keep-alive connections stay open until the listener closes, so a
+ * client sends its next request on the connection it has, not on a refused new one.
  *
  * @example
  * const drain = drainOnShutdown(server, connections, { delayMs: 5_000 });
@@ -79,9 +74,8 @@ export function drainOnShutdown(
     const force = setTimeout(() => {
       for (const socket of connections.open) socket.destroy();
     }, SHUTDOWN_GRACE_MS);
-    // `http.Server#close()` would close every idle keep-alive connection at once, and a request
-    // just sent on one would meet a reset; `net.Server#close()`, which it extends, only stops
-    // accepting. The one reach past the HTTP server's API: drain.test.ts guards it.
+    // `http.Server#close()` would also close idle keep-alive connections, resetting a request
+    // just sent on one: the one reach past the HTTP server's API (drain.test.ts guards it).
     if (server.listening) NetServer.prototype.close.call(server);
     await options.othersStopped?.();
     closing = true;
