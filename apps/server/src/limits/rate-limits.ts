@@ -5,29 +5,19 @@ import type { RateLimitName } from '../observability/metrics.ts';
 import { boundedKey } from './key.ts';
 import { type CountStore, type Decision, memoryCounts, SharedCounts } from './shared-counts.ts';
 
-/** The burst allowance (RATE_LIMIT_BURST − RATE_LIMIT_PER_SECOND) comes back this long after it was first drawn on. */
+/** The burst allowance (BURST − PER_SECOND) comes back this long after its first use. */
 export const BURST_WINDOW_SECONDS = 60;
-/** The window of the refused-credential budget (AUTH_FAILURES_PER_MINUTE). */
 export const AUTH_FAILURE_WINDOW_SECONDS = 60;
 
-export interface RateLimitsOptions {
-  /** Told about every 429 (metrics). */
+interface RateLimitsOptions {
   readonly onLimited?: (limit: RateLimitName) => void;
-  /** Told when the shared store fails (the process then counts in its own memory). */
   readonly onStoreError?: (error: unknown) => void;
 }
 
 /**
- * The request limits, as fixed windows counted in the database every process shares (see
- * SharedCounts); 0 turns a limit off:
- * - per credential: first the burst allowance (BURST − PER_SECOND, back `BURST_WINDOW_SECONDS`
- *   after its first use), then PER_SECOND per second (with BURST ≤ PER_SECOND: BURST per
- *   BURST/PER_SECOND s). `X-RateLimit-Remaining` is what is left of the allowance;
- *   `Retry-After` is the wait until either gives a point back;
- * - per client address: `authFailuresPerMinute` refused credentials, then 429 instead of 401;
- * - per client address, on requests without a credential (/healthz, /readyz, the reference and
- *   its files, /openapi.json, 404s): ANONYMOUS_PER_SECOND and ANONYMOUS_BURST the same way, far
- *   above what a browser or a balancer's checks send, far below what floods the process.
+ * The request limits, as fixed windows in SharedCounts (0 turns one off): per credential and
+ * per address without one, a burst allowance, then a rate per second; per address, refused
+ * credentials a minute.
  *
  * @example
  * const limits = RateLimits.create({ perSecond: 100, burst: 200, authFailuresPerMinute: 30 });
@@ -44,7 +34,6 @@ export class RateLimits {
     this.#onLimited = options.onLimited ?? (() => undefined);
   }
 
-  /** The limits on `store` (this process's memory by default). */
   static create(
     config: RateLimitConfig,
     store: CountStore = memoryCounts(),
@@ -53,10 +42,7 @@ export class RateLimits {
     return new RateLimits(config, store, options);
   }
 
-  /**
-   * Counts one request of the credential named `name`; resolves with the `X-RateLimit-*`
-   * headers (undefined when the limit is off), or throws the 429 (with those headers).
-   */
+  /** The `X-RateLimit-*` headers (undefined when off), or throws the 429 with them. */
   async consumeCredential(name: string): Promise<Record<string, string> | undefined> {
     const { perSecond, burst } = this.#config;
     if (perSecond === 0) return undefined;
@@ -71,10 +57,6 @@ export class RateLimits {
     throw tooManyRequests(decision, 'credential', headers);
   }
 
-  /**
-   * Counts one refused credential against `address` (see `addressKey`); throws 429 once the
-   * address has used its budget, and returns otherwise (the caller then answers 401).
-   */
   async recordAuthFailure(address: string): Promise<void> {
     const budget = this.#config.authFailuresPerMinute;
     if (budget === 0) return;
@@ -85,7 +67,6 @@ export class RateLimits {
     throw tooManyRequests(decision, 'refused credential');
   }
 
-  /** Counts one request without a credential from `address`; throws 429 past its limit. */
   async consumeAnonymous(address: string): Promise<void> {
     if (this.#config.anonymous === undefined) return;
     const { perSecond, burst } = this.#config.anonymous;
@@ -95,10 +76,8 @@ export class RateLimits {
     throw tooManyRequests(decision, 'address');
   }
 
-  /** The allowance first (burst − perSecond a minute), then perSecond a second. */
   async #bursty(key: string, perSecond: number, burst: number): Promise<Decision> {
     if (burst <= perSecond) {
-      // Whole ms: the window is stored in ms.
       return this.#counts.consume(`${key}:s`, burst, Math.round((burst * 1000) / perSecond));
     }
     const allowance = await this.#counts.consume(
