@@ -226,7 +226,6 @@ const RETIRED: Record<string, string> = {
 
 /**
  * Reads and validates the configuration: the one place the environment is read.
- *
  * @example
  * const config = loadConfig({ PORT: '8080', PLANT_STORE_TOKENS: 'a-long-secret-token-1' });
  */
@@ -278,7 +277,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /**
  * Reads only DATABASE_URL and PG_*, for the `plant-store` command-line tool (no token needed).
- *
  * @example
  * const { database, postgres } = loadStoreConfig({ DATABASE_URL: 'postgres://db/plants' });
  */

@@ -3,17 +3,13 @@ import { checkTokenFormat } from './token-format.ts';
 import { type Credential, digestToken } from './token-registry.ts';
 import type { TokenStore } from './token-store.ts';
 
-/** How long a valid token is trusted without asking the store again: a revocation takes effect within it. */
+/** How long a valid token is trusted without the store: a revocation takes effect within it. */
 export const TOKEN_CACHE_TTL_MS = 3000;
 
 /**
- * Checks managed (`pst_…`) tokens against the token store, with a short-lived cache in front:
- * - a token with a bad shape or checksum is refused without a lookup;
- * - a valid token is trusted for 3 s, never past its expiry, so a revocation reaches every
- *   instance within that time and an expiry takes effect on the dot;
- * - an unknown, revoked or expired digest is refused from memory for 2 s;
- * - both caches are capped (least recently used go first), so a flood of random tokens cannot
- *   grow memory, and concurrent requests with one token share one lookup.
+ * Managed (`pst_…`) tokens, with capped caches in front of the store so that a flood of random
+ * tokens cannot grow memory: a valid token is trusted for TOKEN_CACHE_TTL_MS (never past its
+ * expiry), a refused digest refused for 2 s, and a bad checksum needs no lookup at all.
  */
 export class ManagedTokenVerifier {
   readonly #store: Pick<TokenStore, 'findByDigest'>;
@@ -22,20 +18,18 @@ export class ManagedTokenVerifier {
   readonly #refused: LRUCache<string, true>;
   readonly #pending = new Map<string, Promise<Credential | undefined>>();
 
-  /** `maxEntries` caps each cache; `now` is the clock (ms since the epoch). */
   constructor(
     store: Pick<TokenStore, 'findByDigest'>,
     { maxEntries = 10_000, now = Date.now } = {},
   ) {
     this.#store = store;
     this.#now = now;
-    // The same clock as the expiry checks, read at every lookup (ttlResolution 0).
+    // The expiry checks' clock, read at every lookup.
     const cache = { max: maxEntries, perf: { now }, ttlResolution: 0 };
     this.#valid = new LRUCache({ ...cache, ttl: TOKEN_CACHE_TTL_MS });
     this.#refused = new LRUCache({ ...cache, ttl: 2000 });
   }
 
-  /** The credential of a valid (known, not revoked, not expired) managed token, else `undefined`. */
   verify(
     token: string,
     digest = digestToken(token),

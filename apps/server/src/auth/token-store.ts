@@ -5,27 +5,21 @@ import { StoreUnavailableError } from '../store/plant-store.ts';
 import { postgresCode, translatePostgresError } from '../store/postgres/errors.ts';
 import { SqliteError } from '../store/sqlite/driver.ts';
 
-/** A managed token as stored: never the token itself, and never shown with its digest. */
+/** A managed token as stored: never the token itself, nor shown with its digest. */
 export interface TokenRecord {
   readonly id: number;
-  /** The consumer's name: unique among tokens that are not revoked; logged with each request. */
-  readonly name: string;
+  readonly name: string; // unique among the tokens not revoked
   readonly createdAt: Date;
   readonly expiresAt: Date | null;
   readonly revokedAt: Date | null;
 }
 
-/** What `TokenStore.insert` stores: the token's SHA-256 (hex), never the token. */
-export type NewTokenRecord = Omit<TokenRecord, 'id' | 'revokedAt'> & { readonly digest: string };
-
-export type TokenSelector = { readonly id: number } | { readonly name: string };
-
-/** What `revoke` did. `already-revoked` changed nothing; `not-found` matched no token. */
-export type RevokeResult =
+type NewTokenRecord = Omit<TokenRecord, 'id' | 'revokedAt'> & { readonly digest: string };
+type TokenSelector = { readonly id: number } | { readonly name: string };
+type RevokeResult =
   | { readonly status: 'revoked' | 'already-revoked'; readonly token: TokenRecord }
   | { readonly status: 'not-found' };
 
-/** `insert` refused the name: a token that is not revoked (and not expired) already has it. */
 export class TokenNameTakenError extends Error {
   override readonly name = 'TokenNameTakenError';
   constructor(readonly tokenName: string) {
@@ -35,40 +29,33 @@ export class TokenNameTakenError extends Error {
   }
 }
 
-/**
- * The managed tokens, in the same database as the plants; only SHA-256 digests are stored.
- * Inserting a name whose holder has expired revokes that token first.
- */
+/** Inserting a name whose holder has expired revokes that token first. */
 export interface TokenStore {
   /** Throws TokenNameTakenError when an active token has the name. */
   insert(token: NewTokenRecord): Promise<TokenRecord>;
-  /** Every token, oldest first. */
-  list(): Promise<TokenRecord[]>;
-  /** Revokes the token with this id, or the one not yet revoked with this name; only once. */
+  list(): Promise<TokenRecord[]>; // oldest first
+  /** The token with this id, or the one not yet revoked with this name; only once. */
   revoke(selector: TokenSelector, at: Date): Promise<RevokeResult>;
-  /** The token with this digest, revoked or expired ones included. */
-  findByDigest(digest: string): Promise<TokenRecord | undefined>;
+  findByDigest(digest: string): Promise<TokenRecord | undefined>; // revoked and expired too
   close(): Promise<void>;
 }
 
-/** One statement: SQL with `$1`, `$2`… parameters, and their values (times as ISO text). */
-export type Statement = readonly [sql: string, values: readonly (string | number | null)[]];
+/** SQL with `$1`, `$2`… parameters, and their values (times as ISO text). */
+type Statement = readonly [sql: string, values: readonly (string | number | null)[]];
+/** SQLite gives the times as ISO text, pg as Dates. */
+type Time = string | Date;
+type TokenRow = {
+  id: number;
+  name: string;
+  created_at: Time;
+  expires_at: Time | null;
+  revoked_at: Time | null;
+};
 
-/** A `tokens` row: SQLite gives the times as ISO text, pg as Dates. */
-export interface TokenRow {
-  readonly id: number;
-  readonly name: string;
-  readonly created_at: string | Date;
-  readonly expires_at: string | Date | null;
-  readonly revoked_at: string | Date | null;
-}
-
-/** What each database adds to the store below. */
+/** Each database's part: `run` takes more than one statement in one transaction. */
 interface TokenSql {
-  /** Runs the statements (more than one: in one transaction) and gives the rows of each. */
   run(statements: readonly Statement[]): Promise<TokenRow[][]>;
-  /** True when `error` is the unique index of active names refusing an insert. */
-  isNameTaken(error: unknown): boolean;
+  isNameTaken(error: unknown): boolean; // the unique index of active names refused an insert
 }
 
 const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
@@ -80,7 +67,7 @@ const INSERT = `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES
 const REVOKE = (column: 'id' | 'name') =>
   `UPDATE tokens SET revoked_at = $1 WHERE ${column} = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}`;
 
-const date = (value: string | Date | null) => (value === null ? null : new Date(value));
+const date = (value: Time | null) => (value === null ? null : new Date(value));
 const toRecord = (row: TokenRow): TokenRecord => ({
   id: Number(row.id),
   name: row.name,
@@ -90,10 +77,8 @@ const toRecord = (row: TokenRow): TokenRecord => ({
 });
 
 /**
- * The managed tokens on the process's database handle (the same statements on either
- * database); closing the store leaves the handle open. A failed look-up is a
- * StoreUnavailableError (503, and the client retries), never a 500.
- *
+ * The managed tokens on the process's database handle, which closing the store leaves open. A
+ * failed look-up is a StoreUnavailableError (503: the client retries), never a 500.
  * @example
  * const tokens = tokenStore(await openDatabaseHandle(config.database));
  */
@@ -122,7 +107,7 @@ export function tokenStore(handle: DatabaseHandle): TokenStore {
       const [rows = []] = await run([`${SELECT} ORDER BY id`, []]);
       return rows.map(toRecord);
     },
-    // The token not yet revoked is revoked; failing that, the latest one says why not.
+    // Failing a token not yet revoked, the latest one says why not.
     revoke: async (selector, at) => {
       const [column, value] =
         'id' in selector ? (['id', selector.id] as const) : (['name', selector.name] as const);
@@ -150,7 +135,7 @@ export function tokenStore(handle: DatabaseHandle): TokenStore {
   };
 }
 
-/** The statements on the SQLite connection, each prepared once (`$1`… are named parameters `1`…). */
+/** Each statement prepared once; `$1`… are SQLite's named parameters `1`…. */
 function sqliteTokens(db: BetterSqlite3.Database): TokenSql {
   const prepared = new Map<string, BetterSqlite3.Statement>();
   const all = ([sql, values]: Statement) => {
@@ -172,7 +157,6 @@ function sqliteTokens(db: BetterSqlite3.Database): TokenSql {
   };
 }
 
-/** The statements on the PostgreSQL pool; more than one in a transaction on one connection. */
 function postgresTokens(pool: pg.Pool): TokenSql {
   const fail = (error: unknown) => {
     throw translatePostgresError(error);

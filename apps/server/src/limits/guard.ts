@@ -6,7 +6,6 @@ import type { RateLimits } from './rate-limits.ts';
 /**
  * The credential check in the rate limits, before the body is read: a refused credential counts
  * against its address (429 past the budget, not 401); an accepted one against its credential.
- *
  * @example
  * const authenticate = rateLimited(RateLimits.create(config.rateLimit), requireBearer(tokens));
  */
@@ -28,7 +27,6 @@ export function rateLimited(limits: RateLimits, authenticate: RequestStep): Requ
 /**
  * Limits the requests without a credential by their address; `needsCredential` tells those the
  * bearer check (with its own limits) will see.
- *
  * @example
  * app.use(anonymousLimit(limits, (ctx) => ctx.method === 'POST' && ctx.path === '/plants'));
  */

@@ -11,7 +11,6 @@ type ProxyTrust = (address: string, hop: number) => boolean;
 
 /**
  * TRUST_PROXY compiled by proxy-addr; undefined when empty (trust no one).
- *
  * @example
  * const trust = proxyTrust(['127.0.0.1', '10.0.0.0/8']);
  */
@@ -23,7 +22,6 @@ export function proxyTrust(addresses: readonly string[]): ProxyTrust | undefined
  * The socket's peer, or, when it is a trusted proxy, the first X-Forwarded-For address from the
  * right that is not (as Express's `trust proxy`): a client reaching the port directly cannot
  * choose its address. An entry that is not an IP address is skipped for the one before it.
- *
  * @example
  * clientAddress(req, proxyTrust(['127.0.0.1'])); // '203.0.113.7' for X-Forwarded-For: 203.0.113.7 from 127.0.0.1
  */
@@ -41,7 +39,6 @@ export function clientAddress(req: IncomingMessage, trust: ProxyTrust | undefine
 /**
  * An IPv4 address (IPv4-mapped too) as is; an IPv6 address as its /64, which one host usually
  * owns whole, so it cannot rotate past the limit.
- *
  * @example
  * addressKey('2001:db8:0:1:aaaa::1'); // '2001:db8:0:1::/64'
  */
@@ -57,7 +54,6 @@ export function addressKey(address: string): string {
 
 /**
  * Text (a credential's name) as a key of at most 200 characters: a SHA-256 digest when longer.
- *
  * @example
  * boundedKey('env#1'); // 'env#1'
  */

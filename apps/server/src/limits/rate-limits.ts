@@ -18,33 +18,28 @@ interface RateLimitsOptions {
  * The request limits, as fixed windows in SharedCounts (0 turns one off): per credential and
  * per address without one, a burst allowance, then a rate per second; per address, refused
  * credentials a minute.
- *
  * @example
  * const limits = RateLimits.create({ perSecond: 100, burst: 200, authFailuresPerMinute: 30 });
  * const headers = await limits.consumeCredential('env#1'); // throws a 429 ApiError when over
  */
 export class RateLimits {
-  readonly #counts: SharedCounts;
-  readonly #config: RateLimitConfig;
-  readonly #onLimited: (limit: RateLimitName) => void;
-
-  private constructor(config: RateLimitConfig, store: CountStore, options: RateLimitsOptions) {
-    this.#config = config;
-    this.#counts = new SharedCounts(store, options.onStoreError);
-    this.#onLimited = options.onLimited ?? (() => undefined);
-  }
+  private constructor(
+    private readonly config: RateLimitConfig,
+    private readonly counts: SharedCounts,
+    private readonly onLimited: (limit: RateLimitName) => void = () => undefined,
+  ) {}
 
   static create(
     config: RateLimitConfig,
     store: CountStore = memoryCounts(),
     options: RateLimitsOptions = {},
   ): RateLimits {
-    return new RateLimits(config, store, options);
+    return new RateLimits(config, new SharedCounts(store, options.onStoreError), options.onLimited);
   }
 
   /** The `X-RateLimit-*` headers (undefined when off), or throws the 429 with them. */
   async consumeCredential(name: string): Promise<Record<string, string> | undefined> {
-    const { perSecond, burst } = this.#config;
+    const { perSecond, burst } = this.config;
     if (perSecond === 0) return undefined;
     const decision = await this.#bursty(`c:${boundedKey(name)}`, perSecond, burst);
     const headers = {
@@ -53,40 +48,40 @@ export class RateLimits {
       [RATE_LIMIT_HEADERS.reset]: String(Math.max(0, Math.ceil(decision.msBeforeNext / 1000))),
     };
     if (decision.allowed) return headers;
-    this.#onLimited('token');
+    this.onLimited('token');
     throw tooManyRequests(decision, 'credential', headers);
   }
 
   async recordAuthFailure(address: string): Promise<void> {
-    const budget = this.#config.authFailuresPerMinute;
+    const budget = this.config.authFailuresPerMinute;
     if (budget === 0) return;
     const key = `f:${boundedKey(address)}`;
-    const decision = await this.#counts.consume(key, budget, AUTH_FAILURE_WINDOW_SECONDS * 1000);
+    const decision = await this.counts.consume(key, budget, AUTH_FAILURE_WINDOW_SECONDS * 1000);
     if (decision.allowed) return;
-    this.#onLimited('address');
+    this.onLimited('address');
     throw tooManyRequests(decision, 'refused credential');
   }
 
   async consumeAnonymous(address: string): Promise<void> {
-    if (this.#config.anonymous === undefined) return;
-    const { perSecond, burst } = this.#config.anonymous;
+    if (this.config.anonymous === undefined) return;
+    const { perSecond, burst } = this.config.anonymous;
     const decision = await this.#bursty(`a:${boundedKey(address)}`, perSecond, burst);
     if (decision.allowed) return;
-    this.#onLimited('address');
+    this.onLimited('address');
     throw tooManyRequests(decision, 'address');
   }
 
   async #bursty(key: string, perSecond: number, burst: number): Promise<Decision> {
     if (burst <= perSecond) {
-      return this.#counts.consume(`${key}:s`, burst, Math.round((burst * 1000) / perSecond));
+      return this.counts.consume(`${key}:s`, burst, Math.round((burst * 1000) / perSecond));
     }
-    const allowance = await this.#counts.consume(
+    const allowance = await this.counts.consume(
       `${key}:b`,
       burst - perSecond,
       BURST_WINDOW_SECONDS * 1000,
     );
     if (allowance.allowed) return allowance;
-    const rate = await this.#counts.consume(`${key}:s`, perSecond, 1000);
+    const rate = await this.counts.consume(`${key}:s`, perSecond, 1000);
     return {
       allowed: rate.allowed,
       remaining: 0,
@@ -95,7 +90,7 @@ export class RateLimits {
   }
 
   close(): void {
-    this.#counts.close();
+    this.counts.close();
   }
 }
 
