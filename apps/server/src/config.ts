@@ -85,23 +85,23 @@ function oneOf<const Values extends readonly [string, ...string[]]>(values: Valu
 function integer(range: NumberRange) {
   const what = range.unit ? `a whole number of ${range.unit}` : 'a whole number';
   const expected = `${what} from ${range.min} to ${range.max} (decimal digits only)`;
-  return z
-    .string()
-    .transform((value, ctx) => {
-      const parsed = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
-      if (parsed >= range.min && parsed <= range.max) return parsed;
-      ctx.addIssue({ code: 'custom', message: `${shown(value)} is not ${expected}` });
-      return z.NEVER;
-    })
-    .meta({ range });
+  const digits = (value: string) => (/^[0-9]+$/.test(value) ? Number(value) : null);
+  return parsed(digits, range, expected).meta({ range });
 }
 
-/** A size in bytes, 1 to `max`: digits, optionally followed by b, kb or mb (1024-based). */
+/** A size in bytes: digits, optionally followed by b, kb or mb (1024-based). */
 function size(max: number) {
   const expected = `a size from 1 byte to ${bytes.format(max)}: digits, optionally followed by kb or mb (65536, 64kb, 1mb)`;
+  const sized = (value: string) =>
+    /^[0-9]+(?:b|kb|mb)?$/i.test(value) ? bytes.parse(value) : null;
+  return parsed(sized, { min: 1, max }, expected);
+}
+
+/** `parse`'s number within `range`; else refused, naming the value and what was expected. */
+function parsed(parse: (value: string) => number | null, range: NumberRange, expected: string) {
   return z.string().transform((value, ctx) => {
-    const parsed = /^[0-9]+(?:b|kb|mb)?$/i.test(value) ? bytes.parse(value) : null;
-    if (parsed !== null && parsed >= 1 && parsed <= max) return parsed;
+    const number = parse(value);
+    if (number !== null && number >= range.min && number <= range.max) return number;
     ctx.addIssue({ code: 'custom', message: `${shown(value)} is not ${expected}` });
     return z.NEVER;
   });
@@ -109,16 +109,12 @@ function size(max: number) {
 
 /** A comma-separated list (default none): items trimmed, empty ones dropped. */
 function commaList(item: z.ZodType<string, string>) {
-  return z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((part) => part.trim())
-        .filter((part) => part !== ''),
-    )
-    .pipe(z.array(item));
+  const items = (value: string) =>
+    value
+      .trim()
+      .split(/\s*,\s*/)
+      .filter(Boolean);
+  return z.string().default('').transform(items).pipe(z.array(item));
 }
 
 /**

@@ -15,10 +15,6 @@ export interface TokenRecord {
 }
 
 type NewTokenRecord = Omit<TokenRecord, 'id' | 'revokedAt'> & { readonly digest: string };
-type TokenSelector = { readonly id: number } | { readonly name: string };
-type RevokeResult =
-  | { readonly status: 'revoked' | 'already-revoked'; readonly token: TokenRecord }
-  | { readonly status: 'not-found' };
 
 export class TokenNameTakenError extends Error {
   override readonly name = 'TokenNameTakenError';
@@ -29,16 +25,7 @@ export class TokenNameTakenError extends Error {
   }
 }
 
-/** Inserting a name whose holder has expired revokes that token first. */
-export interface TokenStore {
-  /** Throws TokenNameTakenError when an active token has the name. */
-  insert(token: NewTokenRecord): Promise<TokenRecord>;
-  list(): Promise<TokenRecord[]>; // oldest first
-  /** The token with this id, or the one not yet revoked with this name; only once. */
-  revoke(selector: TokenSelector, at: Date): Promise<RevokeResult>;
-  findByDigest(digest: string): Promise<TokenRecord | undefined>; // revoked and expired too
-  close(): Promise<void>;
-}
+export type TokenStore = ReturnType<typeof tokenStore>;
 
 /** SQL with `$1`, `$2`… parameters, and their values (times as ISO text). */
 type Statement = readonly [sql: string, values: readonly (string | number | null)[]];
@@ -82,7 +69,7 @@ const toRecord = (row: TokenRow): TokenRecord => ({
  * @example
  * const tokens = tokenStore(await openDatabaseHandle(config.database));
  */
-export function tokenStore(handle: DatabaseHandle): TokenStore {
+export function tokenStore(handle: DatabaseHandle) {
   const sql = handle.kind === 'sqlite' ? sqliteTokens(handle.db) : postgresTokens(handle.pool);
   let closed = false;
   const run = async (...statements: Statement[]) => {
@@ -90,7 +77,8 @@ export function tokenStore(handle: DatabaseHandle): TokenStore {
     return sql.run(statements);
   };
   return {
-    insert: async ({ name, digest, createdAt, expiresAt }) => {
+    // Revokes the name's expired holder first; TokenNameTakenError when an active one has it.
+    insert: async ({ name, digest, createdAt, expiresAt }: NewTokenRecord) => {
       const now = createdAt.toISOString();
       const expires = expiresAt?.toISOString() ?? null;
       try {
@@ -107,19 +95,19 @@ export function tokenStore(handle: DatabaseHandle): TokenStore {
       const [rows = []] = await run([`${SELECT} ORDER BY id`, []]);
       return rows.map(toRecord);
     },
-    // Failing a token not yet revoked, the latest one says why not.
-    revoke: async (selector, at) => {
+    // The token with this id, or the name's active one; failing that, the latest says why not.
+    revoke: async (selector: { id: number } | { name: string }, at: Date) => {
       const [column, value] =
         'id' in selector ? (['id', selector.id] as const) : (['name', selector.name] as const);
       const [[revoked] = [], [latest] = []] = await run(
         [REVOKE(column), [at.toISOString(), value]],
         [`${SELECT} WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`, [value]],
       );
-      if (revoked !== undefined) return { status: 'revoked', token: toRecord(revoked) };
-      if (latest !== undefined) return { status: 'already-revoked', token: toRecord(latest) };
-      return { status: 'not-found' };
+      if (revoked) return { status: 'revoked' as const, token: toRecord(revoked) };
+      if (latest) return { status: 'already-revoked' as const, token: toRecord(latest) };
+      return { status: 'not-found' as const };
     },
-    findByDigest: async (digest) => {
+    findByDigest: async (digest: string) => {
       const lookUp = run([`${SELECT} WHERE digest = $1`, [digest]]);
       const [[row] = []] = await lookUp.catch((error: unknown) => {
         if (error instanceof StoreUnavailableError) throw error;
