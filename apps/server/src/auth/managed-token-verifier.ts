@@ -12,17 +12,15 @@ export const TOKEN_CACHE_TTL_MS = 3000;
  * expiry), a refused digest refused for 2 s, and a bad checksum needs no lookup at all.
  */
 export class ManagedTokenVerifier {
-  readonly #store: Pick<TokenStore, 'findByDigest'>;
   readonly #now: () => number;
   readonly #valid: LRUCache<string, { credential: Credential; expiresAt: number }>;
   readonly #refused: LRUCache<string, true>;
   readonly #pending = new Map<string, Promise<Credential | undefined>>();
 
   constructor(
-    store: Pick<TokenStore, 'findByDigest'>,
+    private readonly store: Pick<TokenStore, 'findByDigest'>,
     { maxEntries = 10_000, now = Date.now } = {},
   ) {
-    this.#store = store;
     this.#now = now;
     // The expiry checks' clock, read at every lookup.
     const cache = { max: maxEntries, perf: { now }, ttlResolution: 0 };
@@ -45,7 +43,7 @@ export class ManagedTokenVerifier {
   }
 
   async #lookUp(digest: string): Promise<Credential | undefined> {
-    const record = await this.#store.findByDigest(digest);
+    const record = await this.store.findByDigest(digest);
     const expiresAt = record?.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
     if (record === undefined || record.revokedAt !== null || expiresAt <= this.#now()) {
       this.#refused.set(digest, true);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP, isIPv4, isIPv6 } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
@@ -58,6 +58,5 @@ export function addressKey(address: string): string {
  * boundedKey('env#1'); // 'env#1'
  */
 export function boundedKey(text: string): string {
-  if (text.length <= 200) return text;
-  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+  return text.length <= 200 ? text : `sha256:${hash('sha256', text, 'hex')}`;
 }

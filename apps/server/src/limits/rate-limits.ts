@@ -47,9 +47,8 @@ export class RateLimits {
       [RATE_LIMIT_HEADERS.remaining]: String(burst > perSecond ? decision.remaining : 0),
       [RATE_LIMIT_HEADERS.reset]: String(Math.max(0, Math.ceil(decision.msBeforeNext / 1000))),
     };
-    if (decision.allowed) return headers;
-    this.onLimited('token');
-    throw tooManyRequests(decision, 'credential', headers);
+    this.#check(decision, 'credential', headers);
+    return headers;
   }
 
   async recordAuthFailure(address: string): Promise<void> {
@@ -57,18 +56,13 @@ export class RateLimits {
     if (budget === 0) return;
     const key = `f:${boundedKey(address)}`;
     const decision = await this.counts.consume(key, budget, AUTH_FAILURE_WINDOW_SECONDS * 1000);
-    if (decision.allowed) return;
-    this.onLimited('address');
-    throw tooManyRequests(decision, 'refused credential');
+    this.#check(decision, 'refused credential');
   }
 
   async consumeAnonymous(address: string): Promise<void> {
     if (this.config.anonymous === undefined) return;
     const { perSecond, burst } = this.config.anonymous;
-    const decision = await this.#bursty(`a:${boundedKey(address)}`, perSecond, burst);
-    if (decision.allowed) return;
-    this.onLimited('address');
-    throw tooManyRequests(decision, 'address');
+    this.#check(await this.#bursty(`a:${boundedKey(address)}`, perSecond, burst), 'address');
   }
 
   async #bursty(key: string, perSecond: number, burst: number): Promise<Decision> {
@@ -82,26 +76,20 @@ export class RateLimits {
     );
     if (allowance.allowed) return allowance;
     const rate = await this.counts.consume(`${key}:s`, perSecond, 1000);
-    return {
-      allowed: rate.allowed,
-      remaining: 0,
-      msBeforeNext: Math.min(allowance.msBeforeNext, rate.msBeforeNext),
-    };
+    const msBeforeNext = Math.min(allowance.msBeforeNext, rate.msBeforeNext);
+    return { allowed: rate.allowed, remaining: 0, msBeforeNext };
+  }
+
+  /** Past the limit, throws the 429 with Retry-After and `headers`. */
+  #check(decision: Decision, who: 'credential' | 'refused credential' | 'address', headers = {}) {
+    if (decision.allowed) return;
+    this.onLimited(who === 'credential' ? 'token' : 'address');
+    const seconds = Math.max(1, Math.ceil(decision.msBeforeNext / 1000));
+    const message = ERROR_MESSAGES.rateLimited(who, seconds);
+    throw new ApiError('rateLimited', message, { ...headers, 'Retry-After': String(seconds) });
   }
 
   close(): void {
     this.counts.close();
   }
-}
-
-function tooManyRequests(
-  state: Decision,
-  who: 'credential' | 'refused credential' | 'address',
-  headers: Record<string, string> = {},
-): ApiError {
-  const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-  return new ApiError('rateLimited', ERROR_MESSAGES.rateLimited(who, seconds), {
-    ...headers,
-    'Retry-After': String(seconds),
-  });
 }
