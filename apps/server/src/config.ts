@@ -59,7 +59,6 @@ const Env = z.object({
   WEB_CONCURRENCY: integer({ min: 1, max: 256 }).default(1), // HTTP worker processes (cluster.ts)
 });
 
-/** The range of every numeric variable (docs and tests use it). */
 export function numericRanges(): Record<string, NumberRange> {
   const ranges: Record<string, NumberRange> = {};
   for (const [name, schema] of Object.entries(Env.shape)) {
@@ -107,7 +106,6 @@ function parsed(parse: (value: string) => number | null, range: NumberRange, exp
   });
 }
 
-/** A comma-separated list (default none): items trimmed, empty ones dropped. */
 function commaList(item: z.ZodType<string, string>) {
   const items = (value: string) =>
     value
@@ -296,7 +294,7 @@ export function loadStoreConfig(env: Record<string, string | undefined> = proces
   };
 }
 
-/** `env` parsed by `schema`, or a ConfigError naming every variable that is wrong and why. */
+/** A ConfigError names every variable that is wrong, and why. */
 function parseEnv<Schema extends z.ZodType>(
   schema: Schema,
   env: Record<string, string | undefined>,

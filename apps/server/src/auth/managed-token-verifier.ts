@@ -7,9 +7,8 @@ import type { TokenStore } from './token-store.ts';
 export const TOKEN_CACHE_TTL_MS = 3000;
 
 /**
- * Managed (`pst_…`) tokens, with capped caches in front of the store so that a flood of random
- * tokens cannot grow memory: a valid token is trusted for TOKEN_CACHE_TTL_MS (never past its
- * expiry), a refused digest refused for 2 s, and a bad checksum needs no lookup at all.
+ * Capped caches in front of the store (a flood of random tokens cannot grow memory): a valid
+ * token trusted for TOKEN_CACHE_TTL_MS (never past its expiry), a refused digest for 2 s.
  */
 export class ManagedTokenVerifier {
   readonly #now: () => number;

@@ -27,9 +27,8 @@ export class TokenNameTakenError extends Error {
 
 export type TokenStore = ReturnType<typeof tokenStore>;
 
-/** SQL with `$1`, `$2`… parameters, and their values (times as ISO text). */
+/** SQL with `$1`, `$2`… parameters and their values (times as ISO text; pg reads Dates). */
 type Statement = readonly [sql: string, values: readonly (string | number | null)[]];
-/** SQLite gives the times as ISO text, pg as Dates. */
 type Time = string | Date;
 type TokenRow = {
   id: number;

@@ -19,9 +19,8 @@ export function proxyTrust(addresses: readonly string[]): ProxyTrust | undefined
 }
 
 /**
- * The socket's peer, or, when it is a trusted proxy, the first X-Forwarded-For address from the
- * right that is not (as Express's `trust proxy`): a client reaching the port directly cannot
- * choose its address. An entry that is not an IP address is skipped for the one before it.
+ * The socket's peer or, when it is trusted, the first X-Forwarded-For address from the right
+ * that is not (as Express's `trust proxy`); an entry that is not an IP address is skipped.
  * @example
  * clientAddress(req, proxyTrust(['127.0.0.1'])); // '203.0.113.7' for X-Forwarded-For: 203.0.113.7 from 127.0.0.1
  */

@@ -3,17 +3,9 @@ import { LRUCache } from 'lru-cache';
 import type { DatabaseHandle } from '../store/database.ts';
 
 /** A key's count in its fixed window, and when the window ends (ms since the epoch). */
-interface Count {
-  readonly points: number;
-  readonly endsAt: number;
-}
-
+type Count = Readonly<{ points: number; endsAt: number }>;
 /** `points` more for `key`, in a window of `durationMs` from its first point. */
-interface Take {
-  readonly key: string;
-  readonly points: number;
-  readonly durationMs: number;
-}
+type Take = Readonly<{ key: string; points: number; durationMs: number }>;
 
 /** Adds every take (distinct keys) at `now` in one go, giving the counts after. */
 export interface CountStore {
@@ -123,11 +115,7 @@ function postgresCounts(
   };
 }
 
-export interface Decision {
-  readonly allowed: boolean;
-  readonly remaining: number;
-  readonly msBeforeNext: number;
-}
+export type Decision = Readonly<{ allowed: boolean; remaining: number; msBeforeNext: number }>;
 
 type Waiting = Omit<Take, 'points'> & { limit: number; resolve: (count: Count) => void };
 
@@ -141,11 +129,10 @@ type KeyState = typeof UNSEEN & { since: number };
 const LEASE_MS = 100;
 
 /**
- * Decisions on a CountStore: the points of one event-loop turn go to the store in one batch,
- * one batch at a time, so processes sharing it share one limit and never pass it. A busy key
- * also leases what its rate needs for LEASE_MS (at most a quarter of what is left), decided
- * from memory; a quiet key or one near its limit stays exact. A spent key is refused from
- * memory. While the store fails, counts are kept in memory: never a failed request.
+ * The points of one event-loop turn go to the store in one batch, one batch at a time, so the
+ * processes sharing it never pass a limit. A busy key leases what its rate needs for LEASE_MS
+ * (at most a quarter of what is left) and a spent key is refused, both from memory. While the
+ * store fails, counts are kept in memory: never a failed request.
  */
 export class SharedCounts {
   readonly #store: CountStore;
@@ -160,11 +147,8 @@ export class SharedCounts {
   constructor(store: CountStore, onStoreError: (error: unknown) => void = () => undefined) {
     this.#store = store;
     this.#onStoreError = onStoreError;
-    this.#sweep = setInterval(() => {
-      Promise.resolve()
-        .then(() => this.#store.sweep(Date.now() - 60 * 60_000))
-        .catch(() => undefined);
-    }, 5 * 60_000).unref();
+    const sweep = async () => this.#store.sweep(Date.now() - 60 * 60_000); // ended an hour ago
+    this.#sweep = setInterval(() => void sweep().catch(() => undefined), 5 * 60_000).unref();
   }
 
   async consume(key: string, limit: number, durationMs: number): Promise<Decision> {
