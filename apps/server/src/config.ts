@@ -18,17 +18,13 @@ const token = z
   .string()
   .min(16, 'each token must be at least 16 characters')
   .regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'each token must use only A-Z a-z 0-9 - . _ ~ + / =');
-const proxy = z
-  .string()
-  .refine(
-    isProxyAddress,
-    'each entry must be an IP address (127.0.0.1, ::1), a network (10.0.0.0/8, fd00::/8) or one of loopback, linklocal, uniquelocal',
-  );
+const proxies =
+  'an IP address (127.0.0.1, ::1), a network (10.0.0.0/8, fd00::/8) or one of loopback, linklocal, uniquelocal';
+const proxy = z.string().refine(isProxyAddress, `each entry must be ${proxies}`);
 const origin = z
   .string()
   .refine(isOrigin, 'each origin must be scheme://host[:port], without a path or a trailing slash');
 const environments = ['development', 'test', 'production'] as const;
-const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** The one registry of the variables the server reads (a test keeps docs/operations.md in step). */
 const Env = z.object({
@@ -38,7 +34,7 @@ const Env = z.object({
   DATABASE_URL: z.string().default('./data/plants.db').transform(parseDatabase), // SQLite or PG
   PLANT_STORE_TOKENS: commaList(token), // bearer tokens, logged as env#1, env#2, …
   BODY_LIMIT: size(MAX_BODY_LIMIT_BYTES).default(65_536), // largest request body
-  LOG_LEVEL: oneOf(levels).default('info'), // pino's level
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), // pino's level
   DURABILITY: oneOf(['full', 'normal']).default('full'), // full: fsync every commit
   PG_POOL_MAX: integer({ min: 1, max: 1_000 }).default(10), // PostgreSQL connections per process
   PG_CONNECT_TIMEOUT_MS: integer(MS(1)).default(2000), // pool wait, TCP connect and login

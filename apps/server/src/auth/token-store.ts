@@ -38,12 +38,6 @@ type TokenRow = {
   revoked_at: Time | null;
 };
 
-/** Each database's part: `run` takes more than one statement in one transaction. */
-interface TokenSql {
-  run(statements: readonly Statement[]): Promise<TokenRow[][]>;
-  isNameTaken(error: unknown): boolean; // the unique index of active names refused an insert
-}
-
 const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
 const SELECT = `SELECT ${COLUMNS} FROM tokens`;
 const RETIRE_EXPIRED = `UPDATE tokens SET revoked_at = $1
@@ -71,6 +65,7 @@ const toRecord = (row: TokenRow): TokenRecord => ({
 export function tokenStore(handle: DatabaseHandle) {
   const sql = handle.kind === 'sqlite' ? sqliteTokens(handle.db) : postgresTokens(handle.pool);
   let closed = false;
+  // More than one statement: in one transaction.
   const run = async (...statements: Statement[]) => {
     if (closed) throw new StoreUnavailableError('The token store is closed');
     return sql.run(statements);
@@ -123,7 +118,7 @@ export function tokenStore(handle: DatabaseHandle) {
 }
 
 /** Each statement prepared once; `$1`… are SQLite's named parameters `1`…. */
-function sqliteTokens(db: BetterSqlite3.Database): TokenSql {
+function sqliteTokens(db: BetterSqlite3.Database) {
   const prepared = new Map<string, BetterSqlite3.Statement>();
   const all = ([sql, values]: Statement) => {
     const statement = prepared.get(sql) ?? db.prepare(sql);
@@ -135,16 +130,16 @@ function sqliteTokens(db: BetterSqlite3.Database): TokenSql {
   };
   const transaction = db.transaction((statements: readonly Statement[]) => statements.map(all));
   return {
-    run: async (statements) =>
+    run: async (statements: readonly Statement[]) =>
       statements.length === 1 ? statements.map(all) : transaction.immediate(statements),
-    isNameTaken: (error) =>
+    isNameTaken: (error: unknown) =>
       error instanceof SqliteError &&
       error.code === 'SQLITE_CONSTRAINT_UNIQUE' &&
       error.message.includes('tokens.name'),
   };
 }
 
-function postgresTokens(pool: pg.Pool): TokenSql {
+function postgresTokens(pool: pg.Pool) {
   const fail = (error: unknown) => {
     throw translatePostgresError(error);
   };
@@ -155,7 +150,7 @@ function postgresTokens(pool: pg.Pool): TokenSql {
     (error as { constraint?: unknown }).constraint === 'tokens_active_name';
   return {
     isNameTaken,
-    run: async (statements) => {
+    run: async (statements: readonly Statement[]) => {
       if (statements.length === 1) {
         return Promise.all(statements.map((s) => query(pool, s))).catch(fail);
       }
