@@ -160,9 +160,8 @@ export function parseDatabase(url: string, ctx?: z.RefinementCtx): DatabaseLocat
     return { kind: 'postgres', url, shown: maskUrl(url) };
   }
   if (scheme !== 'file') return refuse(`the scheme "${scheme}:" is not supported`);
-  if (url.includes('?') || url.includes('#')) {
+  if (/[?#]/.test(url))
     return refuse('query strings and fragments are not supported in file: URLs');
-  }
   let filename: string;
   try {
     filename = url.toLowerCase().startsWith('file://')

@@ -97,12 +97,8 @@ function postgresCounts(
     add: async (takes, now) => {
       // Rows in key order, so concurrent batches of two instances wait instead of deadlocking.
       const sorted = [...takes].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      const values = [
-        sorted.map((take) => take.key),
-        sorted.map((take) => take.points),
-        sorted.map((take) => take.durationMs),
-        now,
-      ];
+      const column = (name: keyof Take) => sorted.map((take) => take[name]);
+      const values = [column('key'), column('points'), column('durationMs'), now];
       const query = { text, values, query_timeout: timeoutMs };
       const { rows } = await pool.query<{ key: string; points: bigint; ends_at: bigint }>(query);
       const byKey = new Map(rows.map((row) => [row.key, row]));
