@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { checkTokenFormat } from './token-format.ts';
-import { type Credential, digestToken } from './token-registry.ts';
+import { type Credential, digestToken, type Found } from './token-registry.ts';
 import type { TokenStore } from './token-store.ts';
 
 /** How long a valid token is trusted without the store: a revocation takes effect within it. */
@@ -27,10 +27,7 @@ export class ManagedTokenVerifier {
     this.#refused = new LRUCache({ ...cache, ttl: 2000 });
   }
 
-  verify(
-    token: string,
-    digest = digestToken(token),
-  ): Credential | undefined | Promise<Credential | undefined> {
+  verify(token: string, digest = digestToken(token)): Found {
     if (checkTokenFormat(token) !== 'ok') return undefined;
     const cached = this.#valid.get(digest);
     if (cached !== undefined && cached.expiresAt > this.#now()) return cached.credential;

@@ -2,10 +2,9 @@ import { hash } from 'node:crypto';
 
 /** A credential the server accepts, by the name it is logged under. */
 export type Credential = { readonly name: string };
-
-type ManagedTokens = {
-  verify(token: string, digest: string): Credential | undefined | Promise<Credential | undefined>;
-};
+/** A known token's credential, without a promise when no store is asked. */
+export type Found = Credential | undefined | Promise<Credential | undefined>;
+type ManagedTokens = { verify(token: string, digest: string): Found };
 
 /** How tokens are kept and looked up. */
 export function digestToken(token: string): string {
@@ -25,7 +24,7 @@ export class TokenRegistry {
   }
 
   /** A configured token is answered without a promise: the hot path. */
-  authenticate(token: string): Credential | undefined | Promise<Credential | undefined> {
+  authenticate(token: string): Found {
     const digest = digestToken(token);
     return this.byDigest.get(digest) ?? this.managed?.verify(token, digest);
   }
