@@ -28,11 +28,7 @@ export function clientAddress(req: IncomingMessage, trust: ProxyTrust | undefine
   const peer = req.socket.remoteAddress ?? '';
   if (trust === undefined) return peer;
   const chain = proxyAddr.all(req, trust); // [peer, trusted hops…, the first untrusted]
-  for (let hop = chain.length - 1; hop > 0; hop--) {
-    const address = chain[hop] ?? '';
-    if (isIP(address) !== 0) return address;
-  }
-  return peer;
+  return chain.slice(1).findLast((address) => isIP(address) !== 0) ?? peer;
 }
 
 /**

@@ -68,11 +68,8 @@ export class RateLimits {
     if (burst <= perSecond) {
       return this.counts.consume(`${key}:s`, burst, Math.round((burst * 1000) / perSecond));
     }
-    const allowance = await this.counts.consume(
-      `${key}:b`,
-      burst - perSecond,
-      BURST_WINDOW_SECONDS * 1000,
-    );
+    const window = BURST_WINDOW_SECONDS * 1000;
+    const allowance = await this.counts.consume(`${key}:b`, burst - perSecond, window);
     if (allowance.allowed) return allowance;
     const rate = await this.counts.consume(`${key}:s`, perSecond, 1000);
     const msBeforeNext = Math.min(allowance.msBeforeNext, rate.msBeforeNext);

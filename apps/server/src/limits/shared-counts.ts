@@ -22,10 +22,8 @@ export function memoryCounts(): CountStore {
     add: (takes, now) =>
       takes.map(({ key, points, durationMs }) => {
         const old = counts.get(key);
-        const count =
-          old && old.endsAt > now
-            ? { points: old.points + points, endsAt: old.endsAt }
-            : { points, endsAt: now + durationMs };
+        const live = old && old.endsAt > now ? old : { points: 0, endsAt: now + durationMs };
+        const count = { points: live.points + points, endsAt: live.endsAt };
         counts.set(key, count);
         return count;
       }),
