@@ -4,12 +4,11 @@ import { dirname, join } from 'node:path';
 import { ConfigError, type DatabaseLocation, StartupError } from '../config.ts';
 import { makePrivateDirectory } from '../store/private-files.ts';
 
-/** Where the development token is kept: next to the SQLite file, else in `./data/` (its default). */
+/** Next to the SQLite file, else in `./data/`. */
 export function developmentTokenPath(location: DatabaseLocation): string {
   return join(location.kind === 'sqlite' ? dirname(location.filename) : 'data', 'dev-token');
 }
 
-/** Why a file system call failed, in words, by its error code. */
 const FILE_SYSTEM_REASONS: Record<string, string> = {
   ENOENT: 'it does not exist and cannot be made',
   ENOTDIR: 'a part of its path is a file, not a directory',
@@ -20,10 +19,7 @@ const FILE_SYSTEM_REASONS: Record<string, string> = {
   EISDIR: 'dev-token in it is a directory',
 };
 
-/**
- * Reads the development token from `file`, or makes one there (mode 0600) so that it outlives
- * restarts; `created` says which. A file others can read is narrowed to 0600.
- */
+/** Reads the token (narrowing its file to 0600), or makes one there that outlives restarts. */
 export async function loadDevelopmentToken(file: string) {
   try {
     return await readOrMake(file);
@@ -49,7 +45,6 @@ async function readOrMake(
   });
   if (text !== undefined) {
     const token = text.trim();
-    // What a generated token looks like: 32 random bytes, base64url.
     if (!/^[A-Za-z0-9_-]{43}$/.test(token)) {
       throw new ConfigError(
         `Invalid development token file ${file}: it does not hold a token; delete it to get a new one`,

@@ -5,10 +5,9 @@ import type { TokenRecord, TokenStore } from './token-store.ts';
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
-/** The longest lifetime a token can be given: ten years (365-day years). */
 export const MAX_LIFETIME_MS = 3650 * UNIT_MS.d;
 
-/** A token lifetime (`--expires`) such as `30d`, `12h` or `1d12h`, in milliseconds. */
+/** `--expires` (`30d`, `12h`, `1d12h`) in milliseconds. */
 export const TokenLifetime = z
   .string()
   .regex(
@@ -23,24 +22,18 @@ export const TokenLifetime = z
   )
   .pipe(z.number().min(1, 'must be > 0').max(MAX_LIFETIME_MS, 'at most 3650d (ten years)'));
 
-/**
- * Why `name` cannot name a token's consumer, or `undefined`. Names start with a letter, so they
- * never look like a token id or an env token's name (`env#1`), and are safe to print in logs.
- */
+/** Starting with a letter, a name never looks like an id or `env#1`, and is safe to log. */
 export function tokenNameProblem(name: string): string | undefined {
   if (/^[A-Za-z][A-Za-z0-9._-]{0,63}$/.test(name)) return undefined;
   return `a token name starts with a letter and has at most 64 letters, digits, ".", "_" or "-" (got ${JSON.stringify(name)})`;
 }
 
-/** A mistake in a `tokens` command (bad arguments, name, duration or id): usage, exit status 2. */
+/** A mistake in a command: the usage, and exit status 2. */
 export class TokenUsageError extends Error {
   override readonly name = 'TokenUsageError';
 }
 
-/**
- * Makes a token for consumer `name`, valid for `expires` (e.g. `30d`; for ever when absent),
- * and stores only its SHA-256; the token itself is returned, to be shown once.
- */
+/** The token is returned to be shown once; only its SHA-256 is stored. */
 export async function createManagedToken(
   store: TokenStore,
   options: { readonly name: string; readonly expires?: string | undefined; readonly now?: Date },
@@ -63,7 +56,6 @@ export async function createManagedToken(
   return { token, record };
 }
 
-/** Revokes the token `<id|name>` names: digits are an id, anything else a name. */
 export async function revokeManagedToken(store: TokenStore, idOrName: string) {
   const now = new Date();
   if (/^\d{1,15}$/.test(idOrName)) return store.revoke({ id: Number(idOrName) }, now);
@@ -72,7 +64,6 @@ export async function revokeManagedToken(store: TokenStore, idOrName: string) {
   return store.revoke({ name: idOrName }, now);
 }
 
-/** A token's state at `now` (revocation wins over expiry). */
 export function tokenStatus(record: TokenRecord, now = new Date()) {
   if (record.revokedAt !== null) return 'revoked';
   if (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime()) return 'expired';

@@ -5,27 +5,17 @@ import { StoreUnavailableError } from '../store/plant-store.ts';
 import { postgresCode, translatePostgresError } from '../store/postgres/errors.ts';
 import { SqliteError } from '../store/sqlite/driver.ts';
 
-/** A managed token as stored: never the token itself, and never shown with its digest. */
+/** A managed token as stored: never the token itself, nor shown with its digest. */
 export interface TokenRecord {
   readonly id: number;
-  /** The consumer's name: unique among tokens that are not revoked; logged with each request. */
-  readonly name: string;
+  readonly name: string; // unique among the tokens not revoked
   readonly createdAt: Date;
   readonly expiresAt: Date | null;
   readonly revokedAt: Date | null;
 }
 
-/** What `TokenStore.insert` stores: the token's SHA-256 (hex), never the token. */
-export type NewTokenRecord = Omit<TokenRecord, 'id' | 'revokedAt'> & { readonly digest: string };
+type NewTokenRecord = Omit<TokenRecord, 'id' | 'revokedAt'> & { readonly digest: string };
 
-export type TokenSelector = { readonly id: number } | { readonly name: string };
-
-/** What `revoke` did. `already-revoked` changed nothing; `not-found` matched no token. */
-export type RevokeResult =
-  | { readonly status: 'revoked' | 'already-revoked'; readonly token: TokenRecord }
-  | { readonly status: 'not-found' };
-
-/** `insert` refused the name: a token that is not revoked (and not expired) already has it. */
 export class TokenNameTakenError extends Error {
   override readonly name = 'TokenNameTakenError';
   constructor(readonly tokenName: string) {
@@ -35,41 +25,18 @@ export class TokenNameTakenError extends Error {
   }
 }
 
-/**
- * The managed tokens, in the same database as the plants; only SHA-256 digests are stored.
- * Inserting a name whose holder has expired revokes that token first.
- */
-export interface TokenStore {
-  /** Throws TokenNameTakenError when an active token has the name. */
-  insert(token: NewTokenRecord): Promise<TokenRecord>;
-  /** Every token, oldest first. */
-  list(): Promise<TokenRecord[]>;
-  /** Revokes the token with this id, or the one not yet revoked with this name; only once. */
-  revoke(selector: TokenSelector, at: Date): Promise<RevokeResult>;
-  /** The token with this digest, revoked or expired ones included. */
-  findByDigest(digest: string): Promise<TokenRecord | undefined>;
-  close(): Promise<void>;
-}
+export type TokenStore = ReturnType<typeof tokenStore>;
 
-/** One statement: SQL with `$1`, `$2`… parameters, and their values (times as ISO text). */
-export type Statement = readonly [sql: string, values: readonly (string | number | null)[]];
-
-/** A `tokens` row: SQLite gives the times as ISO text, pg as Dates. */
-export interface TokenRow {
-  readonly id: number;
-  readonly name: string;
-  readonly created_at: string | Date;
-  readonly expires_at: string | Date | null;
-  readonly revoked_at: string | Date | null;
-}
-
-/** What each database adds to the store below. */
-interface TokenSql {
-  /** Runs the statements (more than one: in one transaction) and gives the rows of each. */
-  run(statements: readonly Statement[]): Promise<TokenRow[][]>;
-  /** True when `error` is the unique index of active names refusing an insert. */
-  isNameTaken(error: unknown): boolean;
-}
+/** SQL with `$1`, `$2`… parameters and their values (times as ISO text; pg reads Dates). */
+type Statement = readonly [sql: string, values: readonly (string | number | null)[]];
+type Time = string | Date;
+type TokenRow = {
+  id: number;
+  name: string;
+  created_at: Time;
+  expires_at: Time | null;
+  revoked_at: Time | null;
+};
 
 const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
 const SELECT = `SELECT ${COLUMNS} FROM tokens`;
@@ -80,7 +47,7 @@ const INSERT = `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES
 const REVOKE = (column: 'id' | 'name') =>
   `UPDATE tokens SET revoked_at = $1 WHERE ${column} = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}`;
 
-const date = (value: string | Date | null) => (value === null ? null : new Date(value));
+const date = (value: Time | null) => (value === null ? null : new Date(value));
 const toRecord = (row: TokenRow): TokenRecord => ({
   id: Number(row.id),
   name: row.name,
@@ -90,22 +57,22 @@ const toRecord = (row: TokenRow): TokenRecord => ({
 });
 
 /**
- * The managed tokens on the process's database handle (the same statements on either
- * database); closing the store leaves the handle open. A failed look-up is a
- * StoreUnavailableError (503, and the client retries), never a 500.
- *
+ * The managed tokens on the process's database handle, which closing the store leaves open. A
+ * failed look-up is a StoreUnavailableError (503: the client retries), never a 500.
  * @example
  * const tokens = tokenStore(await openDatabaseHandle(config.database));
  */
-export function tokenStore(handle: DatabaseHandle): TokenStore {
+export function tokenStore(handle: DatabaseHandle) {
   const sql = handle.kind === 'sqlite' ? sqliteTokens(handle.db) : postgresTokens(handle.pool);
   let closed = false;
+  // More than one statement: in one transaction.
   const run = async (...statements: Statement[]) => {
     if (closed) throw new StoreUnavailableError('The token store is closed');
     return sql.run(statements);
   };
   return {
-    insert: async ({ name, digest, createdAt, expiresAt }) => {
+    // Revokes the name's expired holder first; TokenNameTakenError when an active one has it.
+    insert: async ({ name, digest, createdAt, expiresAt }: NewTokenRecord) => {
       const now = createdAt.toISOString();
       const expires = expiresAt?.toISOString() ?? null;
       try {
@@ -122,19 +89,19 @@ export function tokenStore(handle: DatabaseHandle): TokenStore {
       const [rows = []] = await run([`${SELECT} ORDER BY id`, []]);
       return rows.map(toRecord);
     },
-    // The token not yet revoked is revoked; failing that, the latest one says why not.
-    revoke: async (selector, at) => {
+    // The token with this id, or the name's active one; failing that, the latest says why not.
+    revoke: async (selector: { id: number } | { name: string }, at: Date) => {
       const [column, value] =
         'id' in selector ? (['id', selector.id] as const) : (['name', selector.name] as const);
       const [[revoked] = [], [latest] = []] = await run(
         [REVOKE(column), [at.toISOString(), value]],
         [`${SELECT} WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`, [value]],
       );
-      if (revoked !== undefined) return { status: 'revoked', token: toRecord(revoked) };
-      if (latest !== undefined) return { status: 'already-revoked', token: toRecord(latest) };
-      return { status: 'not-found' };
+      if (revoked) return { status: 'revoked' as const, token: toRecord(revoked) };
+      if (latest) return { status: 'already-revoked' as const, token: toRecord(latest) };
+      return { status: 'not-found' as const };
     },
-    findByDigest: async (digest) => {
+    findByDigest: async (digest: string) => {
       const lookUp = run([`${SELECT} WHERE digest = $1`, [digest]]);
       const [[row] = []] = await lookUp.catch((error: unknown) => {
         if (error instanceof StoreUnavailableError) throw error;
@@ -150,8 +117,8 @@ export function tokenStore(handle: DatabaseHandle): TokenStore {
   };
 }
 
-/** The statements on the SQLite connection, each prepared once (`$1`… are named parameters `1`…). */
-function sqliteTokens(db: BetterSqlite3.Database): TokenSql {
+/** Each statement prepared once; `$1`… are SQLite's named parameters `1`…. */
+function sqliteTokens(db: BetterSqlite3.Database) {
   const prepared = new Map<string, BetterSqlite3.Statement>();
   const all = ([sql, values]: Statement) => {
     const statement = prepared.get(sql) ?? db.prepare(sql);
@@ -163,17 +130,16 @@ function sqliteTokens(db: BetterSqlite3.Database): TokenSql {
   };
   const transaction = db.transaction((statements: readonly Statement[]) => statements.map(all));
   return {
-    run: async (statements) =>
+    run: async (statements: readonly Statement[]) =>
       statements.length === 1 ? statements.map(all) : transaction.immediate(statements),
-    isNameTaken: (error) =>
+    isNameTaken: (error: unknown) =>
       error instanceof SqliteError &&
       error.code === 'SQLITE_CONSTRAINT_UNIQUE' &&
       error.message.includes('tokens.name'),
   };
 }
 
-/** The statements on the PostgreSQL pool; more than one in a transaction on one connection. */
-function postgresTokens(pool: pg.Pool): TokenSql {
+function postgresTokens(pool: pg.Pool) {
   const fail = (error: unknown) => {
     throw translatePostgresError(error);
   };
@@ -184,7 +150,7 @@ function postgresTokens(pool: pg.Pool): TokenSql {
     (error as { constraint?: unknown }).constraint === 'tokens_active_name';
   return {
     isNameTaken,
-    run: async (statements) => {
+    run: async (statements: readonly Statement[]) => {
       if (statements.length === 1) {
         return Promise.all(statements.map((s) => query(pool, s))).catch(fail);
       }

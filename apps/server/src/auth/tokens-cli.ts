@@ -11,12 +11,9 @@ import {
 import { TOKEN_CACHE_TTL_MS } from './managed-token-verifier.ts';
 import { type TokenRecord, type TokenStore, tokenStore } from './token-store.ts';
 
-/** Where the command writes, and how it finds the store (tests pass their own). */
-export interface CliIo {
+interface CliIo {
   readonly stdout: { write(text: string): unknown };
-  /** Notes for a person go here only when it is a terminal: a script sees nothing on success. */
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
-  /** The store settings; normally `loadStoreConfig()` (the environment, via config.ts). */
   readonly storeConfig: () => StoreConfig;
 }
 
@@ -45,13 +42,11 @@ Exit status: 0 done, 1 failed (e.g. name taken, no such token, store unreachable
 
 const HELP = ['--help', '-h', 'help'];
 
-/** Runs `plant-store <args>`, writing to `io`, and resolves with the exit status. */
+/** Resolves with the exit status. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   try {
     return await dispatch(args, io);
   } catch (error) {
-    // A mistake (parseArgs's own included) gets the usage and 2; a taken name, a bad
-    // configuration or a store it cannot open, one line and 1.
     const mistake =
       error instanceof TokenUsageError ||
       String((error as { code?: unknown } | undefined)?.code).startsWith('ERR_PARSE_ARGS');
@@ -68,10 +63,7 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (group === 'backup') {
-    const [target, extra] = parseArgs({ args: args.slice(1), allowPositionals: true }).positionals;
-    if (target === undefined || extra !== undefined) {
-      throw new TokenUsageError('backup needs exactly one <file>');
-    }
+    const target = onlyArgument(args.slice(1), 'backup needs exactly one <file>');
     const location = io.storeConfig().database;
     if (location.kind !== 'sqlite') {
       throw new Error(
@@ -115,10 +107,7 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
     });
   }
   if (command === 'revoke') {
-    const [target, extra] = parseArgs({ args: rest, allowPositionals: true }).positionals;
-    if (target === undefined || extra !== undefined) {
-      throw new TokenUsageError('tokens revoke needs exactly one <id|name>');
-    }
+    const target = onlyArgument(rest, 'tokens revoke needs exactly one <id|name>');
     return withStore(io, async (store) => {
       const result = await revokeManagedToken(store, target);
       if (result.status === 'not-found') {
@@ -139,10 +128,15 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
   );
 }
 
-/** Opens the store `io.storeConfig()` names, runs `run` with it, and closes it. */
+function onlyArgument(args: readonly string[], mistake: string): string {
+  const [value, extra] = parseArgs({ args: [...args], allowPositionals: true }).positionals;
+  if (value === undefined || extra !== undefined) throw new TokenUsageError(mistake);
+  return value;
+}
+
 async function withStore(io: CliIo, run: (store: TokenStore, where: string) => Promise<number>) {
   const { database, postgres } = io.storeConfig();
-  // Opened (and migrated) as the server opens it, so the tool works before the server ever ran.
+  // Opened (and migrated) as the server does: the tool works before a server ever ran.
   const handle = await openDatabaseHandle(database, { postgres: { ...postgres, poolMax: 2 } });
   try {
     return await run(tokenStore(handle), database.shown); // a URL's password masked
@@ -151,7 +145,6 @@ async function withStore(io: CliIo, run: (store: TokenStore, where: string) => P
   }
 }
 
-/** The tokens as `list --json` shows them: never the token nor its digest. */
 const listed = (tokens: readonly TokenRecord[], now = new Date()) =>
   tokens.map((token) => ({
     id: token.id,
@@ -165,10 +158,8 @@ const listed = (tokens: readonly TokenRecord[], now = new Date()) =>
 function table(tokens: readonly TokenRecord[]): string {
   if (tokens.length === 0)
     return 'No tokens. Create one with: plant-store tokens create --name <consumer>\n';
-  const header = ['ID', 'NAME', 'STATUS', 'CREATED', 'EXPIRES', 'REVOKED'];
-  const rows = [
-    header,
-    ...listed(tokens).map((t) => [
+  const rows = [['ID', 'NAME', 'STATUS', 'CREATED', 'EXPIRES', 'REVOKED']].concat(
+    listed(tokens).map((t) => [
       String(t.id),
       t.name,
       t.status,
@@ -176,14 +167,11 @@ function table(tokens: readonly TokenRecord[]): string {
       t.expiresAt ?? 'never',
       t.revokedAt ?? '-',
     ]),
-  ];
-  const widths = header.map((_, column) =>
+  );
+  const widths = rows[0]?.map((_, column) =>
     Math.max(...rows.map((row) => row[column]?.length ?? 0)),
   );
   const line = (row: string[]) =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join('  ')
-      .trimEnd();
-  return `${rows.map(line).join('\n')}\n`;
+    row.map((cell, column) => cell.padEnd(widths?.[column] ?? 0)).join('  ');
+  return `${rows.map((row) => line(row).trimEnd()).join('\n')}\n`;
 }

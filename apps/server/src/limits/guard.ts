@@ -4,16 +4,10 @@ import { addressKey } from './key.ts';
 import type { RateLimits } from './rate-limits.ts';
 
 /**
- * The credential check wrapped in the rate limits, before the body is read: a refused
- * credential counts against its address (`ctx.ip`) and past the budget gets 429 instead of 401
- * (a valid credential is never counted or refused for its address); an accepted one takes a
- * request from its credential's limit, and the answer carries the `X-RateLimit-*` headers. A
- * 429 keeps the connection when the body has arrived already; else, as every refusal before
- * the body, it closes it (`http/error-responder.ts`).
- *
+ * The credential check in the rate limits, before the body is read: a refused credential counts
+ * against its address (429 past the budget, not 401); an accepted one against its credential.
  * @example
- * const limits = await RateLimits.create(config.rateLimit);
- * const authenticate = rateLimited(limits, requireBearer(tokens));
+ * const authenticate = rateLimited(RateLimits.create(config.rateLimit), requireBearer(tokens));
  */
 export function rateLimited(limits: RateLimits, authenticate: RequestStep): RequestStep {
   return async function limitedAuthentication(ctx: AppContext): Promise<void> {
@@ -31,10 +25,8 @@ export function rateLimited(limits: RateLimits, authenticate: RequestStep): Requ
 }
 
 /**
- * Koa middleware limiting every request that carries no credential by its address (`ctx.ip`),
- * ANONYMOUS_PER_SECOND and ANONYMOUS_BURST: 429 in the Error shape with Retry-After past it. `needsCredential` tells the
- * requests the bearer check (and its own limits) will see.
- *
+ * Limits the requests without a credential by their address; `needsCredential` tells those the
+ * bearer check (with its own limits) will see.
  * @example
  * app.use(anonymousLimit(limits, (ctx) => ctx.method === 'POST' && ctx.path === '/plants'));
  */

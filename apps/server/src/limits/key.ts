@@ -1,25 +1,16 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP, isIPv4, isIPv6 } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 import ipaddr from 'ipaddr.js';
 
-/** Longest key handed to a limiter; rate-limiter-flexible's PostgreSQL table holds 255. */
-const MAX_KEY_LENGTH = 200;
-
-/** The key shared by every request whose address is not an IP address (a closed socket's ''). */
+/** The key of every address that is not an IP address (a closed socket's ''). */
 export const UNKNOWN_ADDRESS = 'unknown';
 
-/**
- * Whether the peer at `hop` (0 = the socket's, then each `X-Forwarded-For` entry from the
- * right) is a trusted reverse proxy: proxy-addr's compiled form of TRUST_PROXY.
- */
-export type ProxyTrust = (address: string, hop: number) => boolean;
+type ProxyTrust = (address: string, hop: number) => boolean;
 
 /**
- * TRUST_PROXY (addresses, networks such as `10.0.0.0/8`, or `loopback`, `linklocal`,
- * `uniquelocal`) as a ProxyTrust; undefined when the list is empty (trust no one).
- *
+ * TRUST_PROXY compiled by proxy-addr; undefined when empty (trust no one).
  * @example
  * const trust = proxyTrust(['127.0.0.1', '10.0.0.0/8']);
  */
@@ -28,13 +19,8 @@ export function proxyTrust(addresses: readonly string[]): ProxyTrust | undefined
 }
 
 /**
- * The address a request comes from, as Express's `trust proxy` finds it (proxy-addr): the
- * socket's peer, unless that peer is a trusted proxy; then `X-Forwarded-For` is read right to
- * left, past every trusted proxy, and the first address not trusted is the client. Only what
- * trusted proxies wrote is believed, so a client reaching the port directly cannot choose its
- * address. An entry that is not an IP address is never taken: the address before it (the one
- * a trusted proxy saw) is.
- *
+ * The socket's peer or, when it is trusted, the first X-Forwarded-For address from the right
+ * that is not (as Express's `trust proxy`); an entry that is not an IP address is skipped.
  * @example
  * clientAddress(req, proxyTrust(['127.0.0.1'])); // '203.0.113.7' for X-Forwarded-For: 203.0.113.7 from 127.0.0.1
  */
@@ -42,21 +28,13 @@ export function clientAddress(req: IncomingMessage, trust: ProxyTrust | undefine
   const peer = req.socket.remoteAddress ?? '';
   if (trust === undefined) return peer;
   const chain = proxyAddr.all(req, trust); // [peer, trusted hops…, the first untrusted]
-  for (let hop = chain.length - 1; hop > 0; hop--) {
-    const address = chain[hop] ?? '';
-    if (isIP(address) !== 0) return address;
-  }
-  return peer;
+  return chain.slice(1).findLast((address) => isIP(address) !== 0) ?? peer;
 }
 
 /**
- * The rate-limit key of a client address: an IPv4 address as is (also when it arrives
- * IPv4-mapped, `::ffff:203.0.113.7`), an IPv6 address as its /64 network — one host usually
- * owns a whole /64, so counting single IPv6 addresses would let it rotate past the limit. Text
- * that is not an IP address is never a key of its own: all of it shares `unknown`.
- *
+ * An IPv4 address (IPv4-mapped too) as is; an IPv6 address as its /64, which one host usually
+ * owns whole, so it cannot rotate past the limit.
  * @example
- * addressKey('::ffff:203.0.113.7'); // '203.0.113.7'
  * addressKey('2001:db8:0:1:aaaa::1'); // '2001:db8:0:1::/64'
  */
 export function addressKey(address: string): string {
@@ -70,13 +48,10 @@ export function addressKey(address: string): string {
 }
 
 /**
- * A limiter key from any text (a credential's name): the text itself when short, else a
- * SHA-256 digest of it, so keys stay within what every limiter backend stores.
- *
+ * Text (a credential's name) as a key of at most 200 characters: a SHA-256 digest when longer.
  * @example
  * boundedKey('env#1'); // 'env#1'
  */
 export function boundedKey(text: string): string {
-  if (text.length <= MAX_KEY_LENGTH) return text;
-  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+  return text.length <= 200 ? text : `sha256:${hash('sha256', text, 'hex')}`;
 }

@@ -2,40 +2,28 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import type { DatabaseHandle } from '../store/database.ts';
 
-/** One key's count in its fixed window, and when that window ends (ms since the epoch). */
-export interface Count {
-  readonly points: number;
-  readonly endsAt: number;
-}
+/** A key's count in its fixed window, and when the window ends (ms since the epoch). */
+type Count = Readonly<{ points: number; endsAt: number }>;
+/** `points` more for `key`, in a window of `durationMs` from its first point. */
+type Take = Readonly<{ key: string; points: number; durationMs: number }>;
 
-/** `points` more for `key`, in a window of `durationMs` from the first point (a new one once it ended). */
-export interface Take {
-  readonly key: string;
-  readonly points: number;
-  readonly durationMs: number;
-}
-
-/** Where the counts live: adds every take (distinct keys) at `now` in one go, and gives the counts after. */
+/** Adds every take (distinct keys) at `now` in one go, giving the counts after. */
 export interface CountStore {
   add(takes: readonly Take[], now: number): Count[] | Promise<Count[]>;
-  /** Deletes windows that ended before `before`. */
-  sweep(before: number): unknown;
+  sweep(endedBefore: number): unknown;
 }
 
-/** Keys a process remembers at most: in its memory store, and as known to be spent. */
 const MAX_KEYS = 100_000;
 
-/** Counts in this process's memory: the unit tests' store, and every store's stand-in while it fails. */
+/** Counts in this process's memory: the default store, and every store's stand-in while it fails. */
 export function memoryCounts(): CountStore {
   const counts = new LRUCache<string, Count>({ max: MAX_KEYS });
   return {
     add: (takes, now) =>
       takes.map(({ key, points, durationMs }) => {
         const old = counts.get(key);
-        const count =
-          old && old.endsAt > now
-            ? { points: old.points + points, endsAt: old.endsAt }
-            : { points, endsAt: now + durationMs };
+        const live = old && old.endsAt > now ? old : { points: 0, endsAt: now + durationMs };
+        const count = { points: live.points + points, endsAt: live.endsAt };
         counts.set(key, count);
         return count;
       }),
@@ -43,7 +31,6 @@ export function memoryCounts(): CountStore {
   };
 }
 
-// One row per key, updated in place: a window that ended starts again.
 const UPSERT = (now: string) => `ON CONFLICT (key) DO UPDATE SET
     points = CASE WHEN rate_limits.ends_at <= ${now} THEN excluded.points
       ELSE rate_limits.points + excluded.points END,
@@ -52,11 +39,8 @@ const UPSERT = (now: string) => `ON CONFLICT (key) DO UPDATE SET
   RETURNING key, points, ends_at`;
 
 /**
- * The counts in the `rate_limits` table of the database the process has open (the one handle),
- * so every process and instance on it shares them. SQLite: one IMMEDIATE transaction per batch,
- * without an fsync (`synchronous=OFF` for it: counts are not data) and waiting at most 100 ms
- * for another process's lock. PostgreSQL: one statement per batch on the pool (an UNLOGGED
- * table), given up after PG_CONNECT_TIMEOUT_MS.
+ * The `rate_limits` table of the process's database, shared by every process on it. SQLite:
+ * no fsync for a batch (counts are not data) and at most 100 ms waiting for another's lock.
  */
 export function databaseCounts(handle: DatabaseHandle): CountStore {
   return handle.kind === 'sqlite'
@@ -111,12 +95,8 @@ function postgresCounts(
     add: async (takes, now) => {
       // Rows in key order, so concurrent batches of two instances wait instead of deadlocking.
       const sorted = [...takes].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      const values = [
-        sorted.map((take) => take.key),
-        sorted.map((take) => take.points),
-        sorted.map((take) => take.durationMs),
-        now,
-      ];
+      const column = (name: keyof Take) => sorted.map((take) => take[name]);
+      const values = [column('key'), column('points'), column('durationMs'), now];
       const query = { text, values, query_timeout: timeoutMs };
       const { rows } = await pool.query<{ key: string; points: bigint; ends_at: bigint }>(query);
       const byKey = new Map(rows.map((row) => [row.key, row]));
@@ -129,55 +109,24 @@ function postgresCounts(
   };
 }
 
-/** A decision: whether the point was granted, what is left of the limit, when the window ends. */
-export interface Decision {
-  readonly allowed: boolean;
-  readonly remaining: number;
-  readonly msBeforeNext: number;
-}
+export type Decision = Readonly<{ allowed: boolean; remaining: number; msBeforeNext: number }>;
 
-interface Waiting {
-  readonly key: string;
-  readonly limit: number;
-  readonly durationMs: number;
-  readonly resolve: (count: Count) => void;
-}
+type Waiting = Omit<Take, 'points'> & { limit: number; resolve: (count: Count) => void };
 
-/** What a process knows of a key: its lease of points, its rate, its latest count. */
-interface KeyState {
-  /** Points taken from the store and not yet given to a request, valid until `leaseUntil`. */
-  leased: number;
-  leaseUntil: number;
-  /** The count with the leased points given so far (not the rest), and its window's end. */
-  used: number;
-  endsAt: number;
-  /** Refused without the store until then (the window is spent). */
-  spentUntil: number;
-  /** Decisions since `since`, and the rate (per second) of the last LEASE_MS. */
-  seen: number;
-  since: number;
-  rate: number;
-}
-
-/** How often windows that ended an hour ago are deleted. */
-const SWEEP_EVERY_MS = 5 * 60_000;
 /**
- * How long a lease serves: points a busy key takes ahead (its rate over this time), given to
- * its next requests from memory. Unused, they expire with it (counted, not given back).
+ * What a process knows of a key: `leased` points taken ahead (until `leaseUntil`), the count
+ * `used` without them, and its `rate` per second (`seen` decisions since `since`).
  */
+const UNSEEN = { leased: 0, leaseUntil: 0, used: 0, endsAt: 0, spentUntil: 0, seen: 0, rate: 0 };
+type KeyState = typeof UNSEEN & { since: number };
+/** Unused leased points expire with the lease: counted, not given back. */
 const LEASE_MS = 100;
 
 /**
- * Decisions on a CountStore, grouped like the plants' commits: the points taken in one
- * event-loop turn go to the store in one batch (one transaction or statement, whatever the
- * number of requests), one batch at a time, each request getting the count its own point made,
- * so processes sharing the store share one limit and never pass it. A busy key takes a lease
- * with its batch: the points its rate needs for LEASE_MS more, never more than a quarter of
- * what its window has left, so its next requests are decided in memory (at 1,000 requests a
- * second of one credential: ten writes a second, not a thousand); a quiet key, or one near its
- * limit, takes none and stays exact. A key known to be spent is refused from memory until its
- * window ends. While the store fails (a full disk, a busy file, PostgreSQL down or slow), the
- * process counts in its own memory: a limit less exact for that time, never a failed request.
+ * The points of one event-loop turn go to the store in one batch, one batch at a time, so the
+ * processes sharing it never pass a limit. A busy key leases what its rate needs for LEASE_MS
+ * (at most a quarter of what is left) and a spent key is refused, both from memory. While the
+ * store fails, counts are kept in memory: never a failed request.
  */
 export class SharedCounts {
   readonly #store: CountStore;
@@ -192,14 +141,10 @@ export class SharedCounts {
   constructor(store: CountStore, onStoreError: (error: unknown) => void = () => undefined) {
     this.#store = store;
     this.#onStoreError = onStoreError;
-    this.#sweep = setInterval(() => {
-      Promise.resolve()
-        .then(() => this.#store.sweep(Date.now() - 60 * 60_000))
-        .catch(() => undefined);
-    }, SWEEP_EVERY_MS).unref();
+    const sweep = async () => this.#store.sweep(Date.now() - 60 * 60_000); // ended an hour ago
+    this.#sweep = setInterval(() => void sweep().catch(() => undefined), 5 * 60_000).unref();
   }
 
-  /** Takes one point of `key`, whose limit is `limit` per window of `durationMs`. */
   async consume(key: string, limit: number, durationMs: number): Promise<Decision> {
     const now = Date.now();
     const state = this.#state(key, now);
@@ -229,20 +174,10 @@ export class SharedCounts {
     clearInterval(this.#sweep);
   }
 
-  /** The key's state, its rate counted with this decision. */
   #state(key: string, now: number): KeyState {
     let state = this.#keys.get(key);
     if (state === undefined) {
-      state = {
-        leased: 0,
-        leaseUntil: 0,
-        used: 0,
-        endsAt: 0,
-        spentUntil: 0,
-        seen: 0,
-        since: now,
-        rate: 0,
-      };
+      state = { ...UNSEEN, since: now };
       this.#keys.set(key, state);
     }
     state.seen += 1;
@@ -267,22 +202,16 @@ export class SharedCounts {
     const now = Date.now();
     const demand = new Map<string, Take & { limit: number; lease: number }>();
     for (const { key, limit, durationMs } of batch) {
-      const take = demand.get(key);
-      demand.set(key, { key, durationMs, limit, points: (take?.points ?? 0) + 1, lease: 0 });
+      const points = (demand.get(key)?.points ?? 0) + 1;
+      demand.set(key, { key, durationMs, limit, points, lease: 0 });
     }
-    for (const take of demand.values()) {
+    const takes = [...demand.values()].map((take) => {
       const state = this.#keys.get(take.key);
       const left = state && state.endsAt > now ? take.limit - state.used - take.points : 0;
-      take.lease = Math.max(
-        0,
-        Math.min(Math.floor((state?.rate ?? 0) * (LEASE_MS / 1000)), Math.floor(left / 4)),
-      );
-    }
-    const takes = [...demand.values()].map(({ key, points, lease, durationMs }) => ({
-      key,
-      points: points + lease,
-      durationMs,
-    }));
+      const wanted = Math.floor(((state?.rate ?? 0) * LEASE_MS) / 1000);
+      take.lease = Math.max(0, Math.min(wanted, Math.floor(left / 4)));
+      return { key: take.key, points: take.points + take.lease, durationMs: take.durationMs };
+    });
     let counts: Count[];
     try {
       counts = await this.#store.add(takes, now);
@@ -292,8 +221,7 @@ export class SharedCounts {
     }
     this.#inFlight = false;
     this.#schedule();
-    // Each waiting request gets the count as it was just after its own point, in arrival
-    // order; the points leased after them serve the key's next requests.
+    // Each request gets the count just after its own point, in arrival order.
     const next = new Map<string, number>();
     [...demand.values()].forEach((take, index) => {
       const count = counts[index] ?? { points: take.limit + 1, endsAt: now };
