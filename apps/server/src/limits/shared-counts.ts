@@ -121,6 +121,11 @@ const UNSEEN = { leased: 0, leaseUntil: 0, used: 0, endsAt: 0, spentUntil: 0, se
 type KeyState = typeof UNSEEN & { since: number };
 /** Unused leased points expire with the lease: counted, not given back. */
 const LEASE_MS = 100;
+/**
+ * Below this rate a key leases nothing and stays exact (a client pacing itself on the headers
+ * meets no 429 that a wasted lease made); above it, its writes are what would cost.
+ */
+const LEASE_MIN_RATE = 200;
 
 /**
  * The points of one event-loop turn go to the store in one batch, one batch at a time, so the
@@ -208,7 +213,8 @@ export class SharedCounts {
     const takes = [...demand.values()].map((take) => {
       const state = this.#keys.get(take.key);
       const left = state && state.endsAt > now ? take.limit - state.used - take.points : 0;
-      const wanted = Math.floor(((state?.rate ?? 0) * LEASE_MS) / 1000);
+      const rate = state?.rate ?? 0;
+      const wanted = rate >= LEASE_MIN_RATE ? Math.floor((rate * LEASE_MS) / 1000) : 0;
       take.lease = Math.max(0, Math.min(wanted, Math.floor(left / 4)));
       return { key: take.key, points: take.points + take.lease, durationMs: take.durationMs };
     });
