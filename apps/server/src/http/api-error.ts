@@ -1,8 +1,7 @@
 import { ERROR_CATALOG, type ErrorBody, type ErrorName } from '@plant-store/schema';
 
 /**
- * An error the API answers with on purpose: a catalog entry (which fixes the HTTP status and
- * the `error` code), a message safe to show the caller, and optional response headers.
+ * An answer on purpose: a catalog entry (status, `error` code), a message safe to show, headers.
  *
  * @example
  * throw new ApiError('conflict', 'A plant with id 10 already exists with a different name or tag');
@@ -17,8 +16,7 @@ export class ApiError extends Error {
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
-    // An answer, not a fault: no stack is captured (V8 walks the stack of Koa's middleware
-    // for it, ~15 µs an error answer, and every bad request or refused credential makes one).
+    // An answer, not a fault: no stack (capturing one walks all of Koa's middleware).
     const { stackTraceLimit } = Error;
     Error.stackTraceLimit = 0;
     super(message);
@@ -27,7 +25,6 @@ export class ApiError extends Error {
     this.code = ERROR_CATALOG[kind].code;
   }
 
-  /** The response body, in the Error shape. */
   toBody(): ErrorBody {
     return { error: this.code, message: this.message };
   }

@@ -6,26 +6,22 @@ import {
   type Route,
   type RouteBody,
   type RouteResult,
-  stringifyJson,
 } from '@plant-store/schema';
 import type { TokenRegistry } from '../auth/token-registry.ts';
 import { ApiError } from './api-error.ts';
 import type { AppContext, AppMiddleware, AppState, RequestStep } from './app-state.ts';
 import { jsonBody } from './json-body.ts';
-import { PAGE_SECURITY_HEADERS } from './page-security-headers.ts';
 import { requireBearer } from './require-bearer.ts';
 
-/** The function that serves one route: validated body in, success body out. */
 type RouteHandler<R extends Route> = (body: RouteBody<R>) => Promise<RouteResult<R>>;
-/** One handler per route of the contract. */
 export type ContractHandlers = { [K in keyof Contract]: RouteHandler<Contract[K]> };
 
-export interface ContractRouterOptions {
+interface ContractRouterOptions {
   readonly tokens: TokenRegistry;
   readonly bodyLimitBytes: number;
   /** Wraps the bearer check of authenticated routes (the rate limits: see `rateLimited`). */
   readonly guardAuthentication?: (authenticate: RequestStep) => RequestStep;
-  /** Middleware around the answer of one route (the docs script's caching, say). */
+  /** Middleware around the answer of one route (the docs' files). */
   readonly around?: { readonly [K in keyof Contract]?: AppMiddleware };
 }
 
@@ -38,13 +34,11 @@ function toRouterPath(path: string): string {
 }
 
 /**
- * The @koa/router routes of the contract, as a stock Koa route would have them: the route named
- * for the log, the bearer and the body's headers checked; koa-bodyparser; the body validated,
- * the handler called, its result sent with the route's status and `responseType`.
+ * The @koa/router routes of the contract: bearer and body headers checked, body read and
+ * validated, the handler's result sent with the route's status and `responseType`.
  *
  * @example
  * const router = contractRouter(contract, handlers, { tokens, bodyLimitBytes: 65536 });
- * app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());
  */
 export function contractRouter(
   contract: Contract,
@@ -86,43 +80,18 @@ function respond(
   validate?: (ctx: AppContext) => unknown,
 ): AppMiddleware {
   const responseType = route.responseType ?? 'json';
-  // A handler that answers the same object every time (the OpenAPI document) is serialised once.
-  let lastResult: unknown;
-  let lastJson = '';
-  const toJson = (result: unknown): string => {
-    if (result !== lastResult || lastJson === '') {
-      lastJson = jsonText(result);
-      lastResult = result;
-    }
-    return lastJson;
-  };
+  // Every JSON answer is a Plant, an Error or a status: no bigint, so JSON.stringify does.
   return async function serveRoute(ctx) {
     const result = await handler(validate?.(ctx));
     ctx.status = route.response.status;
     ctx.type = RESPONSE_MEDIA_TYPES[responseType];
-    if (responseType === 'html') ctx.set(PAGE_SECURITY_HEADERS);
-    ctx.body = responseType === 'json' ? toJson(result) : String(result);
+    ctx.body = responseType === 'json' ? JSON.stringify(result) : String(result);
   };
 }
 
 /**
- * `JSON.stringify`, which writes strings and safe numbers exactly as the lossless serializer
- * does; only a value holding a bigint (an int64 bound of the OpenAPI document), which
- * `JSON.stringify` refuses, is written by the lossless one.
- */
-function jsonText(value: unknown): string {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return stringifyJson(value);
-  }
-}
-
-/**
- * Koa middleware between `router.routes()` and `router.allowedMethods()`, for a request no route
- * answered: what `allowedMethods` decides becomes the Error shape. A path that exists with
- * other methods is a 405 with its `Allow` header (also for a method no route implements, which
- * `allowedMethods` calls 501, OPTIONS included: see `ROUTER_METHODS`); any other path is a 404.
+ * Between `routes()` and `allowedMethods()`: an unrouted request is a 405 with `Allow` when the
+ * path has other methods (501 and OPTIONS included), else a 404, in the Error shape.
  *
  * @example
  * app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());

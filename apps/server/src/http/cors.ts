@@ -4,16 +4,9 @@ import { contract, RATE_LIMIT_HEADERS } from '@plant-store/schema';
 import type { Context } from 'koa';
 import type { AppMiddleware, AppState } from './app-state.ts';
 
-/** How long a browser may cache a preflight answer (seconds). */
-const PREFLIGHT_MAX_AGE_SECONDS = 600;
-
 /**
- * Koa middleware for CORS (`@koa/cors`) limited to an allow-list of origins. A request from an
- * allowed origin gets `Access-Control-Allow-Origin` (and the response headers a client needs
- * exposed); a preflight `OPTIONS` from an allowed origin, for a method the path really has, is
- * answered 204 with the allowed methods and headers. Anything else passes through untouched:
- * no CORS headers, and a preflight falls through to the router's 404/405. Credentials (cookies)
- * are never allowed: the API authenticates with bearer tokens only.
+ * CORS (`@koa/cors`) for an allow-list of origins; a preflight for a method the path lacks falls
+ * through to the router's 404/405. No credentials: the API takes bearer tokens only.
  *
  * @example
  * app.use(cors(['https://app.example.com'], router));
@@ -46,7 +39,7 @@ export function cors(allowedOrigins: readonly string[], router: Router<AppState>
       'Allow',
       ...Object.values(RATE_LIMIT_HEADERS),
     ],
-    maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+    maxAge: 600,
     credentials: false,
     keepHeadersOnError: true,
   });

@@ -7,11 +7,7 @@ import { toApiError } from './to-api-error.ts';
 /** Most bytes of an Error body, whatever the request: its message is cut to fit. */
 export const MAX_ERROR_BODY_BYTES = 1024;
 
-/**
- * The Error body of `error` as JSON of at most {@link MAX_ERROR_BODY_BYTES} bytes. Messages are
- * short by construction (a caller's own text is quoted shortened); this is the bound that holds
- * whatever a message is made of.
- */
+/** The Error body as JSON of at most {@link MAX_ERROR_BODY_BYTES} bytes, whatever the message. */
 export function errorBodyJson(error: ApiError): string {
   const body = error.toBody();
   const json = JSON.stringify(body);
@@ -27,12 +23,7 @@ export function errorBodyJson(error: ApiError): string {
   return JSON.stringify({ ...body, message: `${kept}…` });
 }
 
-/**
- * The Error answer to `error` as the raw bytes of an HTTP/1.1 response that closes its
- * connection, with `headers` (those of the request being answered, if any) and the bounded
- * body: for the answers written straight to a socket (a refusal before the body, a parser
- * error, CONNECT).
- */
+/** The Error answer as raw HTTP/1.1 that closes its connection, for writing to a socket. */
 export function rawErrorAnswer(error: ApiError, headers: OutgoingHttpHeaders = {}): string {
   const body = errorBodyJson(error);
   const lines = [`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`];
@@ -64,30 +55,20 @@ export function writeErrorAnswer(response: ServerResponse, error: ApiError): voi
   response.end(body);
 }
 
-/** The raw answers of refusals made before the body was read, for the connection layer. */
 const rawRefusals = new WeakMap<ServerResponse, string>();
 
-/**
- * The raw answer `answerError` left for `response` (a refusal before the body was read), to be
- * written by the connection layer, which then closes the connection (`connection/linger.ts`).
- */
+/** The raw answer `answerError` left for the connection layer to write before it closes. */
 export function rawRefusalOf(response: ServerResponse): string | undefined {
   return rawRefusals.get(response);
 }
 
 /**
- * The one place any thrown error becomes an answer: what a middleware threw is answered in the
- * Error shape as `application/json` of at most 1 KB, through `toApiError`. Unexpected failures
- * are logged with their stack; the caller only sees `internal`. A request refused before its
- * body was read (401, 429, 415, 413…), or whose framing cannot be trusted, is answered raw and
- * its connection closed after a bounded lingering that reads no HTTP (`rawRefusalOf`):
- * an unauthenticated caller cannot make the server parse a body. Called by `requestContext`,
- * the outermost middleware, so every answer carries its headers.
+ * Answers any thrown error in the Error shape (unexpected ones logged, answered `internal`). A
+ * refusal before the body was read, or untrusted framing, is answered raw and the connection
+ * closed (`rawRefusalOf`): an unauthenticated caller cannot make the server parse a body.
  *
  * @example
- * app.use(async (ctx, next) => {
- *   try { await next(); } catch (thrown) { answerError(ctx, thrown, logger); }
- * });
+ * answerError(ctx, thrown, logger);
  */
 export function answerError(ctx: AppContext, thrown: unknown, logger: Logger): void {
   const error = toApiError(thrown);

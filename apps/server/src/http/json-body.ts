@@ -18,26 +18,19 @@ import type { AppContext, AppMiddleware } from './app-state.ts';
 const JSON_TYPES = ['application/json', 'application/*+json'];
 /** JSON is UTF-8 (RFC 8259 §8.1): other bytes are refused, never replaced; a BOM is dropped. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-/** The charset names of UTF-8 a JSON body may declare (any case). */
 const UTF8_NAMES = new Set(['utf-8', 'utf8']);
 
-/** The three parts of reading a required JSON body, in the order a route runs them. */
-export interface JsonBody {
+interface JsonBody {
   /** Refuses, before anything is read, what the headers already rule out (400, 415, 413). */
   readonly checkHeaders: (ctx: AppContext) => void;
-  /** koa-bodyparser: reads the raw text, within the limit. */
   readonly readText: AppMiddleware;
-  /** The text decoded, parsed and validated: the body the handler gets. */
   readonly validate: (ctx: AppContext) => unknown;
 }
 
 /**
- * Reading, parsing and validating a required JSON body against `schema` (docs/api.md lists the
- * answers): the headers checked before a byte is read (400, 415, 413), the text read by
- * koa-bodyparser within `limitBytes` (after gzip/deflate decoding) and in few enough pieces,
- * decoded strictly as UTF-8, parsed losslessly (an int64 id is never rounded) as the flat
- * record a NewPlant is (`NEW_PLANT_JSON_LIMITS`: a bad body costs one pass over its text), then
- * validated.
+ * A required JSON body (docs/api.md lists the answers): headers checked before a byte is read,
+ * text read within `limitBytes` in few enough pieces, decoded strictly as UTF-8, parsed
+ * losslessly as a flat record (`NEW_PLANT_JSON_LIMITS`), then validated against `schema`.
  *
  * @example
  * const body = jsonBody(NewPlant, 65536);
@@ -91,17 +84,13 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
         ERROR_MESSAGES.unsupportedMediaType.notJson(given),
       );
     }
-    // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused, not misread.
     // content-type 2 never throws: no declared charset slips past a stray `;`.
     const { charset } = parseContentType(contentType).parameters;
-    if (charset !== undefined && !UTF8_NAMES.has(charset.toLowerCase())) {
-      throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
-    }
     // Content codings are case-insensitive (RFC 9110 §8.4.1); the decoder compares exactly.
     const coding = headers['content-encoding']?.trim().toLowerCase();
     if (coding !== undefined) headers['content-encoding'] = coding;
     // Brotli's decoder takes up to 16 MB for a body of a few bytes; gzip and deflate 32 KiB.
-    if (coding === 'br') {
+    if ((charset !== undefined && !UTF8_NAMES.has(charset.toLowerCase())) || coding === 'br') {
       throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
     }
     // Before a byte is read: co-body's `~~length` misreads 2^31 and more.
@@ -113,7 +102,6 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
   return { checkHeaders, readText, validate };
 }
 
-/** The body's bytes (as latin1 text), decoded strictly as UTF-8, parsed and validated. */
 function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
   let text = raw ?? '';
   // Only a body with a byte above 0x7F is decoded (isAscii: microseconds for 64 KB).

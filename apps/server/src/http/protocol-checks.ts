@@ -9,9 +9,8 @@ export const MAX_HEADER_FIELDS = 2000;
 const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
 
 /**
- * Throws the ApiError for a request that breaks HTTP/1.1 rules Node leaves to the application:
- * a version other than HTTP/1.x, no `Host` in HTTP/1.1, more than {@link MAX_HEADER_FIELDS}
- * fields (400 40004, closing the connection), an `Expect` other than `100-continue` (417).
+ * Throws for the HTTP/1.1 rules Node leaves to the application: version, `Host`, header count,
+ * `Expect`.
  *
  * @example
  * checkProtocol(ctx.req); // throws, or returns when the request may be served

@@ -8,15 +8,9 @@ import { checkProtocol } from './protocol-checks.ts';
 // A caller's X-Request-Id is kept only when it is short and made of safe characters.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The `route` metric label of a request no route of the contract matched. */
-const UNMATCHED_ROUTE = 'unmatched';
-
 /**
- * Koa middleware, outermost: the request id (the caller's `X-Request-Id` when safe, else a
- * UUID) and the headers every answer carries; `checkProtocol`; any error thrown later answered
- * in the Error shape (`answerError`); then the request observed in `http_request_duration_seconds`
- * (by contract path, never the raw URL) and one log line at info (id, method, route, status,
- * duration, credential name: never the token, the headers or the body).
+ * Outermost: request id and common headers, `checkProtocol`, errors answered (`answerError`),
+ * then the metric (by contract path, never the raw URL) and one log line (never token or body).
  *
  * @example
  * app.use(requestContext(logger, metrics));
@@ -45,7 +39,7 @@ export function requestContext(logger: Logger, metrics?: ServiceMetrics): AppMid
       const { method, status } = ctx;
       const route = ctx.state.route ?? null;
       metrics?.requestDuration.observe(
-        { method, route: route ?? UNMATCHED_ROUTE, status: String(status) },
+        { method, route: route ?? 'unmatched', status: String(status) },
         durationMs / 1000,
       );
       const consumer = ctx.state.consumer ?? null;

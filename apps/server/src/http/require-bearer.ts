@@ -8,15 +8,11 @@ const REALM = 'Bearer realm="plant-store"';
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
- * The check that lets a request through only with `Authorization: Bearer <token>` for a known
- * token (configured, or managed and neither revoked nor expired), setting
- * `ctx.state.consumer` to the credential's name; otherwise 401 with an RFC 6750
- * `WWW-Authenticate` challenge. It runs before the body is read, so an unauthenticated caller
- * cannot make the server read or parse anything.
+ * Admits a known `Authorization: Bearer <token>` (setting `ctx.state.consumer`), else a 401 with
+ * an RFC 6750 challenge.
  *
  * @example
- * const authenticate = requireBearer(tokens);
- * await authenticate(ctx); // throws ApiError('unauthorized') without a valid token
+ * await requireBearer(tokens)(ctx); // throws ApiError('unauthorized') without a valid token
  */
 export function requireBearer(tokens: TokenRegistry): RequestStep {
   const admit = (ctx: AppContext, credential: Credential | undefined): void => {

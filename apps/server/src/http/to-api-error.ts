@@ -5,26 +5,7 @@ import { ApiError } from './api-error.ts';
 /** Seconds a client should wait before retrying when the store is unavailable. */
 export const STORE_RETRY_AFTER_SECONDS = 1;
 
-interface HttpLikeError {
-  status?: unknown;
-  type?: unknown;
-  limit?: unknown;
-  code?: unknown;
-}
-
-/**
- * True for the error zlib raises while decoding a body that is not what its Content-Encoding
- * says (`Z_DATA_ERROR`, `Z_BUF_ERROR` for a cut-short stream; brotli's `ERR__ERROR_FORMAT_…`).
- */
-function isDecodingError(code: unknown): boolean {
-  return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_'));
-}
-
-/**
- * Turns anything thrown while handling a request into the ApiError to answer with. The one
- * place that decides what a caller is told: an unknown failure becomes `internal`, whose
- * message reveals nothing of the cause.
- */
+/** What a caller is told of anything thrown: an unknown failure is `internal`, saying nothing. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) {
@@ -32,7 +13,7 @@ export function toApiError(error: unknown): ApiError {
       'Retry-After': String(STORE_RETRY_AFTER_SECONDS),
     });
   }
-  const { status, type, limit, code } = (error ?? {}) as HttpLikeError;
+  const { status, type, limit, code } = (error ?? {}) as Record<string, unknown>;
   // Errors of the body reader (raw-body / inflation, behind koa-bodyparser).
   if (type === 'entity.too.large' || status === 413) {
     return new ApiError(
@@ -43,8 +24,8 @@ export function toApiError(error: unknown): ApiError {
   if (type === 'encoding.unsupported' || type === 'charset.unsupported' || status === 415) {
     return new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
   }
-  // A body that says gzip or deflate but is not (or is cut short) is the client's mistake.
-  if (isDecodingError(code)) {
+  // zlib's `Z_DATA_ERROR`, `Z_BUF_ERROR`, brotli's `ERR__ERROR_…`: a body not what it says.
+  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_'))) {
     return new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.undecodable);
   }
   if (type === 'request.aborted' || type === 'request.size.invalid') {
