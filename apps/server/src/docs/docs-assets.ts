@@ -2,10 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/**
- * The files of the API reference the server sends, each written by the build beside a brotli
- * (`.br`) and a gzip (`.gz`) copy: the `/docs` page, its renderer script and `/openapi.json`.
- */
+/** The API reference's files, each built beside a `.br` and a `.gz` copy. */
 export const DOCS_ASSET_FILES = {
   page: 'docs.html',
   script: 'api-reference.js',
@@ -13,27 +10,21 @@ export const DOCS_ASSET_FILES = {
 } as const;
 export type DocsAsset = keyof typeof DOCS_ASSET_FILES;
 
-/** The encodings written beside each file, by file suffix (brotli, gzip). */
 export const ENCODED_SUFFIXES = ['.br', '.gz'] as const;
 
-/** The list of what a folder holds: each file's version, 16 hex digits of its SHA-256. */
+/** Each file's version: 16 hex digits of its SHA-256. */
 export const MANIFEST_FILE = 'manifest.json';
 export interface DocsManifest {
   readonly hashes: Readonly<Record<DocsAsset, string>>;
 }
 
-/**
- * Where the source tree's build of these files lives (`pnpm --filter @plant-store/server
- * build:assets`, the test setup, `pnpm docs:build`): a cache folder, not `dist/`, which a
- * concurrent `pnpm build` empties.
- */
+/** The source tree's build of the files: a cache, not `dist/`, which a `pnpm build` empties. */
 export const SOURCE_ASSETS_FOLDER = fileURLToPath(
   new URL('../../node_modules/.cache/docs-assets/', import.meta.url),
 );
 
 /**
- * The folder the running server sends the files from: `dist/assets/` beside the built
- * `main.js` (tsup writes it), else the source tree's {@link SOURCE_ASSETS_FOLDER}.
+ * `dist/assets/` beside the built `main.js`, else {@link SOURCE_ASSETS_FOLDER}.
  *
  * @example
  * serveDocsAssets(docsAssetsFolder());
@@ -43,7 +34,7 @@ export function docsAssetsFolder(): string {
   return existsSync(join(built, MANIFEST_FILE)) ? built : SOURCE_ASSETS_FOLDER;
 }
 
-/** The manifest of `folder`, or undefined when it has none (not built, or another format). */
+/** The manifest of `folder`, or undefined when it is missing or incomplete. */
 export function readDocsManifest(folder: string): DocsManifest | undefined {
   let parsed: unknown;
   try {

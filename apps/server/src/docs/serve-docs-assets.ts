@@ -12,39 +12,26 @@ import {
   readDocsManifest,
 } from './docs-assets.ts';
 
-/** A versioned URL (`?v=<hash>`) never changes content: browsers keep it a year unasked. */
+/** A versioned URL (`?v=<hash>`) never changes content. */
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
-/** Any other: kept, but asked again each time (a 304 while unchanged). */
 export const REVALIDATE_CACHE = 'public, no-cache';
 
-/** The routes whose answer is a file of the API reference. */
-export type DocsAssetRoute = 'getDocs' | 'getDocsScript' | 'getOpenApiDocument';
+type DocsAssetRoute = 'getDocs' | 'getDocsScript' | 'getOpenApiDocument';
 const ROUTE_ASSETS: Readonly<Record<DocsAssetRoute, DocsAsset>> = {
   getDocs: 'page',
   getDocsScript: 'script',
   getOpenApiDocument: 'document',
 };
 
-/** Thrown at start when the folder lacks a file (a build that did not finish): one line. */
+/** Thrown at start when a file is missing: one line. */
 export class DocsAssetsMissingError extends StartupError {
   override readonly name = 'DocsAssetsMissingError';
 }
 
 /**
- * Koa middleware for each route of the API reference's files (`around` of the contract
- * router: it answers, the route's handler is not called). Each file the build wrote into
- * `folder`, and its `.br` and `.gz` copies, is read from disk once, here, into one buffer that
- * every response sends (Koa's `ctx.body`): the `.br` copy when the request accepts it (brotli
- * first, as a browser's `gzip, deflate, br, zstd` prefers), else the `.gz` copy, else the file
- * itself. Nothing is compressed, copied or held per request, and a connection that stops
- * reading holds its socket and a reference to that shared buffer, no copy of it. Streaming from
- * disk instead (koa-send) cost 5–7 ms of CPU per GET of the 4.3 MB script in 64 KiB chunks and
- * ~300 KiB per stalled reader; bigger chunks cost less CPU and more memory per stalled reader
- * (docs/operations.md has the figures). Each answer carries a weak ETag of its content (304 on
- * a matching `If-None-Match`), `Vary: Accept-Encoding` and a cache policy: a year, immutable,
- * for the script at its versioned URL; revalidate for the page, the document and any other
- * URL. The page carries the page security headers (a self-only CSP). Checks at once that every
- * file is there.
+ * The `around` middleware of the reference's routes: each file and its `.br`/`.gz` copies read
+ * once into shared buffers (a stalled reader holds no copy; docs/operations.md), sent with a
+ * weak ETag, `Vary: Accept-Encoding` and a cache policy. Throws at once when a file is missing.
  *
  * @example
  * contractRouter(contract, handlers, { …, around: serveDocsAssets(docsAssetsFolder()) });
