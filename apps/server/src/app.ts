@@ -14,23 +14,17 @@ import type { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
 import type { PlantStore } from './store/plant-store.ts';
 
-export interface AppOptions {
+interface AppOptions {
   readonly store: PlantStore;
   readonly tokens: TokenRegistry;
   readonly bodyLimitBytes: number;
   readonly logger: Logger;
-  /** Observe requests into these metrics (served elsewhere: see `observability/metrics-listener.ts`). */
   readonly metrics?: ServiceMetrics;
-  /** Apply these limits around the bearer check; none when absent. */
   readonly rateLimits?: RateLimits;
-  /** Browser origins CORS allows; CORS is off when absent or empty. */
+  /** CORS is off when absent or empty. */
   readonly corsOrigins?: readonly string[];
-  /**
-   * Addresses and networks of the reverse proxies whose `X-Forwarded-For` is believed
-   * (TRUST_PROXY); none by default.
-   */
+  /** Proxies whose `X-Forwarded-For` is believed (TRUST_PROXY). */
   readonly trustProxy?: readonly string[];
-  /** The built API reference files (`/docs`, its script, `/openapi.json`); see `docsAssetsFolder`. */
   readonly docsAssets?: string;
 }
 
@@ -44,14 +38,10 @@ const needsCredential = (ctx: { method: string; path: string }) =>
   BEARER_ROUTES.has(`${ctx.method} ${ctx.path}`);
 
 /**
- * The Koa application: the per-request bookkeeping (request id, headers, metrics, log), CORS
- * when configured, the error responder, the routes derived from the contract (rate-limited
- * around the bearer check), and 404/405 for everything else. Metrics, limits and CORS are
- * each off unless given.
+ * The Koa application: request context, CORS, the contract's routes, 404/405 for the rest.
  *
  * @example
  * const app = createApp({ store, tokens, bodyLimitBytes: 65536, logger });
- * http.createServer(app.callback()).listen(3000);
  */
 export function createApp(options: AppOptions): Koa<AppState> {
   const { rateLimits, corsOrigins = [] } = options;
@@ -61,12 +51,9 @@ export function createApp(options: AppOptions): Koa<AppState> {
     tokens: options.tokens,
     bodyLimitBytes: options.bodyLimitBytes,
     ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
-    // The reference page, its script and the document: files of the build, sent as they are.
     around: serveDocsAssets(options.docsAssets),
   });
-  // Outermost: request id, headers, metric, log line, and every error in the Error shape.
   app.use(requestContext(options.logger, options.metrics));
-  // ctx.ip: the socket's peer or, from a trusted proxy, the client it names (limits/key.ts).
   const trust = proxyTrust(options.trustProxy ?? []);
   if (trust) {
     app.use((ctx, next) => {
@@ -74,13 +61,12 @@ export function createApp(options: AppOptions): Koa<AppState> {
       return next();
     });
   }
-  if (rateLimits) app.use(anonymousLimit(rateLimits, needsCredential)); // when configured
+  if (rateLimits) app.use(anonymousLimit(rateLimits, needsCredential));
   if (corsOrigins.length > 0) app.use(cors(corsOrigins, router));
   app.use(router.routes());
   app.use(answerUnrouted);
   app.use(router.allowedMethods());
-  // Errors are answered by requestContext; anything reaching Koa's own handler (a failure
-  // while writing a response) is logged, not printed.
+  // Only a failure while writing a response reaches Koa's handler: logged, not printed.
   app.silent = true;
   app.on('error', (error: unknown) => options.logger.error({ err: error }, 'koa error'));
   return app;

@@ -4,27 +4,19 @@ import type { ContractHandlers } from './http/contract-router.ts';
 import { STORE_RETRY_AFTER_SECONDS } from './http/to-api-error.ts';
 import type { PlantStore } from './store/plant-store.ts';
 
-/**
- * Creates the plant unless its id is taken. An identical replay answers the same Plant (so a
- * client may retry safely); the same id with another name or tag is a 409.
- */
-export async function createPlant(store: PlantStore, newPlant: NewPlant): Promise<Plant> {
+/** An identical replay answers the same Plant (a safe retry); another name or tag is a 409. */
+async function createPlant(store: PlantStore, newPlant: NewPlant): Promise<Plant> {
   if ((await store.create(newPlant)) === 'conflict') {
     throw new ApiError('conflict', ERROR_MESSAGES.conflict(BigInt(newPlant.id)));
   }
   return toPlant(newPlant);
 }
 
-/**
- * The handler of the routes whose answer is a file of the API reference: `docs/
- * serve-docs-assets.ts` sends it around the route (the contract router's `around`), so this is
- * never called.
- */
+/** The reference's files are sent by `serveDocsAssets` around the route: never called. */
 async function servedAsFile(): Promise<never> {
   throw new Error('answered as a static file by docs/serve-docs-assets.ts');
 }
 
-/** The handler of every contract route, bound to the store. */
 export function contractHandlers(store: PlantStore): ContractHandlers {
   return {
     createPlant: (body) => createPlant(store, body),
