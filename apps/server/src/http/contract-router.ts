@@ -80,7 +80,7 @@ function respond(
   validate?: (ctx: AppContext) => unknown,
 ): AppMiddleware {
   const responseType = route.responseType ?? 'json';
-  // Every JSON answer is a Plant, an Error or a status: no bigint, so JSON.stringify does.
+  // No handler answers a bigint (a Plant, a status, the index): JSON.stringify does.
   return async function serveRoute(ctx) {
     const result = await handler(validate?.(ctx));
     ctx.status = route.response.status;
