@@ -15,18 +15,12 @@ import {
 import { startServer } from './server.ts';
 import { looseDirectoryWarning } from './store/private-files.ts';
 
-// The process entry point: configuration from the environment, the server, the signals.
-
 /** How long a shutdown may take after SHUTDOWN_DELAY_MS, logs included, before exit 1. */
 const SHUTDOWN_BOUND_MS = 10_000;
 async function main(): Promise<void> {
-  let config: Config;
+  let config: Config | undefined;
   try {
     config = loadConfig();
-  } catch (error) {
-    failedToStart(error, undefined);
-  }
-  try {
     await run(config);
   } catch (error) {
     failedToStart(error, config);
@@ -37,19 +31,16 @@ async function run(config: Config): Promise<void> {
   const baseLogger = createLogger(config.logLevel, {
     pretty: wantsPrettyLogs(config.production, process.stdout.isTTY),
   });
-  // A data directory others may enter: one warning, with the start-up line (a failed start
-  // stays one line).
+  // A data directory others may enter: one warning, with the start-up line.
   const { kind } = config.database;
   const dataDirectory = dirname(developmentTokenPath(config.database));
   const loose =
     kind === 'sqlite' || config.developmentToken ? looseDirectoryWarning(dataDirectory) : undefined;
   const warnLoose = (logger: Logger) => loose !== undefined && logger.warn(loose);
-  // Outside production with no PLANT_STORE_TOKENS: one token kept across restarts in the data
-  // directory (in a cluster the primary makes it, the workers read it).
+  // No PLANT_STORE_TOKENS outside production: one token kept in the data directory.
   const development = config.developmentToken
     ? await loadDevelopmentToken(developmentTokenPath(config.database))
     : undefined;
-  // WEB_CONCURRENCY > 1: this process forks the HTTP workers and serves none itself.
   if (config.webConcurrency > 1 && cluster.isPrimary) {
     process.exit(
       await runPrimary({
@@ -61,45 +52,38 @@ async function run(config: Config): Promise<void> {
           warnLoose(baseLogger);
           announce(url, baseLogger, config, development);
         },
-        ...(config.metrics
-          ? {
-              metrics: config.metrics,
-              serverOptions: httpServerOptions({ keepAliveTimeoutMs: config.keepAliveTimeoutMs }),
-            }
-          : {}),
+        metrics: config.metrics,
+        serverOptions: httpServerOptions({ keepAliveTimeoutMs: config.keepAliveTimeoutMs }),
       }),
     );
   }
   const worker = cluster.worker;
-  // A worker absorbs signals and stops when its primary says so (at once, if not serving yet).
+  // A worker absorbs signals (Ctrl-C and systemd's KillMode signal the whole group) and stops
+  // when its primary says so (at once, if not serving yet).
   let stopWorker: () => void = () => process.exit(0);
   if (worker) {
     for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => undefined);
     process.on('message', (message) => message === SHUTDOWN_MESSAGE && stopWorker());
   }
-  // Each worker's lines name it (the pid), since they share one output.
   const logger = worker ? baseLogger.child({ pid: process.pid, worker: worker.id }) : baseLogger;
   const running = await startServer(
     development ? { ...config, tokens: [development.token] } : config,
     logger,
   );
 
-  // SIGTERM, SIGINT and SIGHUP drain and exit 0; a second signal is absorbed (Ctrl-C under a
-  // script runner arrives twice); SHUTDOWN_BOUND_MS bounds it all (exit 1).
+  // A signal drains and exits 0; a second is absorbed (Ctrl-C under a script runner comes twice).
   let stopping = false;
   const shutdown = (signal?: string) => {
     if (stopping) return;
     stopping = true;
     logger.info(signal ? { signal } : {}, 'shutting down');
-    setTimeout(
-      () => {
-        logger.error(
-          `shutdown not complete ${SHUTDOWN_BOUND_MS} ms after SHUTDOWN_DELAY_MS: exiting now`,
-        );
-        void exitAfterLogs(logger, 1);
-      },
-      config.shutdownDelayMs + SHUTDOWN_BOUND_MS - EXIT_FLUSH_MS,
-    ).unref();
+    const boundMs = config.shutdownDelayMs + SHUTDOWN_BOUND_MS - EXIT_FLUSH_MS;
+    setTimeout(() => {
+      logger.error(
+        `shutdown not complete ${SHUTDOWN_BOUND_MS} ms after SHUTDOWN_DELAY_MS: exiting now`,
+      );
+      void exitAfterLogs(logger, 1);
+    }, boundMs).unref();
     running.close().then(
       () => {
         logger.info('stopped');
@@ -111,7 +95,6 @@ async function run(config: Config): Promise<void> {
       },
     );
   };
-  // The primary announces the URL once; each worker says that it serves (with its pid).
   if (worker) {
     stopWorker = () => shutdown();
     return void logger.info('worker serving');
@@ -121,11 +104,7 @@ async function run(config: Config): Promise<void> {
   announce(running.url, logger, config, development, running.metricsUrl);
 }
 
-/**
- * The start-up message, written whatever LOG_LEVEL says: in production one JSON log line
- * (stdout stays JSON only); otherwise plain text with, for the development token, the token and
- * a curl command to try.
- */
+/** The start-up message whatever LOG_LEVEL says: one JSON line in production, else plain text. */
 function announce(
   url: string,
   logger: Logger,
@@ -161,10 +140,7 @@ function announce(
   );
 }
 
-/**
- * Ends a start that failed with one line on stderr naming what failed, why and what to do, and
- * exit status 1; the stack only with LOG_LEVEL=debug (or trace).
- */
+/** A failed start: one line on stderr (the stack with LOG_LEVEL=debug or trace), exit 1. */
 function failedToStart(error: unknown, config: Config | undefined): never {
   console.error(`plant-store: ${startupFailure(error, config)}`);
   const debug = config?.logLevel === 'debug' || config?.logLevel === 'trace';
@@ -183,7 +159,6 @@ function startupFailure(error: unknown, config: Config | undefined): string {
 
 /** A listener that could not bind (Node's error carries `address` and `port`). */
 function listenFailure(error: unknown, config: Config): string | undefined {
-  // 'getaddrinfo' for a host name that does not resolve.
   const syscall = error instanceof Error && 'syscall' in error ? error.syscall : undefined;
   if (!(error instanceof Error) || !['listen', 'getaddrinfo'].includes(String(syscall))) {
     return undefined;
@@ -193,8 +168,7 @@ function listenFailure(error: unknown, config: Config): string | undefined {
     ('address' in error && error.address) || ('hostname' in error && error.hostname) || config.host,
   );
   const metrics = config.metrics !== undefined && port === config.metrics.port;
-  const portSetting = metrics ? 'METRICS_PORT' : 'PORT';
-  const hostSetting = metrics ? 'METRICS_HOST' : 'HOST';
+  const [portSetting, hostSetting] = metrics ? ['METRICS_PORT', 'METRICS_HOST'] : ['PORT', 'HOST'];
   const where = `cannot listen on ${address}:${port}`;
   switch ('code' in error ? error.code : undefined) {
     case 'EADDRINUSE':

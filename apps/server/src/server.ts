@@ -39,23 +39,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-type ServerConfig = Pick<
-  Config,
-  'port' | 'host' | 'database' | 'tokens' | 'bodyLimitBytes' | 'durability'
-> &
-  Partial<Pick<Config, 'postgres'>> &
-  Partial<
-    Pick<
-      Config,
-      'metrics' | 'rateLimit' | 'trustProxy' | 'corsOrigins' | 'maxConnections' | 'shutdownDelayMs'
-    >
-  > & {
-    /** Overrides of the HTTP timeouts (`keepAliveTimeoutMs` comes from the config). */
+type ServerConfig = Pick<Config, 'port' | 'host' | 'database' | 'tokens' | 'bodyLimitBytes'> &
+  Pick<Config, 'durability'> &
+  Partial<Pick<Config, 'postgres' | 'metrics' | 'rateLimit' | 'trustProxy' | 'corsOrigins'>> &
+  Partial<Pick<Config, 'maxConnections' | 'shutdownDelayMs' | 'keepAliveTimeoutMs'>> & {
     readonly timeouts?: Partial<HttpTimeouts>;
-    readonly keepAliveTimeoutMs?: number;
   };
 
-/** What a start opened, each with its close: the one clean-up list. */
+/** What a start opened, each with its close. */
 type CleanUp = Array<() => Promise<void>>;
 
 /** Closes what was opened, last first (the HTTP server drains before the stores close). */
@@ -78,7 +69,16 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   const opened: CleanUp = [];
   try {
     const resources = await openResources(config, logger, opened);
-    const app = buildApp(config, logger, resources);
+    const app = createApp({
+      store: resources.store,
+      tokens: resources.tokens,
+      bodyLimitBytes: config.bodyLimitBytes,
+      logger,
+      ...(resources.metrics ? { metrics: resources.metrics } : {}),
+      ...(resources.rateLimits ? { rateLimits: resources.rateLimits } : {}),
+      ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
+      ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
+    });
     const listening = await listen(app, config, logger, opened);
     // A cluster worker hands its metrics to the primary, which serves them all added up.
     const inCluster = cluster.isWorker;
@@ -126,7 +126,7 @@ async function openResources(
   logger: Logger,
   opened: CleanUp,
 ): Promise<Resources> {
-  // Metrics are collected, and prom-client loaded, only when something serves them (METRICS_PORT).
+  // prom-client is loaded only when something serves the metrics (METRICS_PORT).
   const service = config.metrics
     ? new (await import('./observability/metrics.ts')).ServiceMetrics()
     : undefined;
@@ -139,7 +139,6 @@ async function openResources(
   const handle = await openDatabaseHandle(database, {
     durability: config.durability,
     ...(config.postgres ? { postgres: config.postgres } : {}),
-    // One line each, no stack: the message says what failed.
     onError: (error, context) => logger.warn(`${context}: ${error.message}`),
   });
   opened.push(() => handle.close());
@@ -153,8 +152,7 @@ async function openResources(
   });
   opened.push(() => store.close());
   const tokens = tokenStore(handle);
-  // Without configured tokens the store's managed tokens are the only credentials: a server
-  // that could accept nobody refuses to start (only production leaves `tokens` empty).
+  // A server that could accept nobody refuses to start.
   if (config.tokens.length === 0) {
     const now = new Date();
     const records = await tokens.list();
@@ -197,19 +195,6 @@ async function openPlantStore(
   return createPostgresStore({ ...options, url: handle.url, handle });
 }
 
-function buildApp(config: ServerConfig, logger: Logger, resources: Resources): Koa {
-  return createApp({
-    store: resources.store,
-    tokens: resources.tokens,
-    bodyLimitBytes: config.bodyLimitBytes,
-    logger,
-    ...(resources.metrics ? { metrics: resources.metrics } : {}),
-    ...(resources.rateLimits ? { rateLimits: resources.rateLimits } : {}),
-    ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
-    ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
-  });
-}
-
 /** The HTTP timeouts of every listener: KEEP_ALIVE_TIMEOUT_SECONDS, then the overrides. */
 function httpTimeouts(config: ServerConfig): Partial<HttpTimeouts> {
   return {
@@ -232,7 +217,11 @@ async function listen(
     timeouts: httpTimeouts(config),
     cap: {
       max,
-      onReached: () => warnCapReached(logger, max),
+      onReached: () =>
+        logger.warn(
+          { maxConnections: max },
+          `connection cap reached: ${max} connections are open; each new one closes a connection of the address holding the most (its oldest idle one first). If this is real traffic, raise MAX_CONNECTIONS (and the descriptor limit, LimitNOFILE=) or add instances`,
+        ),
       ...(trust ? { exempt: (address: string) => trust(address, 0) } : {}),
     },
     drain: {
@@ -246,15 +235,8 @@ async function listen(
   return { server, url };
 }
 
-function warnCapReached(logger: Logger, max: number): void {
-  logger.warn(
-    { maxConnections: max },
-    `connection cap reached: ${max} connections are open; each new one closes a connection of the address holding the most (its oldest idle one first). If this is real traffic, raise MAX_CONNECTIONS (and the descriptor limit, LimitNOFILE=) or add instances`,
-  );
-}
-
 /** Logs a failed accept (EMFILE: out of descriptors) once, with what to do; others each time. */
-export function warnOnce(logger: Logger): (error: NodeJS.ErrnoException) => void {
+function warnOnce(logger: Logger): (error: NodeJS.ErrnoException) => void {
   let warned = false;
   return (error) => {
     if (error.code !== 'EMFILE' && error.code !== 'ENFILE') {

@@ -27,7 +27,7 @@ export function fitToDescriptorLimit(
 }
 
 /** The soft limit on open files, from `/proc/self/limits` (Linux); undefined elsewhere. */
-export function softDescriptorLimit(): number | undefined {
+function softDescriptorLimit(): number | undefined {
   try {
     const soft = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
     return soft === undefined ? undefined : Number(soft);

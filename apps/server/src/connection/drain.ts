@@ -11,7 +11,7 @@ const PROBE_PATHS = new Set<string>([contract.getHealth.path, READINESS_PATH]);
 
 export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 /** After SHUTDOWN_DELAY_MS, when whatever is still open is closed (main.ts bounds all at 10 s). */
-export const SHUTDOWN_GRACE_MS = 8_000;
+const SHUTDOWN_GRACE_MS = 8_000;
 const SWEEP_MS = 50;
 
 export interface DrainOptions {
@@ -24,25 +24,17 @@ export interface DrainOptions {
 }
 
 export interface Drain {
-  /**
-   * First for each request: `/readyz` 503 while draining (true); `Connection: close` on probes
-   * (they hold no connection) and, once the listener is closed, on every answer.
-   */
+  /** First for each request: true when it answered `/readyz` 503; sets `Connection: close`. */
   answers(request: IncomingMessage, response: ServerResponse): boolean;
-  /**
-   * `/readyz` 503, all else served as before; after `delayMs` the listener closes, answers close
-   * their connection, idle ones close after `idleGraceMs`, the rest SHUTDOWN_GRACE_MS later.
-   */
   shutdown(): Promise<void>;
 }
 
 /**
- * The drain of `server`: keep-alive connections stay open until the listener closes, so a
- * client sends its next request on the connection it has, not on a refused new one.
- *
+ * `/readyz` 503 for `delayMs`, all else served; then the listener closes, answers close their
+ * connection, idle ones close after `idleGraceMs`, the rest SHUTDOWN_GRACE_MS later. Keep-alive
+ * connections stay open until the listener closes, so a client's next request is not refused.
  * @example
  * const drain = drainOnShutdown(server, connections, { delayMs: 5_000 });
- * process.once('SIGTERM', () => drain.shutdown().then(() => store.close()));
  */
 export function drainOnShutdown(
   server: Server,
@@ -52,13 +44,12 @@ export function drainOnShutdown(
   const idleGraceMs = options.idleGraceMs ?? 1_000;
   let draining = false;
   let closing = false;
-  // Since when each connection has been idle, and its bytes read then (more since: a request
-  // is arriving). One that has sent nothing yet is arriving too (the header timeout cuts it).
+  // Since when each connection is idle, and its bytesRead then (more since: a request arrives).
   const idle = new WeakMap<object, { since: number; bytesRead: number }>();
   const closeLongIdle = () => {
     const now = performance.now();
     for (const socket of connections.open) {
-      if (socket.bytesRead === 0) continue;
+      if (socket.bytesRead === 0) continue; // nothing sent yet: the header timeout cuts it
       const seen = idle.get(socket);
       const busy = connections.answering(socket).size > 0;
       if (busy || seen === undefined || seen.bytesRead !== socket.bytesRead) {
@@ -75,7 +66,7 @@ export function drainOnShutdown(
       for (const socket of connections.open) socket.destroy();
     }, SHUTDOWN_GRACE_MS);
     // `http.Server#close()` would also close idle keep-alive connections, resetting a request
-    // just sent on one: the one reach past the HTTP server's API (drain.test.ts guards it).
+    // just sent on one (drain.test.ts guards it).
     if (server.listening) NetServer.prototype.close.call(server);
     await options.othersStopped?.();
     closing = true;

@@ -1,10 +1,7 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-/**
- * Most requests a connection may have parsed and not answered: Node parses a whole read (64 KiB:
- * hundreds of pipelined requests) before its backpressure stops reading. No client needs more.
- */
+/** Most requests a connection may have parsed and not answered: Node parses a whole 64 KiB read. */
 export const MAX_PIPELINED = 16;
 
 /** The connection cap (MAX_CONNECTIONS, below the descriptor limit; 0: none). */
@@ -26,11 +23,9 @@ export interface Connections {
 const NONE: ReadonlySet<ServerResponse> = new Set();
 
 /**
- * Tracks `server`'s connections by client address and caps them fairly: one address holds at
- * most half the cap (unless `exempt`), and over the cap the address holding the most pays, never
- * another: its oldest idle connection closes, else the newcomer if it is that address's, else
- * its oldest. (Node's `maxConnections` refuses whoever comes next: one address held them all.)
- *
+ * Tracks `server`'s connections by client address and caps them fairly (Node's `maxConnections`
+ * refuses whoever comes next): one address holds at most half the cap (unless `exempt`); over
+ * the cap the address holding the most loses a connection (`evictFrom`).
  * @example
  * const connections = trackConnections(server, { max: 900 });
  */
@@ -55,14 +50,10 @@ export function trackConnections(server: Server, cap: ConnectionCap = { max: 0 }
   /** The address holding the most; on a tie with the newcomer's, the other one. */
   const heaviest = (newcomer: string) => {
     let most = newcomer;
-    let count = byAddress.get(newcomer)?.size ?? 0;
-    for (const [address, sockets] of byAddress) {
-      if (
-        address !== newcomer &&
-        (sockets.size > count || (most === newcomer && sockets.size === count))
-      ) {
+    for (const [address, { size }] of byAddress) {
+      const count = byAddress.get(most)?.size ?? 0;
+      if (address !== newcomer && (size > count || (most === newcomer && size === count))) {
         most = address;
-        count = sockets.size;
       }
     }
     return most;

@@ -6,33 +6,18 @@ import { answerAndLinger } from './linger.ts';
 import { answerParserErrors } from './parser-errors.ts';
 
 /** The HTTP server's timeouts in ms; Node's own let one client hold a connection for minutes. */
-export interface HttpTimeouts {
-  /** Headers complete this long after the request's first byte (slowloris). */
-  readonly headersTimeoutMs: number;
-  /** The whole request, body included, this long after its first byte. */
-  readonly requestTimeoutMs: number;
-  /** No progress either way this long closes a connection (nginx's `send_timeout`). */
-  readonly progressTimeoutMs: number;
-  /** Idle keep-alive connections close after this long: above a balancer's (60 s). */
-  readonly keepAliveTimeoutMs: number;
-  /** How often Node checks the headers and request timeouts. */
-  readonly connectionsCheckingIntervalMs: number;
-  /** How long the rest of a refused body is read and dropped (`linger.ts`). */
-  readonly lingerMs: number;
-}
-
-export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
-  headersTimeoutMs: 5_000,
-  requestTimeoutMs: 30_000,
-  progressTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 65_000,
+export const DEFAULT_HTTP_TIMEOUTS = {
+  headersTimeoutMs: 5_000, // headers complete after the request's first byte (slowloris)
+  requestTimeoutMs: 30_000, // the whole request, body included
+  progressTimeoutMs: 30_000, // no progress either way closes it (nginx's `send_timeout`)
+  keepAliveTimeoutMs: 65_000, // above a balancer's idle timeout (60 s)
   connectionsCheckingIntervalMs: 1_000,
-  lingerMs: 5_000,
+  lingerMs: 5_000, // how long the rest of a refused body is read and dropped (linger.ts)
 };
+export type HttpTimeouts = Readonly<Record<keyof typeof DEFAULT_HTTP_TIMEOUTS, number>>;
 
 /**
  * The `http.createServer` options for `timeouts`, defaults for any not given.
- *
  * @example
  * const server = http.createServer(httpServerOptions({ keepAliveTimeoutMs: 120_000 }), handler);
  */
@@ -46,20 +31,16 @@ export function httpServerOptions(timeouts: Partial<HttpTimeouts> = {}): ServerO
   };
 }
 
-export interface HttpServerOptions {
+interface HttpServerOptions {
   readonly timeouts?: Partial<HttpTimeouts>;
   readonly cap?: ConnectionCap;
   readonly drain?: DrainOptions;
 }
 
 /**
- * The one place the API's `node:http` server is made; its listeners, in the order Node calls
- * them: 1. `connection`: the per-address share and the cap (`fair-share.ts`); 2. `clientError`,
- * `connect`: the parser's refusals in the Error shape (`parser-errors.ts`); 3. `checkContinue`:
- * the `100` sent only once the body is read; 4. `request`: the pipeline bound, the drain
- * (`drain.ts`), the application, then a refusal made before the body, written raw and lingered
- * (`linger.ts`).
- *
+ * The one place the API's `node:http` server is made; its listeners in the order Node calls them:
+ * 1. `connection` (fair-share.ts); 2. `clientError`, `connect` (parser-errors.ts); 3. `checkContinue`;
+ * 4. `request`: pipeline bound, drain (drain.ts), the app, then a raw refusal lingered (linger.ts).
  * @example
  * const { server, drain } = createHttpServer(app.callback(), { cap: { max: 900 } });
  */
@@ -68,37 +49,34 @@ export function createHttpServer(
   options: HttpServerOptions = {},
 ): { server: Server; drain: Drain } {
   const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts };
-  // Node answers a request without Host, and drops header fields past its count, with no Error
-  // body: the app refuses both (`http/protocol-checks.ts`).
+  // Node answers a missing Host, and drops header fields past its count, with no Error body:
+  // the app refuses both (`http/protocol-checks.ts`).
   const server = createServer({ ...httpServerOptions(timeouts), requireHostHeader: false });
   server.maxHeadersCount = 0;
   server.timeout = timeouts.progressTimeoutMs;
 
-  const connections = trackConnections(server, options.cap); // 1, and 4's pipeline
+  const connections = trackConnections(server, options.cap); // 1, and 4's pipeline bound
   answerParserErrors(server, connections, timeouts.lingerMs); // 2
-  // 3. A request stream emits 'resume' when a reader starts taking its body.
+  // 3. The `100` only once a reader starts taking the body (the request emits 'resume').
   server.on('checkContinue', (request, response) => {
-    request.once('resume', () => {
-      if (!response.headersSent) response.writeContinue();
-    });
+    request.once('resume', () => response.headersSent || response.writeContinue());
     server.emit('request', request, response);
   });
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   const drain = drainOnShutdown(server, connections, options.drain);
   server.on('request', (request, response) => {
-    // 4. Nothing more on a connection closed for pipelining too deep. Koa's handler resolves
-    // once it has answered, or left a refusal to be sent raw.
+    // 4. Nothing more on a connection closed for pipelining too deep.
     if (request.socket.destroyed || drain.answers(request, response)) return;
-    const handled: unknown = handle(request, response);
-    void Promise.resolve(handled).then(() => {
+    void Promise.resolve(handle(request, response) as unknown).then(() => {
       const refusal = rawRefusalOf(response);
-      if (refusal === undefined) return;
-      answerAndLinger(
-        request.socket,
-        refusal,
-        timeouts.lingerMs,
-        request.headers['content-length'],
-      );
+      if (refusal !== undefined) {
+        answerAndLinger(
+          request.socket,
+          refusal,
+          timeouts.lingerMs,
+          request.headers['content-length'],
+        );
+      }
     });
   });
   return { server, drain };

@@ -5,13 +5,9 @@ export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
 export const LINGER_MAX_SMALL_READS = 64;
 
 /**
- * nginx's lingering close, for an answer sent before the request's body was read (401, 413,
- * 415, 429 …, a parser error): closed at once, the kernel would reset a client still sending,
- * and fetch or curl would lose the answer. So `answer` is written, the server's side ends, and
- * the rest is read as raw bytes and dropped (the HTTP parser taken off), never parsed, until the
- * client ends or `lingerMs`, `LINGER_MAX_BYTES` or `LINGER_MAX_SMALL_READS` run out: a body in
- * 1-byte chunks costs 64 reads. A body announced as larger than `LINGER_MAX_BYTES` is not read.
- *
+ * nginx's lingering close, for an answer sent before the body was read: closed at once, the
+ * kernel would reset a client still sending and it would lose the answer. So `answer` is written
+ * and the rest read raw and dropped until the client ends or a limit runs out.
  * @example
  * answerAndLinger(request.socket, rawErrorAnswer(error), 5_000, request.headers['content-length']);
  */
@@ -21,9 +17,7 @@ export function answerAndLinger(
   lingerMs: number,
   announcedLength?: string,
 ): void {
-  const close = () => {
-    socket.destroy();
-  };
+  const close = () => void socket.destroy();
   socket.on('error', close);
   if (!socket.writable) {
     close();
@@ -36,10 +30,8 @@ export function answerAndLinger(
   }
   const timer = setTimeout(close, lingerMs);
   socket.once('close', () => clearTimeout(timer));
-  // Node's HTTP server starts reading again on 'resume' (its parser may have stopped reading
-  // for a body nobody took); once it has, the parser is taken off: its listener removed, ours
-  // added, which makes Node hand the bytes to 'data' listeners instead of its parser. Not while
-  // the parser is at work (a refusal or a parser error can come from inside it): at the next turn.
+  // On 'resume' (Node's parser may have stopped reading) the parser's 'data' listener gives way
+  // to ours; at the next turn, as a refusal can come from inside the parser.
   socket.once('resume', () => {
     for (const listener of socket.listeners('data')) {
       socket.removeListener('data', listener as (chunk: Buffer) => void);

@@ -7,12 +7,8 @@ import type { Connections } from './fair-share.ts';
 import { answerAndLinger } from './linger.ts';
 
 /**
- * Answers in the Error shape, then closes the connection (lingering), what Node's HTTP parser
- * rejects: a request that breaks the framing (400 40004, with the headers of the request being
- * answered, if any, such as its `X-Request-Id`), a body not complete within the request timeout
- * (408 40801, only while its handler waits for it), and `CONNECT` (405 40501). A reset socket,
- * headers not complete in time, or an answer already under way: closed, no answer.
- *
+ * Answers what Node's parser rejects in the Error shape, then lingers: broken framing (400),
+ * a body late while its handler waits (408), `CONNECT` (405). Else the socket just closes.
  * @example
  * answerParserErrors(server, trackConnections(server), 5_000); // see http-server.ts
  */
