@@ -107,8 +107,8 @@ export async function measureBadBodies(options: BadBodyOptions): Promise<BadBody
   return rows;
 }
 
-/** Valid creates sent byte by byte per framing (issue 33): few, each is 60,000 writes. */
-const DRIPPED_CREATES = 3;
+/** Valid creates sent byte by byte per framing (issue 33): 30, so /proc's 10 ms ticks resolve them. */
+const DRIPPED_CREATES = 30;
 
 /**
  * One valid create of 60,000 bytes (the plant, then spaces) on a connection of its own with

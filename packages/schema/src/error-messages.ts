@@ -37,8 +37,8 @@ export const ERROR_MESSAGES = {
     tooManyHeaders: (max: number) => `Request has more than ${max} header fields`,
     headersTooLarge: 'Request headers are too large',
     unparsable: 'Malformed HTTP request',
-    tooManyPieces: (max: number) =>
-      `Request body arrived in more than ${max} pieces: send it in fewer, larger writes`,
+    tooManyPieces: (minBytes: number) =>
+      `Request body arrived in pieces of under ${minBytes} bytes on average: send it in fewer, larger writes`,
   },
   unauthorized: {
     missing: 'A bearer credential is required',

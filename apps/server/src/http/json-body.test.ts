@@ -54,15 +54,15 @@ function chunkedCreate(body: string, size: number): string {
   );
 }
 
-it('refuses a body that arrives in more than one piece per 256 bytes on average, and stores nothing', async () => {
-  // 256 pieces at most with the 64 KiB limit: 2,000 one-byte chunks are refused after 257.
+it('refuses a body whose pieces are under 512 bytes on average past the first 16, and stores nothing', async () => {
+  // 2,000 one-byte chunks: refused at the 17th.
   const body = `{"id": 77, "name": "Fern"${' '.repeat(1_960)}}`;
   const refused = await sendRawBytes(server.url, chunkedCreate(body, 1));
   expect(refused).toMatch(/^HTTP\/1\.1 400 /);
   expect(refused).toContain(
-    '{"error":40004,"message":"Request body arrived in more than 256 pieces: send it in fewer, larger writes"}',
+    '{"error":40004,"message":"Request body arrived in pieces of under 512 bytes on average: send it in fewer, larger writes"}',
   );
   expect(readPlantRows(server.databaseFile)).toEqual([]);
-  // The same body in 100-byte chunks (20 pieces) is served.
-  expect(await sendRawBytes(server.url, chunkedCreate(body, 100))).toMatch(/^HTTP\/1\.1 200 /);
+  // The same body in 600-byte chunks (4 pieces) is served.
+  expect(await sendRawBytes(server.url, chunkedCreate(body, 600))).toMatch(/^HTTP\/1\.1 200 /);
 });

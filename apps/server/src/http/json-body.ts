@@ -16,6 +16,8 @@ import { ApiError } from './api-error.ts';
 import type { AppContext, AppMiddleware } from './app-state.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
+/** The smallest average piece a body may arrive in, past its first 16 pieces. */
+const MIN_PIECE_BYTES = 512;
 /** JSON is UTF-8 (RFC 8259 §8.1): other bytes are refused, never replaced; a BOM is dropped. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const UTF8_NAMES = new Set(['utf-8', 'utf8']);
@@ -44,23 +46,27 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     // U+FFFD); 'binary' is Node's own latin1, iconv-lite's decodes byte by byte in JavaScript.
     encoding: 'binary',
   });
-  // Each piece of a body costs a read and callbacks: more than one per 256 bytes on average is
-  // refused (a client's TCP segments carry 500 bytes to 64 KiB).
-  const maxPieces = Math.max(64, Math.ceil(limitBytes / 256));
+  // Each piece of a body costs a read and callbacks: past 16, pieces of under 512 bytes on
+  // average are refused (a client's TCP segments carry 500 bytes to 64 KiB).
   const readText: AppMiddleware = async (ctx, next) => {
     let pieces = 0;
+    let bytes = 0;
     let refuse: (error: ApiError) => void = () => undefined;
     const tooMany = new Promise<never>((_, reject) => {
       refuse = reject;
     });
-    const count = () => {
+    const count = (chunk: Buffer) => {
       pieces += 1;
-      if (pieces <= maxPieces) return;
+      bytes += chunk.length;
+      if (pieces <= 16 + bytes / MIN_PIECE_BYTES) return;
       ctx.req.off('data', count);
       ctx.req.unpipe();
       ctx.req.pause();
       refuse(
-        new ApiError('malformedRequest', ERROR_MESSAGES.malformedRequest.tooManyPieces(maxPieces)),
+        new ApiError(
+          'malformedRequest',
+          ERROR_MESSAGES.malformedRequest.tooManyPieces(MIN_PIECE_BYTES),
+        ),
       );
     };
     ctx.req.on('data', count);
