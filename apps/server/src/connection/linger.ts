@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 
 /** What a lingering close reads at most: bytes, and reads of less than 1 KiB (a trickle). */
 export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
-export const LINGER_MAX_SMALL_READS = 16;
+export const LINGER_MAX_SMALL_READS = 8;
 
 /**
  * nginx's lingering close, for an answer sent before the body was read: closed at once, the

@@ -54,8 +54,8 @@ function chunkedCreate(body: string, size: number): string {
   );
 }
 
-it('refuses a body whose pieces are under 512 bytes on average past the first 16, and stores nothing', async () => {
-  // 2,000 one-byte chunks: refused at the 17th.
+it('refuses a body whose pieces are under 512 bytes on average past the first 8, and stores nothing', async () => {
+  // 2,000 one-byte chunks: refused at the 9th.
   const body = `{"id": 77, "name": "Fern"${' '.repeat(1_960)}}`;
   const refused = await sendRawBytes(server.url, chunkedCreate(body, 1));
   expect(refused).toMatch(/^HTTP\/1\.1 400 /);

@@ -16,7 +16,7 @@ import { ApiError } from './api-error.ts';
 import type { AppContext, AppMiddleware } from './app-state.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
-/** The smallest average piece a body may arrive in, past its first 16 pieces. */
+/** The smallest average piece a body may arrive in, past its first 8 pieces. */
 const MIN_PIECE_BYTES = 512;
 /** JSON is UTF-8 (RFC 8259 §8.1): other bytes are refused, never replaced; a BOM is dropped. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -46,7 +46,7 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     // U+FFFD); 'binary' is Node's own latin1, iconv-lite's decodes byte by byte in JavaScript.
     encoding: 'binary',
   });
-  // Each piece of a body costs a read and callbacks: past 16, pieces of under 512 bytes on
+  // Each piece of a body costs a read and callbacks: past 8, pieces of under 512 bytes on
   // average are refused (a client's TCP segments carry 500 bytes to 64 KiB).
   const readText: AppMiddleware = async (ctx, next) => {
     let pieces = 0;
@@ -58,7 +58,7 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     const count = (chunk: Buffer) => {
       pieces += 1;
       bytes += chunk.length;
-      if (pieces <= 16 + bytes / MIN_PIECE_BYTES) return;
+      if (pieces <= 8 + bytes / MIN_PIECE_BYTES) return;
       ctx.req.off('data', count);
       ctx.req.unpipe();
       ctx.req.pause();
