@@ -49,10 +49,6 @@ export interface RollingRestartResult {
   readonly proxyLog: string;
 }
 
-type Outcome =
-  | { readonly id: number; readonly status: number }
-  | { readonly id: number; readonly error: string };
-
 /** The deploy files' settings of an instance (see the header of deploy/nginx.conf, haproxy.cfg). */
 export function instanceEnv(
   port: number,
@@ -99,13 +95,15 @@ export async function rollingRestart(
       const shipped = shippedConfig(options.proxy, listenPort, ports, folder);
       return options.config ? options.config(shipped) : shipped;
     });
-    const outcomes: Outcome[] = [];
+    const outcomes: CreateOutcome[] = [];
     let nextId = 1;
     const began = performance.now();
     const client = async () => {
       while (!stopped && nextId <= MAX_CREATES && performance.now() - began < MAX_LOAD_MS) {
         const id = nextId++;
-        outcomes.push(await create(proxy?.url ?? '', agent, token, id));
+        outcomes.push(
+          await createThroughProxy(proxy?.url ?? '', agent, token, id, { deadlineMs: 30_000 }),
+        );
       }
     };
     let loadEnded = false;
@@ -174,19 +172,38 @@ export async function rollingRestart(
   }
 }
 
-/** POST /plants through the proxy; the status, or the error's code. */
-function create(url: string, agent: Agent, token: string, id: number): Promise<Outcome> {
+/** What a create through the proxy met: its status and time, or the error's code. */
+export type CreateOutcome =
+  | { readonly id: number; readonly status: number; readonly ms: number }
+  | { readonly id: number; readonly error: string };
+
+/**
+ * POST /plants to `url` on `agent` (from `localAddress`, if given), failed with an error when no
+ * answer came within `deadlineMs`.
+ */
+export function createThroughProxy(
+  url: string,
+  agent: Agent,
+  token: string,
+  id: number,
+  options: { readonly deadlineMs: number; readonly localAddress?: string },
+): Promise<CreateOutcome> {
   const body = JSON.stringify({ id, name: `Plant ${id}` });
   const { hostname, port } = new URL(url);
+  const began = performance.now();
   return new Promise((resolve) => {
+    const failed = (error: NodeJS.ErrnoException) => {
+      clearTimeout(deadline);
+      resolve({ id, error: error.code ?? error.message });
+    };
     const outgoing = request(
       {
         host: hostname,
         port: Number(port),
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
         method: 'POST',
         path: '/plants',
         agent,
-        timeout: 30_000,
         headers: {
           authorization: `Bearer ${token}`,
           'content-type': 'application/json',
@@ -195,16 +212,18 @@ function create(url: string, agent: Agent, token: string, id: number): Promise<O
       },
       (incoming) => {
         incoming.resume();
-        incoming.on('end', () => resolve({ id, status: incoming.statusCode ?? 0 }));
-        incoming.on('error', (error: NodeJS.ErrnoException) =>
-          resolve({ id, error: error.code ?? error.message }),
-        );
+        incoming.on('end', () => {
+          clearTimeout(deadline);
+          resolve({ id, status: incoming.statusCode ?? 0, ms: performance.now() - began });
+        });
+        incoming.on('error', failed);
       },
     );
-    outgoing.on('timeout', () => outgoing.destroy(new Error('client timeout')));
-    outgoing.on('error', (error: NodeJS.ErrnoException) =>
-      resolve({ id, error: error.code ?? error.message }),
+    const deadline = setTimeout(
+      () => outgoing.destroy(new Error(`no answer within ${options.deadlineMs} ms`)),
+      options.deadlineMs,
     );
+    outgoing.on('error', failed);
     outgoing.end(body);
   });
 }

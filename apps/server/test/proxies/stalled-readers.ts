@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { contract } from '@plant-store/schema';
 import { freePort } from '../support/free-port.ts';
 import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 import { type ProxyKind, type ProxyProcess, shippedConfig, startProxy } from './proxy-process.ts';
-import { instanceEnv } from './rolling-restart.ts';
+import { type CreateOutcome, createThroughProxy, instanceEnv } from './rolling-restart.ts';
 
 // Issue 33's attack on the shipped proxies: from one address, many connections that each ask
 // for the API reference's script (4.3 MB without Accept-Encoding) and never read it, while a
@@ -77,17 +77,18 @@ export async function stalledReaders(
       shippedConfig(options.proxy, listenPort, ports, folder),
     );
     const target = { host: '127.0.0.1', port: listenPort };
-    const warm = await create(target, agent, token, 0);
+    const url = `http://127.0.0.1:${listenPort}`;
+    const warm = await create(url, agent, token, 0);
     if (!('status' in warm) || warm.status !== 200) {
       throw new Error(`the first create answered ${JSON.stringify(warm)}`);
     }
 
-    const outcomes: Outcome[] = [];
+    const outcomes: CreateOutcome[] = [];
     let nextId = 1;
     let loadUntil = Number.POSITIVE_INFINITY; // set once the attack has connected
     const client = async () => {
       while (performance.now() < loadUntil && nextId <= MAX_CREATES) {
-        outcomes.push(await create(target, agent, token, nextId++));
+        outcomes.push(await create(url, agent, token, nextId++));
       }
     };
     const attackBegan = performance.now();
@@ -188,52 +189,10 @@ function stalledReader(target: { host: string; port: number }): Attacker {
   return { socket, settled, state };
 }
 
-type Outcome =
-  | { readonly id: number; readonly status: number; readonly ms: number }
-  | { readonly id: number; readonly error: string };
-
-/** POST /plants from CLIENT_ADDRESS through the proxy; the status and its time, or the error. */
-function create(
-  target: { host: string; port: number },
-  agent: Agent,
-  token: string,
-  id: number,
-): Promise<Outcome> {
-  const body = JSON.stringify({ id, name: `Plant ${id}` });
-  const began = performance.now();
-  return new Promise((resolve) => {
-    const outgoing = request(
-      {
-        ...target,
-        localAddress: CLIENT_ADDRESS,
-        method: 'POST',
-        path: '/plants',
-        agent,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (incoming) => {
-        incoming.resume();
-        incoming.on('end', () => {
-          clearTimeout(deadline);
-          resolve({ id, status: incoming.statusCode ?? 0, ms: performance.now() - began });
-        });
-        incoming.on('error', (error: NodeJS.ErrnoException) =>
-          resolve({ id, error: error.code ?? error.message }),
-        );
-      },
-    );
-    const deadline = setTimeout(
-      () => outgoing.destroy(new Error(`no answer within ${CREATE_DEADLINE_MS} ms`)),
-      CREATE_DEADLINE_MS,
-    );
-    outgoing.on('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(deadline);
-      resolve({ id, error: error.code ?? error.message });
-    });
-    outgoing.end(body);
+/** POST /plants from CLIENT_ADDRESS through the proxy, within CREATE_DEADLINE_MS. */
+function create(url: string, agent: Agent, token: string, id: number): Promise<CreateOutcome> {
+  return createThroughProxy(url, agent, token, id, {
+    deadlineMs: CREATE_DEADLINE_MS,
+    localAddress: CLIENT_ADDRESS,
   });
 }
