@@ -153,6 +153,59 @@ describe('parseJson with flatRecord (a NewPlant body)', () => {
     expect(flat(text)).toEqual(parseJson(text));
   });
 
+  it('reads every small flat text as without it, whether or not JSON.parse may read it', () => {
+    // Members that the JSON.parse path reads and members that send a text the whole way
+    // (escapes, repeated keys, fractions, 16 digits and more, -0), mixed at random.
+    const keys = ['"id"', '"name"', '"tag"', '"a:b"', '"__proto__"', '""', '"\\u003a"'];
+    const values = [
+      '""',
+      '"Fern"',
+      '"x:y"',
+      '"\\"q\\""',
+      '0',
+      '-0',
+      '7',
+      '-5',
+      '123456789012345',
+      '1234567890123456',
+      '9007199254740993',
+      '1.0',
+      '1e3',
+      '4503599627370496.5',
+      'true',
+      'false',
+      'null',
+    ];
+    const spaces = ['', ' ', '\n', '\t ', '\r\n'];
+    let seed = 34;
+    const pick = <T>(list: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return list[seed % list.length] as T;
+    };
+    const outcome = (read: () => unknown) => {
+      try {
+        return { value: read() };
+      } catch (error) {
+        return { error: String(error) };
+      }
+    };
+    let plain = 0;
+    for (let n = 0; n < 3000; n += 1) {
+      const count = n % 5;
+      const members = Array.from(
+        { length: count },
+        () => `${pick(keys)}${pick(spaces)}:${pick(spaces)}${pick(values)}`,
+      );
+      const text = `${pick(spaces)}{${members.join(`${pick(spaces)},`)}}${pick(spaces)}`;
+      if (!text.includes('\\')) plain += 1;
+      expect(
+        outcome(() => flat(text)),
+        text,
+      ).toEqual(outcome(() => parseJson(text)));
+    }
+    expect(plain).toBeGreaterThan(1000);
+  });
+
   it('reads arrays, and objects inside the record, as empty ones', () => {
     expect(flat('{"id": [1, [2, {"a": "]"}]], "o": {"p": {"q": 1}}}')).toEqual({ id: [], o: {} });
     expect(flat(`[${'1,'.repeat(1000)}1]`)).toEqual([]);

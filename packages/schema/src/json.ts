@@ -124,6 +124,8 @@ export class JsonTooWideError extends Error {
  * // { id: 1, a: [] }
  */
 export function parseJson(text: string, options: ParseJsonOptions = {}): unknown {
+  const plain = options.flatRecord && plainFlatRecord(text, options.flatRecord);
+  if (plain) return plain;
   let source = text;
   let originalAt = (position: number) => position;
   if (options.flatRecord) {
@@ -146,6 +148,32 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
         : 'is not valid JSON',
     );
   }
+}
+
+/** JSON whitespace, a key, its value: a string, `0`, an integer of at most 15 digits, a literal. */
+const PLAIN_MEMBER =
+  '[ \\t\\n\\r]*""[ \\t\\n\\r]*:[ \\t\\n\\r]*(?:""|0|-?[1-9][0-9]{0,14}|true|false|null)[ \\t\\n\\r]*';
+/** A flat record once every string in it is emptied (`""`). */
+const PLAIN_SKELETON = new RegExp(
+  `^[ \\t\\n\\r]*\\{(?:${PLAIN_MEMBER}(?:,${PLAIN_MEMBER})*|[ \\t\\n\\r]*)\\}[ \\t\\n\\r]*$`,
+);
+const STRING_CONTENT = /"[^"]*"/g;
+
+/**
+ * The usual body read at the speed of `JSON.parse`: a text with no escape, no string longer than
+ * the limit, one object of strings, small integers (exact as doubles, as the full path keeps
+ * them), booleans and null, no key repeated. Anything else (`undefined`) takes the full path,
+ * which reads such a text to the same value.
+ */
+function plainFlatRecord(text: string, limits: FlatRecordLimits): object | undefined {
+  if (text.length > limits.maxStringLength || text.includes('\\')) return undefined;
+  const skeleton = text.replace(STRING_CONTENT, '""');
+  if (!PLAIN_SKELETON.test(skeleton)) return undefined;
+  // With every string emptied, each colon left separates a key from its value.
+  const members = skeleton.split(':').length - 1;
+  if (members > limits.maxMembers) return undefined;
+  const record = JSON.parse(text) as object;
+  return Object.keys(record).length === members ? record : undefined;
 }
 
 function tooDeep(at: number): JsonTooDeepError {
