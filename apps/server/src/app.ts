@@ -28,14 +28,15 @@ interface AppOptions {
   readonly docsAssets?: string;
 }
 
-/** The requests the contract's bearer check sees (their limits are the credential's). */
-const BEARER_ROUTES = new Set(
-  Object.values(contract)
-    .filter((route) => route.auth === 'bearer')
-    .map((route) => `${route.method.toUpperCase()} ${route.path}`),
-);
+/** The requests the contract's bearer check sees (their limits are the credential's), by path. */
+const BEARER_ROUTES = new Map<string, Set<string>>();
+for (const route of Object.values(contract)) {
+  if (route.auth !== 'bearer') continue;
+  const methods = BEARER_ROUTES.get(route.path) ?? new Set();
+  BEARER_ROUTES.set(route.path, methods.add(route.method.toUpperCase()));
+}
 const needsCredential = (ctx: { method: string; path: string }) =>
-  BEARER_ROUTES.has(`${ctx.method} ${ctx.path}`);
+  BEARER_ROUTES.get(ctx.path)?.has(ctx.method) === true;
 
 /**
  * The Koa application: request context, CORS, the contract's routes, 404/405 for the rest.

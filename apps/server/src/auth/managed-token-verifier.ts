@@ -28,10 +28,10 @@ export class ManagedTokenVerifier {
   }
 
   verify(token: string, digest = digestToken(token)): Found {
-    if (checkTokenFormat(token) !== 'ok') return undefined;
+    // A cached token passed the format check when it was looked up.
     const cached = this.#valid.get(digest);
     if (cached !== undefined && cached.expiresAt > this.#now()) return cached.credential;
-    if (this.#refused.has(digest)) return undefined;
+    if (checkTokenFormat(token) !== 'ok' || this.#refused.has(digest)) return undefined;
     const pending =
       this.#pending.get(digest) ?? this.#lookUp(digest).finally(() => this.#pending.delete(digest));
     this.#pending.set(digest, pending);

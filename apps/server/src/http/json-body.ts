@@ -83,15 +83,15 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     if (headers['transfer-encoding'] === undefined && declaredLength === 0) throw missingBody();
     // type-is, with the types koa-bodyparser reads: what passes here is what it reads.
     const contentType = headers['content-type'] ?? '';
+    // content-type 2 never throws: no declared charset slips past a stray `;`.
+    const parsed = parseContentType(contentType);
     if (!typeIs.is(contentType, JSON_TYPES)) {
-      const given = parseContentType(contentType, { parameters: false }).type || 'no content type';
       throw new ApiError(
         'unsupportedMediaType',
-        ERROR_MESSAGES.unsupportedMediaType.notJson(given),
+        ERROR_MESSAGES.unsupportedMediaType.notJson(parsed.type || 'no content type'),
       );
     }
-    // content-type 2 never throws: no declared charset slips past a stray `;`.
-    const { charset } = parseContentType(contentType).parameters;
+    const { charset } = parsed.parameters;
     // Content codings are case-insensitive (RFC 9110 §8.4.1); the decoder compares exactly.
     const coding = headers['content-encoding']?.trim().toLowerCase();
     if (coding !== undefined) headers['content-encoding'] = coding;
