@@ -218,6 +218,10 @@ describe('parseJson with flatRecord (a NewPlant body)', () => {
 
   it('refuses a bracket closed by the other kind, and nesting past the depth limit', () => {
     expect(() => flat('{"a": [1, 2}')).toThrow(MalformedJsonError);
+    // Past a long run of numbers, the brackets after it still count.
+    const run = `1, ${'22, '.repeat(500)}3`;
+    expect(flat(`{"a": [${run}, [${run}], "]"], "b": 1}`)).toEqual({ a: [], b: 1 });
+    expect(() => flat(`{"a": [${run}}`)).toThrow(`at character ${7 + run.length}`);
     const deep = `{"a": ${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`;
     expect(() => flat(deep)).toThrow(JsonTooDeepError);
     expect(() =>

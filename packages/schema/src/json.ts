@@ -331,6 +331,13 @@ function cutPoint(text: string, from: number, limit: number): number {
  * The index of the bracket that closes the array or object opened at `start`, at `depth`
  * levels (or the text's length when it is never closed).
  */
+const STRUCTURAL = /["[\]{}]/g;
+/** 1 at the code of `"`, `[`, `]`, `{` and `}`. */
+const STRUCTURAL_CODES = new Uint8Array(128);
+for (const code of [QUOTE, OPEN_BRACKET, CLOSE_BRACKET, OPEN_BRACE, CLOSE_BRACE]) {
+  STRUCTURAL_CODES[code] = 1;
+}
+
 function containerEnd(text: string, start: number, depth: number): number {
   // The closing bracket each open level expects, innermost last.
   const closing = new Uint8Array(MAX_JSON_DEPTH + 1);
@@ -338,7 +345,13 @@ function containerEnd(text: string, start: number, depth: number): number {
   let open = 0;
   for (let index = start; index < text.length; index += 1) {
     const char = text.charCodeAt(index);
-    if (char === QUOTE) {
+    if (STRUCTURAL_CODES[char] !== 1) {
+      // A run of numbers, literals, commas and spaces is skipped in one native search.
+      if (STRUCTURAL_CODES[text.charCodeAt(index + 1)] !== 1) {
+        STRUCTURAL.lastIndex = index;
+        index = (STRUCTURAL.exec(text)?.index ?? text.length) - 1;
+      }
+    } else if (char === QUOTE) {
       index = stringEnd(text, index);
     } else if (char === OPEN_BRACKET || char === OPEN_BRACE) {
       if (open === deepest) throw tooDeep(index);
