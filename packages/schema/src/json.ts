@@ -345,15 +345,7 @@ function containerEnd(text: string, start: number, depth: number): number {
   let open = 0;
   for (let index = start; index < text.length; index += 1) {
     const char = text.charCodeAt(index);
-    if (STRUCTURAL_CODES[char] !== 1) {
-      // A run of numbers, literals, commas and spaces is skipped in one native search.
-      if (STRUCTURAL_CODES[text.charCodeAt(index + 1)] !== 1) {
-        STRUCTURAL.lastIndex = index;
-        index = (STRUCTURAL.exec(text)?.index ?? text.length) - 1;
-      }
-    } else if (char === QUOTE) {
-      index = stringEnd(text, index);
-    } else if (char === OPEN_BRACKET || char === OPEN_BRACE) {
+    if (char === OPEN_BRACKET || char === OPEN_BRACE) {
       if (open === deepest) throw tooDeep(index);
       closing[open] = char + 2; // `[` + 2 is `]`, `{` + 2 is `}`
       open += 1;
@@ -363,6 +355,12 @@ function containerEnd(text: string, start: number, depth: number): number {
         throw new MalformedJsonError(`is not valid JSON (at character ${index})`);
       }
       if (open === 0) return index;
+    } else if (char === QUOTE) {
+      index = stringEnd(text, index);
+    } else if (STRUCTURAL_CODES[text.charCodeAt(index + 1)] !== 1) {
+      // A run of numbers, literals, commas and spaces is skipped in one native search.
+      STRUCTURAL.lastIndex = index;
+      index = (STRUCTURAL.exec(text)?.index ?? text.length) - 1;
     }
   }
   return text.length;
