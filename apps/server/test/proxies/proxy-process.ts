@@ -58,12 +58,14 @@ export function shippedConfig(
 
 /**
  * Starts `kind` in the foreground with `config` (from `shippedConfig`, or a variant of it for a
- * measurement) on `listenPort`; resolves once it answers `/healthz` through an upstream.
+ * measurement) on `listenPort`; resolves once it answers `/healthz` through an upstream (with
+ * `readyStatus`, once it answers `/healthz` with that status: 503 with no upstream).
  */
 export async function startProxy(
   kind: ProxyKind,
   listenPort: number,
   config: (folder: string) => string,
+  readyStatus = 200,
 ): Promise<ProxyProcess> {
   const folder = mkdtempSync(join(tmpdir(), `plant-store-${kind}-`));
   // nginx's workers run as an unprivileged user, who must reach the logs' folder.
@@ -91,7 +93,7 @@ export async function startProxy(
     rmSync(folder, { recursive: true, force: true });
   };
   try {
-    await untilServing(url, child, () => `${output()}${errorLog()}`);
+    await untilServing(url, child, () => `${output()}${errorLog()}`, readyStatus);
   } catch (error) {
     await stop();
     throw error;
@@ -99,19 +101,24 @@ export async function startProxy(
   return { url, output, errorLog, stop };
 }
 
-/** Polls `${url}/healthz` until it answers 200 (20 s at most, or the process exits). */
-async function untilServing(url: string, child: ChildProcess, log: () => string): Promise<void> {
+/** Polls `${url}/healthz` until it answers `status` (20 s at most, or the process exits). */
+async function untilServing(
+  url: string,
+  child: ChildProcess,
+  log: () => string,
+  status: number,
+): Promise<void> {
   const deadline = performance.now() + 20_000;
   while (performance.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`proxy exited (${child.exitCode}): ${log()}`);
     try {
       const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) });
       await response.arrayBuffer();
-      if (response.status === 200) return;
+      if (response.status === status) return;
     } catch {
       // not listening yet
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`proxy did not serve /healthz within 20 s: ${log()}`);
+  throw new Error(`proxy did not answer /healthz ${status} within 20 s: ${log()}`);
 }
