@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
+import { LineBuffer } from './line-buffer.ts';
 
 // pino-pretty is loaded only for a terminal, never in production.
 const require = createRequire(import.meta.url);
@@ -36,15 +37,13 @@ export function createLogger(
     );
   }
   if (options.destination) return pino(settings, options.destination);
-  const destination = bufferedDestination(1);
-  // Node makes the pipes it wraps non-blocking: a stalled reader then means EAGAIN (pino
-  // retries), not a blocked pool thread that would keep the process from exiting.
+  const destination = new LineBuffer(1);
+  // Node makes the pipes it wraps non-blocking: a stalled reader then means EAGAIN (retried),
+  // not a blocked pool thread that would keep the process from exiting.
   void process.stdout.isTTY;
   void process.stderr.isTTY;
   destination.on('error', (error: NodeJS.ErrnoException) => {
-    // pino stops writing there; one line says so on stderr, if that still works.
-    if (brokenStdout) return;
-    brokenStdout = true;
+    // The destination stops writing there; one line says so on stderr, if that still works.
     const line = `${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, service: 'plant-store', msg: `stdout failed (${error.code ?? error.message}): log lines are no longer written there` })}\n`;
     write(2, line, () => undefined);
   });
@@ -52,62 +51,23 @@ export function createLogger(
   return pino(settings, destination);
 }
 
-type BufferedDestination = ReturnType<typeof pino.destination>;
-
-/**
- * Written in 16 KiB batches at least once a second (a hard kill can lose that second); at most
- * 8 MiB wait for a stalled reader (more are dropped), so the process cannot grow without bound.
- */
-export function bufferedDestination(dest: number | string): BufferedDestination {
-  return pino.destination({
-    dest,
-    minLength: 16_384,
-    maxWrite: 65_536,
-    maxLength: 8 * 1024 * 1024,
-    periodicFlush: 1000,
-    sync: false,
-  });
-}
-
 export const EXIT_FLUSH_MS = 1000;
-let brokenStdout = false;
-let stdout: BufferedDestination | undefined;
+
+let stdout: LineBuffer | undefined;
 
 /**
- * Exits once the buffered lines are written, or after `EXIT_FLUSH_MS`. pino's own exit flush
- * retries a failing pipe forever, so the destination is closed first (that flush skips it).
+ * Exits once the buffered lines are written, or after `EXIT_FLUSH_MS` (a stalled reader).
  *
  * @example
  * await exitAfterLogs(logger, 0);
  */
 export async function exitAfterLogs(logger: Logger, code: number): Promise<never> {
-  const flushed =
-    stdout === undefined
-      ? new Promise<void>((resolve) => logger.flush(() => resolve()))
-      : flushBuffered(stdout);
-  await Promise.race([flushed.catch(() => undefined), sleep(EXIT_FLUSH_MS)]);
-  stdout?.destroy(); // a no-op once destroyed
+  const flushed = new Promise<void>((resolve) =>
+    stdout ? stdout.flush(resolve) : logger.flush(() => resolve()),
+  );
+  await Promise.race([flushed, sleep(EXIT_FLUSH_MS)]);
+  stdout?.destroy();
   process.exit(code);
-}
-
-/**
- * Flushes until a flush writes nothing: a flush during a write calls back when that write ends,
- * which can leave up to `minLength` bytes buffered.
- *
- * @example
- * await flushBuffered(destination); // the last lines are in the pipe
- */
-export async function flushBuffered(destination: BufferedDestination): Promise<void> {
-  for (;;) {
-    let written = 0;
-    const count = (bytes: number) => {
-      written += bytes;
-    };
-    destination.on('write', count);
-    await new Promise<void>((resolve) => destination.flush(() => resolve())); // an error too
-    destination.off('write', count);
-    if (written === 0) return;
-  }
 }
 
 /**
