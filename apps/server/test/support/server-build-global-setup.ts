@@ -6,13 +6,6 @@ import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { SOURCE_ASSETS_FOLDER } from '../../src/docs/docs-assets.ts';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** The folder of this run's server build (`main.js`, `cli.js`): see `serverEntry`. */
-    serverBuild: string;
-  }
-}
-
 const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
