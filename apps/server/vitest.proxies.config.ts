@@ -12,8 +12,9 @@ export default defineConfig({
       './test/proxies/require-proxies.ts',
       './test/support/postgres-global-setup.ts',
       './test/support/docs-assets-global-setup.ts',
+      './test/support/server-build-global-setup.ts',
     ],
-    // A scenario took 30–60 s on a 2-core machine at load 20 (tsx starts 3 processes per
+    // A scenario took 30–60 s on a 2-core machine at load 20 (tsx started 3 processes per
     // cluster instance); this is a hang detector.
     testTimeout: 300_000,
     hookTimeout: 60_000,

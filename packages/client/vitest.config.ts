@@ -23,6 +23,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          // The server build the tests start (`spawnServer`), made once for the run.
+          globalSetup: ['@plant-store/server/testing/server-build-setup'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
         },

@@ -5,16 +5,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
+import { serverEntry } from '../support/server-entry.ts';
 import { spawnServer } from '../support/spawn-server.ts';
 
 // docs/deployment.md's systemd steps, run in the order written, on a temporary root folder:
 // there is no systemd here and the machine's users stay as they are, so the service user is an
 // unprivileged uid (nobody), `install` and `cp` run for real under the temporary root, the
-// tokens CLI and the server run as that uid (from source, standing in for the copied artifact),
+// tokens CLI and the server run as that uid (this run's build, standing in for the copied artifact),
 // and "systemctl enable --now" starts the server with the installed unit's settings.
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SERVICE_USER = { uid: 65534, gid: 65534 };
 const read = (path: string) => readFileSync(join(REPO, path), 'utf8');
@@ -130,7 +130,7 @@ async function runSteps(steps: readonly string[]): Promise<Outcome[]> {
         const rest = args.slice(settings.length);
         expect(rest.slice(0, 2), step).toEqual(['node', '/opt/plant-store/dist/cli.js']);
         const cliArgs = rest.slice(2).map((word) => (word === '<consumer>' ? 'acme' : word));
-        result = await run(process.execPath, ['--import', 'tsx', CLI, ...cliArgs], {
+        result = await run(process.execPath, [serverEntry('cli'), ...cliArgs], {
           env,
           user: SERVICE_USER,
         });

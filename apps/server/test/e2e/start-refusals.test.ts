@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_CREDENTIAL_MESSAGE } from '../../src/config.ts';
+import { serverEntry } from '../support/server-entry.ts';
 
 // Starts the configuration refuses, as real processes: one line on stderr, nothing on stdout,
 // exit status 1, and nothing made on disk (no development token, no empty database).
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-refusals-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -19,7 +19,7 @@ function run(env: Record<string, string>) {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', MAIN],
+      [serverEntry('main')],
       {
         cwd: APP_ROOT,
         env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },

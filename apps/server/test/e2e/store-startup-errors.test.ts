@@ -149,7 +149,7 @@ describe('a database that cannot be opened stops the start with one line', () =>
     );
     expect(line).not.toContain('hunter2');
     expect(line).toContain('PG_STARTUP_WAIT_MS');
-    // The process start (tsx) takes most of it; the connection is refused at once.
+    // The process start takes most of it; the connection is refused at once.
     expect(ms).toBeLessThan(10_000);
     console.info(`closed PostgreSQL port: exit 1 after ${ms.toFixed(0)} ms: ${line}`);
   });

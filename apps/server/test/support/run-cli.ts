@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/auth/tokens-cli.ts';
 import { loadStoreConfig } from '../../src/config.ts';
+import { serverEntry } from './server-entry.ts';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** What a `plant-store` run printed, and its exit status. */
@@ -14,7 +14,7 @@ export interface CliRun {
 }
 
 /**
- * Runs the real `plant-store` command line (`src/cli.ts` through tsx) as a child process
+ * Runs the real `plant-store` command line (this run's build of `src/cli.ts`) as a child process
  * with `env` added to a minimal environment (no PLANT_STORE_TOKENS unless given).
  *
  * @example
@@ -28,7 +28,7 @@ export function runCliProcess(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', CLI, ...args],
+      [serverEntry('cli'), ...args],
       { cwd: APP_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : (error as { code?: unknown }).code;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitedWithOutput, listeningUrl } from './child-output.ts';
+import { serverEntry } from './server-entry.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Settings that turn both rate limits off, for a test that floods the server on purpose. */
@@ -26,8 +26,9 @@ export interface SpawnedServer {
 }
 
 /**
- * Runs the real entry point (`src/main.ts`, through tsx) as a child process with `env`
- * added to a minimal environment: how an operator runs the server, signals included.
+ * Runs the real entry point (this run's build of `src/main.ts`, see `serverEntry`) as a child
+ * process with `env` added to a minimal environment: how an operator runs the server, signals
+ * included.
  *
  * @example
  * const server = spawnServer({ PORT: '0', DATABASE_URL: file, PLANT_STORE_TOKENS: token });
@@ -45,7 +46,7 @@ export function spawnServer(
   } = {},
 ): SpawnedServer {
   const { user, descriptorLimit } = options;
-  const node = [process.execPath, '--import', 'tsx', MAIN] as const;
+  const node = [process.execPath, serverEntry('main')] as const;
   const wrapper =
     options.wrapper ??
     (descriptorLimit === undefined
