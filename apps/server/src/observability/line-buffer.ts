@@ -3,13 +3,17 @@ import { writeSync } from 'node:fs';
 
 /** A full non-blocking pipe (a reader that stopped reading) is tried again this much later. */
 const RETRY_MS = 100;
+/** How long the exit waits for a full pipe (a reader slower than the last lines). */
+const EXIT_WAIT_MS = 1000;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * pino's destination for stdout: lines kept in an array and written together once `minLength`
- * characters wait, `flushMs` passed, or the process exits. Writes never wait: stdout is a
- * non-blocking pipe (a full one is tried again later; past `maxLength` waiting, new lines are
- * dropped) or a file. A failed write emits `error` and ends the writing. (pino.destination's
- * sonic-boom measures its whole pending text again at every line: 7.8 KB copied per request.)
+ * characters wait, `flushMs` passed, or the process exits. Writes never wait while it runs:
+ * stdout is a non-blocking pipe (a full one is tried again later; past `maxLength` waiting, new
+ * lines are dropped) or a file; at exit a full pipe is waited for, up to 1 s. A failed write
+ * emits `error` and ends the writing. (pino.destination's sonic-boom measures its whole pending
+ * text again at every line: 7.8 KB copied per request.)
  *
  * @example
  * const stdout = new LineBuffer(1); // pino(settings, stdout)
@@ -24,7 +28,8 @@ export class LineBuffer extends EventEmitter {
   #ended = false;
   #flushed: Array<() => void> = [];
   readonly #timer: NodeJS.Timeout;
-  readonly #atExit = () => this.#writeWaiting();
+  /** At exit a full pipe is waited for, up to EXIT_WAIT_MS: the process has nothing else to do. */
+  readonly #atExit = () => this.#writeWaiting(Date.now() + EXIT_WAIT_MS);
 
   constructor(
     private readonly fd: number,
@@ -54,7 +59,7 @@ export class LineBuffer extends EventEmitter {
     this.#end();
   }
 
-  #writeWaiting(): void {
+  #writeWaiting(waitUntil = 0): void {
     while (!this.#ended) {
       if (this.#unwritten === undefined && this.#lines.length > 0) {
         this.#unwritten = Buffer.from(this.#lines.join(''));
@@ -69,6 +74,9 @@ export class LineBuffer extends EventEmitter {
         if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') {
           this.#end();
           this.emit('error', error);
+        } else if (Date.now() < waitUntil) {
+          Atomics.wait(PAUSE, 0, 0, 5); // the reader takes some, then the loop writes on
+          continue;
         } else {
           this.#retry ??= setTimeout(() => {
             this.#retry = undefined;
