@@ -36,7 +36,7 @@ export class LineBuffer extends EventEmitter {
     private readonly limits = { minLength: 16_384, maxLength: 8 * 1024 * 1024, flushMs: 1000 },
   ) {
     super();
-    this.#timer = setInterval(this.#atExit, limits.flushMs).unref();
+    this.#timer = setInterval(() => this.#writeWaiting(), limits.flushMs).unref();
     process.once('exit', this.#atExit);
   }
 

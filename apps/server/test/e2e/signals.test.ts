@@ -185,8 +185,19 @@ describe('SIGTERM with a log pipe that failed', () => {
     server.child.stdout?.removeAllListeners('data');
     server.child.stdout?.pause();
     await requestMany(server.url, 3_000);
+    // Meanwhile the server serves: no write to the full pipe holds its event loop (for 2.5 s,
+    // past two of the log's once-a-second flushes).
+    let slowest = 0;
+    for (const until = performance.now() + 2_500; performance.now() < until; ) {
+      const started = performance.now();
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      slowest = Math.max(slowest, performance.now() - started);
+    }
     const { code, ms } = await server.stop('SIGTERM');
-    console.log(`stalled stdout: exit ${code} ${Math.round(ms)} ms after SIGTERM`);
+    console.log(
+      `stalled stdout: slowest /healthz ${Math.round(slowest)} ms; exit ${code} ${Math.round(ms)} ms after SIGTERM`,
+    );
+    expect(slowest).toBeLessThan(500);
     expect(code).toBe(0);
     expect(ms).toBeLessThan(BOUND_MS);
   }, 90_000);
