@@ -119,7 +119,7 @@ type Waiting = Omit<Take, 'points'> & { limit: number; resolve: (count: Count) =
  */
 const UNSEEN = { leased: 0, leaseUntil: 0, used: 0, endsAt: 0, spentUntil: 0, seen: 0, rate: 0 };
 type KeyState = typeof UNSEEN & { since: number };
-/** A lease lasts this long; its unused points are given back with the key's next batch. */
+/** A lease lasts this long; its unused points go back with the key's next batch. */
 const LEASE_MS = 100;
 /**
  * Below this rate a key leases nothing and stays exact (a client pacing itself on the headers
@@ -216,10 +216,10 @@ export class SharedCounts {
       const rate = state?.rate ?? 0;
       const wanted = rate >= LEASE_MIN_RATE ? Math.floor((rate * LEASE_MS) / 1000) : 0;
       take.lease = Math.max(0, Math.min(wanted, Math.floor(left / 4)));
-      // Points a lapsed lease left unused go back while their window is surely open, so no
-      // client is refused for points nobody used.
-      const unused =
-        state && state.leaseUntil <= now && state.endsAt - now > LEASE_MS ? state.leased : 0;
+      // The lease this batch replaces (lapsed, or granted while these requests waited) gives
+      // its unused points back while their window is surely open: no client is refused for
+      // points nobody used.
+      const unused = state && state.endsAt - now > LEASE_MS ? state.leased : 0;
       if (state) state.leased = 0;
       const points = take.points + take.lease - unused;
       return { key: take.key, points, durationMs: take.durationMs };
