@@ -327,10 +327,6 @@ function cutPoint(text: string, from: number, limit: number): number {
   }
 }
 
-/**
- * The index of the bracket that closes the array or object opened at `start`, at `depth`
- * levels (or the text's length when it is never closed).
- */
 const STRUCTURAL = /["[\]{}]/g;
 /** 1 at the code of `"`, `[`, `]`, `{` and `}`. */
 const STRUCTURAL_CODES = new Uint8Array(128);
@@ -338,6 +334,10 @@ for (const code of [QUOTE, OPEN_BRACKET, CLOSE_BRACKET, OPEN_BRACE, CLOSE_BRACE]
   STRUCTURAL_CODES[code] = 1;
 }
 
+/**
+ * The index of the bracket that closes the array or object opened at `start`, at `depth`
+ * levels (or the text's length when it is never closed).
+ */
 function containerEnd(text: string, start: number, depth: number): number {
   // The closing bracket each open level expects, innermost last.
   const closing = new Uint8Array(MAX_JSON_DEPTH + 1);
