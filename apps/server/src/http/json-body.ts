@@ -13,7 +13,7 @@ import bodyParser from 'koa-bodyparser';
 import typeIs from 'type-is';
 import type * as z from 'zod/mini';
 import { ApiError } from './api-error.ts';
-import type { AppContext, AppMiddleware } from './app-state.ts';
+import type { AppContext } from './app-state.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 /** The smallest average piece a body may arrive in, past its first 8 pieces. */
@@ -25,7 +25,8 @@ const UTF8_NAMES = new Set(['utf-8', 'utf8']);
 interface JsonBody {
   /** Refuses, before anything is read, what the headers already rule out (400, 415, 413). */
   readonly checkHeaders: (ctx: AppContext) => void;
-  readonly readText: AppMiddleware;
+  /** Reads the text into `ctx.request.rawBody`, or throws the refusal. */
+  readonly read: (ctx: AppContext) => Promise<void>;
   readonly validate: (ctx: AppContext) => unknown;
 }
 
@@ -48,7 +49,7 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
   });
   // Each piece of a body costs a read and callbacks: past 8, pieces of under 512 bytes on
   // average are refused (a client's TCP segments carry 500 bytes to 64 KiB).
-  const readText: AppMiddleware = async (ctx, next) => {
+  const read = async (ctx: AppContext): Promise<void> => {
     let pieces = 0;
     let bytes = 0;
     let refuse: (error: ApiError) => void = () => undefined;
@@ -75,7 +76,6 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     } finally {
       ctx.req.off('data', count);
     }
-    await next();
   };
   const checkHeaders = (ctx: AppContext): void => {
     const headers = ctx.req.headers;
@@ -105,7 +105,7 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     }
   };
   const validate = (ctx: AppContext): unknown => validated(schema, ctx.request.rawBody);
-  return { checkHeaders, readText, validate };
+  return { checkHeaders, read, validate };
 }
 
 function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {

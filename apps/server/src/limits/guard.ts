@@ -2,6 +2,7 @@ import { ApiError } from '../http/api-error.ts';
 import type { AppContext, AppMiddleware, RequestStep } from '../http/app-state.ts';
 import { addressKey } from './key.ts';
 import type { RateLimits } from './rate-limits.ts';
+import { settle } from './shared-counts.ts';
 
 /**
  * The credential check in the rate limits, before the body is read: a refused credential counts
@@ -10,17 +11,31 @@ import type { RateLimits } from './rate-limits.ts';
  * const authenticate = rateLimited(RateLimits.create(config.rateLimit), requireBearer(tokens));
  */
 export function rateLimited(limits: RateLimits, authenticate: RequestStep): RequestStep {
-  return async function limitedAuthentication(ctx: AppContext): Promise<void> {
-    try {
-      await authenticate(ctx);
-    } catch (error) {
-      if (error instanceof ApiError && error.kind === 'unauthorized') {
-        await limits.recordAuthFailure(addressKey(ctx.ip));
-      }
+  const counted = (ctx: AppContext) =>
+    settle(limits.consumeCredential(ctx.state.consumer ?? ''), (headers) => {
+      if (headers) ctx.set(headers);
+    });
+  const refused = (ctx: AppContext, error: unknown) => {
+    if (!(error instanceof ApiError && error.kind === 'unauthorized')) throw error;
+    return settle(limits.recordAuthFailure(addressKey(ctx.ip)), () => {
       throw error;
+    });
+  };
+  // Decided in memory, the checks run without a promise.
+  return function limitedAuthentication(ctx: AppContext) {
+    let checked: void | Promise<void>;
+    try {
+      checked = authenticate(ctx);
+    } catch (error) {
+      return refused(ctx, error);
     }
-    const headers = await limits.consumeCredential(ctx.state.consumer ?? '');
-    if (headers) ctx.set(headers);
+    if (checked instanceof Promise) {
+      return checked.then(
+        () => counted(ctx),
+        (error: unknown) => refused(ctx, error),
+      );
+    }
+    return counted(ctx);
   };
 }
 
@@ -34,8 +49,8 @@ export function anonymousLimit(
   limits: RateLimits,
   needsCredential: (ctx: AppContext) => boolean,
 ): AppMiddleware {
-  return async function limitAnonymous(ctx, next) {
-    if (!needsCredential(ctx)) await limits.consumeAnonymous(addressKey(ctx.ip));
-    await next();
+  return function limitAnonymous(ctx, next) {
+    if (needsCredential(ctx)) return next();
+    return settle(limits.consumeAnonymous(addressKey(ctx.ip)), next);
   };
 }

@@ -3,7 +3,16 @@ import type { RateLimitConfig } from '../config.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { RateLimitName } from '../observability/metrics.ts';
 import { boundedKey } from './key.ts';
-import { type CountStore, type Decision, memoryCounts, SharedCounts } from './shared-counts.ts';
+import {
+  type CountStore,
+  type Decision,
+  memoryCounts,
+  SharedCounts,
+  settle,
+} from './shared-counts.ts';
+
+/** A value decided in memory, or a promise of it when a batch had to ask the store. */
+type Settled<T> = T | Promise<T>;
 
 /** The burst allowance (BURST − PER_SECOND) comes back this long after its first use. */
 export const BURST_WINDOW_SECONDS = 60;
@@ -37,43 +46,49 @@ export class RateLimits {
   }
 
   /** The `X-RateLimit-*` headers (undefined when off), or throws the 429 with them. */
-  async consumeCredential(name: string): Promise<Record<string, string> | undefined> {
+  consumeCredential(name: string): Settled<Record<string, string> | undefined> {
     const { perSecond, burst } = this.config;
     if (perSecond === 0) return undefined;
-    const decision = await this.#bursty(`c:${boundedKey(name)}`, perSecond, burst);
-    const headers = {
-      [RATE_LIMIT_HEADERS.limit]: String(perSecond),
-      [RATE_LIMIT_HEADERS.remaining]: String(burst > perSecond ? decision.remaining : 0),
-      [RATE_LIMIT_HEADERS.reset]: String(Math.max(0, Math.ceil(decision.msBeforeNext / 1000))),
-    };
-    this.#check(decision, 'credential', headers);
-    return headers;
+    return settle(this.#bursty(`c:${boundedKey(name)}`, perSecond, burst), (decision) => {
+      const headers = {
+        [RATE_LIMIT_HEADERS.limit]: String(perSecond),
+        [RATE_LIMIT_HEADERS.remaining]: String(burst > perSecond ? decision.remaining : 0),
+        [RATE_LIMIT_HEADERS.reset]: String(Math.max(0, Math.ceil(decision.msBeforeNext / 1000))),
+      };
+      this.#check(decision, 'credential', headers);
+      return headers;
+    });
   }
 
-  async recordAuthFailure(address: string): Promise<void> {
+  recordAuthFailure(address: string): Settled<void> {
     const budget = this.config.authFailuresPerMinute;
     if (budget === 0) return;
     const key = `f:${boundedKey(address)}`;
-    const decision = await this.counts.consume(key, budget, AUTH_FAILURE_WINDOW_SECONDS * 1000);
-    this.#check(decision, 'refused credential');
+    const decision = this.counts.consume(key, budget, AUTH_FAILURE_WINDOW_SECONDS * 1000);
+    return settle(decision, (decided) => this.#check(decided, 'refused credential'));
   }
 
-  async consumeAnonymous(address: string): Promise<void> {
+  consumeAnonymous(address: string): Settled<void> {
     if (this.config.anonymous === undefined) return;
     const { perSecond, burst } = this.config.anonymous;
-    this.#check(await this.#bursty(`a:${boundedKey(address)}`, perSecond, burst), 'address');
+    const decision = this.#bursty(`a:${boundedKey(address)}`, perSecond, burst);
+    return settle(decision, (decided) => this.#check(decided, 'address'));
   }
 
-  async #bursty(key: string, perSecond: number, burst: number): Promise<Decision> {
+  #bursty(key: string, perSecond: number, burst: number): Settled<Decision> {
     if (burst <= perSecond) {
       return this.counts.consume(`${key}:s`, burst, Math.round((burst * 1000) / perSecond));
     }
     const window = BURST_WINDOW_SECONDS * 1000;
-    const allowance = await this.counts.consume(`${key}:b`, burst - perSecond, window);
-    if (allowance.allowed) return allowance;
-    const rate = await this.counts.consume(`${key}:s`, perSecond, 1000);
-    const msBeforeNext = Math.min(allowance.msBeforeNext, rate.msBeforeNext);
-    return { allowed: rate.allowed, remaining: 0, msBeforeNext };
+    return settle(this.counts.consume(`${key}:b`, burst - perSecond, window), (allowance) =>
+      allowance.allowed
+        ? allowance
+        : settle(this.counts.consume(`${key}:s`, perSecond, 1000), (rate) => ({
+            allowed: rate.allowed,
+            remaining: 0,
+            msBeforeNext: Math.min(allowance.msBeforeNext, rate.msBeforeNext),
+          })),
+    );
   }
 
   /** Past the limit, throws the 429 with Retry-After and `headers`. */

@@ -111,6 +111,24 @@ function postgresCounts(
 
 export type Decision = Readonly<{ allowed: boolean; remaining: number; msBeforeNext: number }>;
 
+/** The decision for the point that made `count`; a key at its limit is refused until it ends. */
+function decide(state: { spentUntil: number }, limit: number, count: Count): Decision {
+  if (count.points >= limit) state.spentUntil = count.endsAt;
+  return {
+    allowed: count.points <= limit,
+    remaining: Math.max(0, limit - count.points),
+    msBeforeNext: Math.max(0, count.endsAt - Date.now()),
+  };
+}
+
+/** `then` on a value or a promise: a value goes on without waiting for a microtask. */
+export function settle<T, U>(
+  value: T | Promise<T>,
+  then: (value: T) => U | Promise<U>,
+): U | Promise<U> {
+  return value instanceof Promise ? value.then(then) : then(value);
+}
+
 type Waiting = Omit<Take, 'points'> & { limit: number; resolve: (count: Count) => void };
 
 /**
@@ -150,29 +168,22 @@ export class SharedCounts {
     this.#sweep = setInterval(() => void sweep().catch(() => undefined), 5 * 60_000).unref();
   }
 
-  async consume(key: string, limit: number, durationMs: number): Promise<Decision> {
+  /** Decided in memory (a spent key, a leased point) without a promise; else after a batch. */
+  consume(key: string, limit: number, durationMs: number): Decision | Promise<Decision> {
     const now = Date.now();
     const state = this.#state(key, now);
     if (state.spentUntil > now) {
       return { allowed: false, remaining: 0, msBeforeNext: state.spentUntil - now };
     }
-    let count: Count;
     if (state.leased > 0 && state.leaseUntil > now && state.endsAt > now) {
       state.leased -= 1;
       state.used += 1;
-      count = { points: state.used, endsAt: state.endsAt };
-    } else {
-      count = await new Promise<Count>((resolve) => {
-        this.#waiting.push({ key, limit, durationMs, resolve });
-        this.#schedule();
-      });
+      return decide(state, limit, { points: state.used, endsAt: state.endsAt });
     }
-    if (count.points >= limit) state.spentUntil = count.endsAt;
-    return {
-      allowed: count.points <= limit,
-      remaining: Math.max(0, limit - count.points),
-      msBeforeNext: Math.max(0, count.endsAt - Date.now()),
-    };
+    return new Promise<Count>((resolve) => {
+      this.#waiting.push({ key, limit, durationMs, resolve });
+      this.#schedule();
+    }).then((count) => decide(state, limit, count));
   }
 
   close(): void {
