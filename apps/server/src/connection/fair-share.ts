@@ -81,10 +81,14 @@ export function trackConnections(server: Server, cap: ConnectionCap = { max: 0 }
   });
   server.on('request', (request, response: ServerResponse) => {
     const socket = request.socket as Socket;
-    const answers = answering.get(socket) ?? new Set<ServerResponse>();
-    answering.set(socket, answers);
-    answers.add(response);
-    response.once('close', () => answers.delete(response));
+    let answers = answering.get(socket);
+    if (answers === undefined) {
+      answers = new Set<ServerResponse>();
+      answering.set(socket, answers);
+    }
+    const own = answers;
+    own.add(response);
+    response.on('close', () => own.delete(response)); // a response closes once
     if (answers.size > MAX_PIPELINED) socket.destroy();
   });
 

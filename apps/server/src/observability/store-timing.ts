@@ -18,26 +18,26 @@ export function measureStore(store: PlantStore, metrics: ServiceMetrics): PlantS
     );
   const create = series('create', ['created', 'replayed', 'conflict', 'error']);
   const ping = series('ping', ['ok', 'error']);
-  const timed = async <T>(call: () => Promise<T>, of: typeof ping, ok?: string) => {
+  /** One `then` per call: the outcome's series hears how long the call took. */
+  const timed = <T>(call: Promise<T>, of: typeof ping, ok?: string): Promise<T> => {
     const started = performance.now();
     const observe = (outcome: string) =>
       of.get(outcome)?.observe((performance.now() - started) / 1000);
-    try {
-      const value = await call();
-      observe(ok ?? String(value));
-      return value;
-    } catch (error) {
-      observe('error');
-      throw error;
-    }
+    return call.then(
+      (value) => {
+        observe(ok ?? String(value));
+        if (value === 'created') metrics.plantsCreated.inc();
+        return value;
+      },
+      (error: unknown) => {
+        observe('error');
+        throw error;
+      },
+    );
   };
   return {
-    create: async (plant) => {
-      const outcome = await timed(() => store.create(plant), create);
-      if (outcome === 'created') metrics.plantsCreated.inc();
-      return outcome;
-    },
-    ping: () => timed(() => store.ping(), ping, 'ok'),
+    create: (plant) => timed(store.create(plant), create),
+    ping: () => timed(store.ping(), ping, 'ok'),
     readiness: () => store.readiness(),
     close: () => store.close(),
   };

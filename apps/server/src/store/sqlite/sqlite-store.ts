@@ -126,8 +126,9 @@ export class SqliteStore extends BatchedStore {
    * is as a full check left it, one stat answers (stat-ing the -wal made each fsync dearer).
    */
   #checkFiles(): void {
-    const directory = statSync(this.#directory, { bigint: true, throwIfNoEntry: false });
-    const seen = directory && `${directory.dev}:${directory.ino}:${directory.mtimeNs}`;
+    // Not bigint: no BigInts made per batch; mtimeMs keeps the nanoseconds a double can hold.
+    const directory = statSync(this.#directory, { throwIfNoEntry: false });
+    const seen = directory && `${directory.dev}:${directory.ino}:${directory.mtimeMs}`;
     if (seen !== undefined && seen === this.#checkedDirectory) return;
     this.#checkedDirectory = undefined;
     for (const { path, opened } of this.#files) {
