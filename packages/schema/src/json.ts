@@ -150,9 +150,9 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
   }
 }
 
-/** JSON whitespace, a key, its value: a string, `0`, an integer of at most 15 digits, a literal. */
+/** JSON whitespace, a key, its value: a string, `0`, an integer of at most 16 digits, a literal. */
 const PLAIN_MEMBER =
-  '[ \\t\\n\\r]*""[ \\t\\n\\r]*:[ \\t\\n\\r]*(?:""|0|-?[1-9][0-9]{0,14}|true|false|null)[ \\t\\n\\r]*';
+  '[ \\t\\n\\r]*""[ \\t\\n\\r]*:[ \\t\\n\\r]*(?:""|0|-?[1-9][0-9]{0,15}|true|false|null)[ \\t\\n\\r]*';
 /** A flat record once every string in it is emptied (`""`). */
 const PLAIN_SKELETON = new RegExp(
   `^[ \\t\\n\\r]*\\{(?:${PLAIN_MEMBER}(?:,${PLAIN_MEMBER})*|[ \\t\\n\\r]*)\\}[ \\t\\n\\r]*$`,
@@ -161,7 +161,7 @@ const STRING_CONTENT = /"[^"]*"/g;
 
 /**
  * The usual body read at the speed of `JSON.parse`: a text with no escape, no string longer than
- * the limit, one object of strings, small integers (exact as doubles, as the full path keeps
+ * the limit, one object of strings, safe integers (exact as doubles, as the full path keeps
  * them), booleans and null, no key repeated. Anything else (`undefined`) takes the full path,
  * which reads such a text to the same value.
  */
@@ -173,7 +173,12 @@ function plainFlatRecord(text: string, limits: FlatRecordLimits): object | undef
   const members = skeleton.split(':').length - 1;
   if (members > limits.maxMembers) return undefined;
   const record = JSON.parse(text) as object;
-  return Object.keys(record).length === members ? record : undefined;
+  const values = Object.values(record);
+  if (values.length !== members) return undefined;
+  // 16 digits may pass 2^53 − 1, where a double is no longer exact: the full path reads those.
+  return values.every((value) => typeof value !== 'number' || Number.isSafeInteger(value))
+    ? record
+    : undefined;
 }
 
 function tooDeep(at: number): JsonTooDeepError {
