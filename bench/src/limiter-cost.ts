@@ -25,7 +25,7 @@ const { values } = parseArgs({
 const DECISIONS = Number(values.decisions);
 const REPS = Number(values.reps);
 
-type Limit = (key: string) => Promise<unknown>;
+type Limit = (key: string) => unknown;
 
 /** CPU µs per decision over DECISIONS decisions of one key, `together` at a time, after a warm-up. */
 async function cpuPerDecision(limit: Limit, together = 1): Promise<number> {
