@@ -38,6 +38,12 @@ export function trackConnections(server: Server, cap: ConnectionCap = { max: 0 }
   let reached = false;
 
   const idle = (socket: Socket) => (answering.get(socket)?.size ?? 0) === 0;
+  /** A connection's first request makes its set of answers under way. */
+  const answersOf = (socket: Socket) => {
+    const answers = new Set<ServerResponse>();
+    answering.set(socket, answers);
+    return answers;
+  };
   /** Closes one connection of `address`: its oldest idle one, else `newcomer` or its oldest. */
   const evictFrom = (address: string, newcomer: Socket) => {
     const own = byAddress.get(address) ?? new Set<Socket>();
@@ -81,14 +87,9 @@ export function trackConnections(server: Server, cap: ConnectionCap = { max: 0 }
   });
   server.on('request', (request, response: ServerResponse) => {
     const socket = request.socket as Socket;
-    let answers = answering.get(socket);
-    if (answers === undefined) {
-      answers = new Set<ServerResponse>();
-      answering.set(socket, answers);
-    }
-    const own = answers;
-    own.add(response);
-    response.on('close', () => own.delete(response)); // a response closes once
+    const answers = answering.get(socket) ?? answersOf(socket);
+    answers.add(response);
+    response.on('close', () => answers.delete(response)); // a response closes once
     if (answers.size > MAX_PIPELINED) socket.destroy();
   });
 

@@ -7,12 +7,10 @@ import {
   type CountStore,
   type Decision,
   memoryCounts,
+  type Settled,
   SharedCounts,
   settle,
 } from './shared-counts.ts';
-
-/** A value decided in memory, or a promise of it when a batch had to ask the store. */
-type Settled<T> = T | Promise<T>;
 
 /** The burst allowance (BURST − PER_SECOND) comes back this long after its first use. */
 export const BURST_WINDOW_SECONDS = 60;

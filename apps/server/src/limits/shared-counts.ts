@@ -121,11 +121,11 @@ function decide(state: { spentUntil: number }, limit: number, count: Count): Dec
   };
 }
 
+/** A value decided in memory, or a promise of it when a batch had to ask the store. */
+export type Settled<T> = T | Promise<T>;
+
 /** `then` on a value or a promise: a value goes on without waiting for a microtask. */
-export function settle<T, U>(
-  value: T | Promise<T>,
-  then: (value: T) => U | Promise<U>,
-): U | Promise<U> {
+export function settle<T, U>(value: Settled<T>, then: (value: T) => Settled<U>): Settled<U> {
   return value instanceof Promise ? value.then(then) : then(value);
 }
 
@@ -169,7 +169,7 @@ export class SharedCounts {
   }
 
   /** Decided in memory (a spent key, a leased point) without a promise; else after a batch. */
-  consume(key: string, limit: number, durationMs: number): Decision | Promise<Decision> {
+  consume(key: string, limit: number, durationMs: number): Settled<Decision> {
     const now = Date.now();
     const state = this.#state(key, now);
     if (state.spentUntil > now) {
