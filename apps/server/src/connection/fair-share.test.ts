@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo, connect as connectTcp, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { receivedUntilClose, statusLineOf } from '../../test/support/raw-socket.ts';
@@ -105,5 +105,20 @@ describe('pipelining', () => {
     deep.write(GET.repeat(MAX_PIPELINED + 1));
     expect(await receivedUntilClose(deep)).toBe('');
     expect(shallow.destroyed).toBe(false);
+  });
+
+  it('ends each request Node parses after the close at once, so none is aborted with a stack', async () => {
+    const requests: IncomingMessage[] = [];
+    const { connect } = await capped(0, (request) => {
+      requests.push(request);
+    });
+    const deep = await connect();
+    deep.write(GET.repeat(200)); // one read: Node parses all 200 although it closes at the 17th
+    expect(await receivedUntilClose(deep)).toBe('');
+    await settle();
+    const afterClose = requests.slice(MAX_PIPELINED + 1);
+    expect(afterClose.length).toBeGreaterThan(100);
+    expect(afterClose.filter((request) => request.errored !== null)).toEqual([]);
+    expect(requests[0]?.errored?.message).toBe('aborted'); // under way: Node aborts it
   });
 });
