@@ -1,4 +1,3 @@
-import { isAscii } from 'node:buffer';
 import {
   ERROR_MESSAGES,
   formatIssues,
@@ -84,14 +83,14 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     // type-is, with the types koa-bodyparser reads: what passes here is what it reads.
     const contentType = headers['content-type'] ?? '';
     // content-type 2 never throws: no declared charset slips past a stray `;`.
-    const parsed = parseContentType(contentType);
-    if (!typeIs.is(contentType, JSON_TYPES)) {
+    const parsed = contentType === JSON_TYPES[0] ? undefined : parseContentType(contentType);
+    if (parsed && !typeIs.is(contentType, JSON_TYPES)) {
       throw new ApiError(
         'unsupportedMediaType',
         ERROR_MESSAGES.unsupportedMediaType.notJson(parsed.type || 'no content type'),
       );
     }
-    const { charset } = parsed.parameters;
+    const charset = parsed?.parameters.charset;
     // Content codings are case-insensitive (RFC 9110 §8.4.1); the decoder compares exactly.
     const coding = headers['content-encoding']?.trim().toLowerCase();
     if (coding !== undefined) headers['content-encoding'] = coding;
@@ -104,17 +103,16 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
       throw new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
     }
   };
-  const validate = (ctx: AppContext): unknown => validated(schema, ctx.request.rawBody);
+  const validate = (ctx: AppContext): unknown => validated(schema, ctx.request.rawBody ?? '');
   return { checkHeaders, read, validate };
 }
 
-function validated(schema: z.ZodMiniType, raw: string | undefined): unknown {
-  let text = raw ?? '';
-  // Only a body with a byte above 0x7F is decoded (isAscii: microseconds for 64 KB).
-  const bytes = Buffer.from(text, 'latin1');
-  if (!isAscii(bytes)) {
+function validated(schema: z.ZodMiniType, latin1: string): unknown {
+  let text = latin1;
+  // Only a body with a byte above 0x7F (two bytes in UTF-8) is decoded; ASCII is its own text.
+  if (Buffer.byteLength(latin1) !== latin1.length) {
     try {
-      text = UTF8.decode(bytes);
+      text = UTF8.decode(Buffer.from(latin1, 'latin1'));
     } catch {
       throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
     }
