@@ -25,6 +25,8 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           // The server build the tests start (`spawnServer`), made once for the run.
           globalSetup: ['@plant-store/server/testing/server-build-setup'],
+          // Runs last and alone (turbo: `^test:e2e`); the consumer's install waits on I/O.
+          maxWorkers: 2,
           testTimeout: 180_000,
           hookTimeout: 180_000,
         },
