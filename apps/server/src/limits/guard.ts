@@ -13,7 +13,7 @@ import { settle } from './shared-counts.ts';
 export function rateLimited(limits: RateLimits, authenticate: RequestStep): RequestStep {
   const counted = (ctx: AppContext) =>
     settle(limits.consumeCredential(ctx.state.consumer ?? ''), (headers) => {
-      if (headers) ctx.set(headers);
+      for (const name in headers) ctx.res.setHeader(name, headers[name] ?? '');
     });
   const refused = (ctx: AppContext, error: unknown) => {
     if (!(error instanceof ApiError && error.kind === 'unauthorized')) throw error;
