@@ -155,13 +155,15 @@ describe('parseJson with flatRecord (a NewPlant body)', () => {
 
   it('reads every small flat text as without it, whether or not JSON.parse may read it', () => {
     // Members that the JSON.parse path reads and members that send a text the whole way
-    // (escapes, repeated keys, fractions, 16 digits and more, -0), mixed at random.
+    // (escapes, repeated keys, fractions, 16 digits and more, -0), mixed at random, and one
+    // that is not JSON.
     const keys = ['"id"', '"name"', '"tag"', '"a:b"', '"__proto__"', '""', '"\\u003a"'];
     const values = [
       '""',
       '"Fern"',
       '"x:y"',
       '"\\"q\\""',
+      '"tab\there"', // a raw control character: not JSON, on either path
       '0',
       '-0',
       '7',

@@ -172,7 +172,12 @@ function plainFlatRecord(text: string, limits: FlatRecordLimits): object | undef
   // With every string emptied, each colon left separates a key from its value.
   const members = skeleton.split(':').length - 1;
   if (members > limits.maxMembers) return undefined;
-  const record = JSON.parse(text) as object;
+  let record: object;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    return undefined; // a raw control character in a string: the full path says where
+  }
   const values = Object.values(record);
   if (values.length !== members) return undefined;
   // 16 digits may pass 2^53 − 1, where a double is no longer exact: the full path reads those.

@@ -171,3 +171,20 @@ describe('name and tag lengths are counted in characters (code points), as JSON 
     expect(reply.json.message).toMatch(/^name: must be at most 200 characters/);
   });
 });
+
+describe('a raw control character inside a string', () => {
+  // Was 500: the fast path for plain bodies let JSON.parse's SyntaxError out (schema 1.1.3).
+  it.each(['\n', '\t', '\u0001'])(
+    '%j → 400 40002 with its position, nothing stored',
+    async (raw) => {
+      const before = rowCount();
+      const reply = await post(`{"id": 7, "name": "a${raw}b"}`);
+      expect(reply.status).toBe(400);
+      expect(reply.json).toEqual({
+        error: 40002,
+        message: 'Request body is not valid JSON (at character 20)',
+      });
+      expect(rowCount()).toBe(before);
+    },
+  );
+});
