@@ -79,7 +79,9 @@ afterAll(async () => {
     server.child.kill('SIGTERM');
     await server.exited;
   }
-  if (recipe?.pid !== undefined && recipe.exitCode === null) {
+  // Still running: neither exited nor ended by a signal (the last test's SIGTERM may end it so,
+  // and its group is then gone: a kill would throw ESRCH).
+  if (recipe?.pid !== undefined && recipe.exitCode === null && recipe.signalCode === null) {
     process.kill(-recipe.pid, 'SIGTERM');
     await recipeExited;
   }
