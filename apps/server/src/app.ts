@@ -8,7 +8,7 @@ import type { AppState } from './http/app-state.ts';
 import { answerUnrouted, contractRouter } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { requestContext } from './http/request-context.ts';
-import { anonymousLimit, rateLimited } from './limits/guard.ts';
+import { rateLimited } from './limits/guard.ts';
 import { clientAddress, proxyTrust } from './limits/key.ts';
 import type { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
@@ -27,16 +27,6 @@ interface AppOptions {
   readonly trustProxy?: readonly string[];
   readonly docsAssets?: string;
 }
-
-/** The requests the contract's bearer check sees (their limits are the credential's), by path. */
-const BEARER_ROUTES = new Map<string, Set<string>>();
-for (const route of Object.values(contract)) {
-  if (route.auth !== 'bearer') continue;
-  const methods = BEARER_ROUTES.get(route.path) ?? new Set();
-  BEARER_ROUTES.set(route.path, methods.add(route.method.toUpperCase()));
-}
-const needsCredential = (ctx: { method: string; path: string }) =>
-  BEARER_ROUTES.get(ctx.path)?.has(ctx.method) === true;
 
 /**
  * The Koa application: request context, CORS, the contract's routes, 404/405 for the rest.
@@ -62,7 +52,6 @@ export function createApp(options: AppOptions): Koa<AppState> {
       return next();
     });
   }
-  if (rateLimits) app.use(anonymousLimit(rateLimits, needsCredential));
   if (corsOrigins.length > 0) app.use(cors(corsOrigins, router));
   app.use(router.routes());
   app.use(answerUnrouted);

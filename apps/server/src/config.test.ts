@@ -35,7 +35,6 @@ describe('loadConfig', () => {
         perSecond: 100,
         burst: 200,
         authFailuresPerMinute: 30,
-        anonymous: { perSecond: 20, burst: 100 },
       },
       trustProxy: [],
       corsOrigins: [],

@@ -45,8 +45,6 @@ const Env = z.object({
   RATE_LIMIT_PER_SECOND: integer(COUNT(0)).default(100), // per credential (0: off)
   RATE_LIMIT_BURST: integer(COUNT(1)).default(200), // requests at once per credential
   AUTH_FAILURES_PER_MINUTE: integer(COUNT(0)).default(30), // refused credentials per address
-  ANONYMOUS_PER_SECOND: integer(COUNT(0)).default(20), // per address, without a credential
-  ANONYMOUS_BURST: integer(COUNT(1)).default(100), // at once per address, without a credential
   TRUST_PROXY: commaList(proxy), // reverse proxies whose X-Forwarded-For is believed
   CORS_ORIGINS: commaList(origin), // browser origins allowed by CORS; empty: CORS off
   KEEP_ALIVE_TIMEOUT_SECONDS: integer(SECONDS).default(65), // idle keep-alive connection lifetime
@@ -184,7 +182,7 @@ export function maskUrl(url: string): string {
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.shape);
 
 export type Config = ReturnType<typeof loadConfig>;
-/** 0 turns a limit off; `anonymous` is absent when ANONYMOUS_PER_SECOND is 0. */
+/** 0 turns a limit off. */
 export type RateLimitConfig = Config['rateLimit'];
 export type PostgresConfig = Config['postgres'];
 export type StoreConfig = ReturnType<typeof loadStoreConfig>;
@@ -251,9 +249,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perSecond: values.RATE_LIMIT_PER_SECOND,
       burst: values.RATE_LIMIT_BURST,
       authFailuresPerMinute: values.AUTH_FAILURES_PER_MINUTE,
-      ...(values.ANONYMOUS_PER_SECOND > 0
-        ? { anonymous: { perSecond: values.ANONYMOUS_PER_SECOND, burst: values.ANONYMOUS_BURST } }
-        : {}),
     },
     trustProxy: values.TRUST_PROXY as readonly string[],
     corsOrigins: values.CORS_ORIGINS as readonly string[],

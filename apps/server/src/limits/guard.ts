@@ -1,5 +1,5 @@
 import { ApiError } from '../http/api-error.ts';
-import type { AppContext, AppMiddleware, RequestStep } from '../http/app-state.ts';
+import type { AppContext, RequestStep } from '../http/app-state.ts';
 import { addressKey } from './key.ts';
 import type { RateLimits } from './rate-limits.ts';
 import { settle } from './shared-counts.ts';
@@ -36,21 +36,5 @@ export function rateLimited(limits: RateLimits, authenticate: RequestStep): Requ
       );
     }
     return counted(ctx);
-  };
-}
-
-/**
- * Limits the requests without a credential by their address; `needsCredential` tells those the
- * bearer check (with its own limits) will see.
- * @example
- * app.use(anonymousLimit(limits, (ctx) => ctx.method === 'POST' && ctx.path === '/plants'));
- */
-export function anonymousLimit(
-  limits: RateLimits,
-  needsCredential: (ctx: AppContext) => boolean,
-): AppMiddleware {
-  return function limitAnonymous(ctx, next) {
-    if (needsCredential(ctx)) return next();
-    return settle(limits.consumeAnonymous(addressKey(ctx.ip)), next);
   };
 }

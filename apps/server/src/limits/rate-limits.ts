@@ -22,8 +22,8 @@ interface RateLimitsOptions {
 }
 
 /**
- * Fixed windows in SharedCounts (0 turns a limit off): per credential, and per address without
- * one, a burst allowance, then a rate per second; per address, refused credentials a minute.
+ * Fixed windows in SharedCounts (0 turns a limit off): per credential, a burst allowance, then a
+ * rate per second; per address, refused credentials a minute.
  * @example
  * const limits = RateLimits.create({ perSecond: 100, burst: 200, authFailuresPerMinute: 30 });
  * const headers = await limits.consumeCredential('env#1'); // throws a 429 ApiError when over
@@ -66,13 +66,6 @@ export class RateLimits {
     return settle(decision, (decided) => this.#check(decided, 'refused credential'));
   }
 
-  consumeAnonymous(address: string): Settled<void> {
-    if (this.config.anonymous === undefined) return;
-    const { perSecond, burst } = this.config.anonymous;
-    const decision = this.#bursty(`a:${boundedKey(address)}`, perSecond, burst);
-    return settle(decision, (decided) => this.#check(decided, 'address'));
-  }
-
   #bursty(key: string, perSecond: number, burst: number): Settled<Decision> {
     if (burst <= perSecond) {
       return this.counts.consume(`${key}:s`, burst, Math.round((burst * 1000) / perSecond));
@@ -90,7 +83,7 @@ export class RateLimits {
   }
 
   /** Past the limit, throws the 429 with Retry-After and `headers`. */
-  #check(decision: Decision, who: 'credential' | 'refused credential' | 'address', headers = {}) {
+  #check(decision: Decision, who: 'credential' | 'refused credential', headers = {}) {
     if (decision.allowed) return;
     this.onLimited(who === 'credential' ? 'token' : 'address');
     const seconds = Math.max(1, Math.ceil(decision.msBeforeNext / 1000));

@@ -12,7 +12,6 @@ const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const NO_RATE_LIMITS = {
   RATE_LIMIT_PER_SECOND: '0',
   AUTH_FAILURES_PER_MINUTE: '0',
-  ANONYMOUS_PER_SECOND: '0',
 };
 
 export interface SpawnedServer {
