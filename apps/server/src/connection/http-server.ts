@@ -1,8 +1,6 @@
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
-import { rawRefusalOf } from '../http/error-responder.ts';
 import { type Drain, type DrainOptions, drainOnShutdown } from './drain.ts';
 import { type ConnectionCap, trackConnections } from './fair-share.ts';
-import { answerAndLinger } from './linger.ts';
 import { answerParserErrors } from './parser-errors.ts';
 
 /** The HTTP server's timeouts in ms; Node's own let one client hold a connection for minutes. */
@@ -67,17 +65,7 @@ export function createHttpServer(
   server.on('request', (request, response) => {
     // 4. Nothing more on a connection closed for pipelining too deep.
     if (request.socket.destroyed || drain.answers(request, response)) return;
-    void Promise.resolve(handle(request, response) as unknown).then(() => {
-      const refusal = rawRefusalOf(response);
-      if (refusal !== undefined) {
-        answerAndLinger(
-          request.socket,
-          refusal,
-          timeouts.lingerMs,
-          request.headers['content-length'],
-        );
-      }
-    });
+    handle(request, response);
   });
   return { server, drain };
 }

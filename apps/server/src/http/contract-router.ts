@@ -64,10 +64,7 @@ export function contractRouter(
       // A check decided in memory returns no promise: nothing to wait for.
       const checked = route.auth === 'bearer' ? authenticate(ctx) : undefined;
       if (checked) await checked;
-      if (body) {
-        body.checkHeaders(ctx);
-        await body.read(ctx);
-      }
+      if (body) await body.read(ctx);
       await (around ? around(ctx, () => send(ctx)) : send(ctx));
     };
     router.register(toRouterPath(route.path), [route.method], [serve], {

@@ -55,17 +55,10 @@ export function writeErrorAnswer(response: ServerResponse, error: ApiError): voi
   response.end(body);
 }
 
-const rawRefusals = new WeakMap<ServerResponse, string>();
-
-/** The raw answer `answerError` left for the connection layer to write before it closes. */
-export function rawRefusalOf(response: ServerResponse): string | undefined {
-  return rawRefusals.get(response);
-}
-
 /**
- * Answers any thrown error in the Error shape (unexpected ones logged, answered `internal`). A
- * refusal before the body was read, or untrusted framing, is answered raw and the connection
- * closed (`rawRefusalOf`): an unauthenticated caller cannot make the server parse a body.
+ * Answers any thrown error in the Error shape (unexpected ones logged, answered `internal`);
+ * untrusted framing (`malformedRequest`) closes the connection. A refusal before the body was
+ * read closes it too (`requestContext`).
  *
  * @example
  * answerError(ctx, thrown, logger);
@@ -79,10 +72,5 @@ export function answerError(ctx: AppContext, thrown: unknown, logger: Logger): v
   ctx.set(error.headers);
   ctx.type = 'application/json';
   ctx.body = errorBodyJson(error);
-  if (ctx.req.complete && error.kind !== 'malformedRequest') return;
-  ctx.set('Connection', 'close');
-  // Its turn on the connection (not an answer queued behind a pipelined one): answered raw.
-  if (ctx.res.socket === null || ctx.method === 'HEAD') return;
-  ctx.respond = false;
-  rawRefusals.set(ctx.res, rawErrorAnswer(error, ctx.res.getHeaders()));
+  if (error.kind === 'malformedRequest') ctx.set('Connection', 'close');
 }

@@ -2,15 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import { ERROR_MESSAGES } from '@plant-store/schema';
 import { ApiError } from './api-error.ts';
 
-/** The most header fields a request may have (Node's own limit drops the rest without a word). */
-export const MAX_HEADER_FIELDS = 2000;
-
 /** Node's test for an expectation it answers with `100 Continue` (`_http_server.js`). */
 const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
 
 /**
- * Throws for the HTTP/1.1 rules Node leaves to the application: version, `Host`, header count,
- * `Expect`.
+ * Throws for the HTTP/1.1 rules Node leaves to the application: version, `Host`, `Expect`.
  *
  * @example
  * checkProtocol(ctx.req); // throws, or returns when the request may be served
@@ -24,9 +20,6 @@ export function checkProtocol(request: IncomingMessage): void {
   }
   if (headers.host === undefined && request.httpVersion === '1.1') {
     throw malformed(ERROR_MESSAGES.malformedRequest.noHost);
-  }
-  if (request.rawHeaders.length > 2 * MAX_HEADER_FIELDS) {
-    throw malformed(ERROR_MESSAGES.malformedRequest.tooManyHeaders(MAX_HEADER_FIELDS));
   }
   const expect = headers.expect;
   if (expect !== undefined && !CONTINUE_EXPECTATION.test(expect)) {

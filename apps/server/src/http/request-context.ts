@@ -34,6 +34,10 @@ export function requestContext(logger: Logger, metrics?: ServiceMetrics): AppMid
       if (!ctx.req.complete) await new Promise((resolve) => setImmediate(resolve));
       answerError(ctx, thrown, logger);
     } finally {
+      // A body not read in full (a route that takes none, a refusal before reading it): the
+      // answer closes the connection, and Node then reads no more of it (it stalls under TCP
+      // backpressure until the socket is destroyed after the answer).
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       const durationMs = performance.now() - started;
       const { method, status } = ctx;
       const route = ctx.state.route ?? null;

@@ -14,18 +14,15 @@ export function toApiError(error: unknown): ApiError {
     });
   }
   const { status, type, limit, code } = (error ?? {}) as Record<string, unknown>;
-  // Errors of the body reader (raw-body / inflation, behind koa-bodyparser).
+  // Errors of the body reader (raw-body, behind koa-bodyparser).
   if (type === 'entity.too.large' || status === 413) {
     return new ApiError(
       'payloadTooLarge',
       ERROR_MESSAGES.payloadTooLarge(typeof limit === 'number' ? limit : undefined),
     );
   }
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported' || status === 415) {
-    return new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
-  }
-  // zlib's `Z_DATA_ERROR`, `Z_BUF_ERROR`, brotli's `ERR__ERROR_…`: a body not what it says.
-  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_'))) {
+  // zlib's `Z_DATA_ERROR`, `Z_BUF_ERROR`: a body not what its Content-Encoding says.
+  if (typeof code === 'string' && code.startsWith('Z_')) {
     return new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.undecodable);
   }
   if (type === 'request.aborted' || type === 'request.size.invalid') {
