@@ -27,9 +27,7 @@ export class TokenNameTakenError extends Error {
 
 export type TokenStore = ReturnType<typeof tokenStore>;
 
-/** SQL with `$1`, `$2`… parameters and their values (times as ISO text; pg reads Dates). */
-type Statement = readonly [sql: string, values: readonly (string | number | null)[]];
-type Time = string | Date;
+type Time = string | Date; // SQLite keeps ISO text; pg reads timestamptz as a Date
 type TokenRow = {
   id: number;
   name: string;
@@ -37,6 +35,8 @@ type TokenRow = {
   expires_at: Time | null;
   revoked_at: Time | null;
 };
+/** SQL with `$1`, `$2`… parameters (times as ISO text); each statement is atomic on its own. */
+type Query = (sql: string, values: readonly (string | number | null)[]) => Promise<TokenRow[]>;
 
 const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
 const SELECT = `SELECT ${COLUMNS} FROM tokens`;
@@ -56,6 +56,14 @@ const toRecord = (row: TokenRow): TokenRecord => ({
   revokedAt: date(row.revoked_at),
 });
 
+/** The unique index on the active names, as SQLite and PostgreSQL report it. */
+const isNameTaken = (error: unknown) =>
+  (error instanceof SqliteError &&
+    error.code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+    error.message.includes('tokens.name')) ||
+  (postgresCode(error) === '23505' &&
+    (error as { constraint?: unknown }).constraint === 'tokens_active_name');
+
 /**
  * The managed tokens on the process's database handle, which closing the store leaves open. A
  * failed look-up is a StoreUnavailableError (503: the client retries), never a 500.
@@ -63,47 +71,39 @@ const toRecord = (row: TokenRow): TokenRecord => ({
  * const tokens = tokenStore(await openDatabaseHandle(config.database));
  */
 export function tokenStore(handle: DatabaseHandle) {
-  const sql = handle.kind === 'sqlite' ? sqliteTokens(handle.db) : postgresTokens(handle.pool);
+  const query = handle.kind === 'sqlite' ? sqliteQuery(handle.db) : postgresQuery(handle.pool);
   let closed = false;
-  // More than one statement: in one transaction.
-  const run = async (...statements: Statement[]) => {
+  const run: Query = async (sql, values) => {
     if (closed) throw new StoreUnavailableError('The token store is closed');
-    return sql.run(statements);
+    return query(sql, values);
   };
   return {
-    // Revokes the name's expired holder first; TokenNameTakenError when an active one has it.
+    // Revokes the name's expired holder first (the one holder a name can have, so an insert after
+    // it cannot find the name taken but by a concurrent create); TokenNameTakenError when active.
     insert: async ({ name, digest, createdAt, expiresAt }: NewTokenRecord) => {
       const now = createdAt.toISOString();
-      const expires = expiresAt?.toISOString() ?? null;
-      try {
-        const [, [row] = []] = await run(
-          [RETIRE_EXPIRED, [now, name]],
-          [INSERT, [name, digest, now, expires]],
-        );
-        return toRecord(row as TokenRow);
-      } catch (error) {
-        throw sql.isNameTaken(error) ? new TokenNameTakenError(name) : error;
-      }
+      await run(RETIRE_EXPIRED, [now, name]);
+      const inserted = run(INSERT, [name, digest, now, expiresAt?.toISOString() ?? null]);
+      const [row] = await inserted.catch((error: unknown) => {
+        throw isNameTaken(error) ? new TokenNameTakenError(name) : error;
+      });
+      return toRecord(row as TokenRow);
     },
-    list: async () => {
-      const [rows = []] = await run([`${SELECT} ORDER BY id`, []]);
-      return rows.map(toRecord);
-    },
+    list: async () => (await run(`${SELECT} ORDER BY id`, [])).map(toRecord),
     // The token with this id, or the name's active one; failing that, the latest says why not.
     revoke: async (selector: { id: number } | { name: string }, at: Date) => {
       const [column, value] =
         'id' in selector ? (['id', selector.id] as const) : (['name', selector.name] as const);
-      const [[revoked] = [], [latest] = []] = await run(
-        [REVOKE(column), [at.toISOString(), value]],
-        [`${SELECT} WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`, [value]],
-      );
+      const [revoked] = await run(REVOKE(column), [at.toISOString(), value]);
       if (revoked) return { status: 'revoked' as const, token: toRecord(revoked) };
+      const [latest] = await run(`${SELECT} WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`, [
+        value,
+      ]);
       if (latest) return { status: 'already-revoked' as const, token: toRecord(latest) };
       return { status: 'not-found' as const };
     },
     findByDigest: async (digest: string) => {
-      const lookUp = run([`${SELECT} WHERE digest = $1`, [digest]]);
-      const [[row] = []] = await lookUp.catch((error: unknown) => {
+      const [row] = await run(`${SELECT} WHERE digest = $1`, [digest]).catch((error: unknown) => {
         if (error instanceof StoreUnavailableError) throw error;
         throw new StoreUnavailableError(`Could not look up a token: ${String(error)}`, {
           cause: error,
@@ -118,9 +118,9 @@ export function tokenStore(handle: DatabaseHandle) {
 }
 
 /** Each statement prepared once; `$1`… are SQLite's named parameters `1`…. */
-function sqliteTokens(db: BetterSqlite3.Database) {
+function sqliteQuery(db: BetterSqlite3.Database): Query {
   const prepared = new Map<string, BetterSqlite3.Statement>();
-  const all = ([sql, values]: Statement) => {
+  return async (sql, values) => {
     const statement = prepared.get(sql) ?? db.prepare(sql);
     prepared.set(sql, statement);
     const parameters = Object.fromEntries(values.map((value, i) => [i + 1, value]));
@@ -128,46 +128,13 @@ function sqliteTokens(db: BetterSqlite3.Database) {
     statement.run(parameters);
     return [];
   };
-  const transaction = db.transaction((statements: readonly Statement[]) => statements.map(all));
-  return {
-    run: async (statements: readonly Statement[]) =>
-      statements.length === 1 ? statements.map(all) : transaction.immediate(statements),
-    isNameTaken: (error: unknown) =>
-      error instanceof SqliteError &&
-      error.code === 'SQLITE_CONSTRAINT_UNIQUE' &&
-      error.message.includes('tokens.name'),
-  };
 }
 
-function postgresTokens(pool: pg.Pool) {
-  const fail = (error: unknown) => {
-    throw translatePostgresError(error);
-  };
-  const query = async (on: pg.Pool | pg.PoolClient, [sql, values]: Statement) =>
-    (await on.query<TokenRow>(sql, [...values])).rows;
-  const isNameTaken = (error: unknown) =>
-    postgresCode(error) === '23505' &&
-    (error as { constraint?: unknown }).constraint === 'tokens_active_name';
-  return {
-    isNameTaken,
-    run: async (statements: readonly Statement[]) => {
-      if (statements.length === 1) {
-        return Promise.all(statements.map((s) => query(pool, s))).catch(fail);
-      }
-      const client = await pool.connect().catch(fail);
-      try {
-        await client.query('BEGIN');
-        const rows: TokenRow[][] = [];
-        for (const statement of statements) rows.push(await query(client, statement));
-        await client.query('COMMIT');
-        client.release();
-        return rows;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        // A refused name leaves the connection usable; after any other failure it is dropped.
-        client.release(!isNameTaken(error));
-        throw translatePostgresError(error);
-      }
-    },
+function postgresQuery(pool: pg.Pool): Query {
+  return async (sql, values) => {
+    const result = await pool.query<TokenRow>(sql, [...values]).catch((error: unknown) => {
+      throw translatePostgresError(error);
+    });
+    return result.rows;
   };
 }

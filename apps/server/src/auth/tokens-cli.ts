@@ -56,76 +56,92 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
   }
 }
 
+type Command = (args: string[], io: CliIo, store: TokenStore, where: string) => Promise<number>;
+
+const TOKEN_COMMANDS: Record<string, Command> = {
+  create: async (args, io, store, where) => {
+    const options = { name: { type: 'string' }, expires: { type: 'string' } } as const;
+    const { name, expires } = parseArgs({ args, options }).values;
+    if (name === undefined) throw new TokenUsageError('tokens create needs --name <consumer>');
+    const { token, record } = await createManagedToken(store, { name, expires });
+    io.stdout.write(`${token}\n`);
+    // For a person at a terminal; `TOKEN=$(plant-store tokens create …)` gets the token alone.
+    if (io.stderr.isTTY === true)
+      io.stderr.write(
+        `Created token ${record.id} for "${record.name}" in ${where}, ` +
+          `${record.expiresAt === null ? 'never expires' : `expires ${record.expiresAt.toISOString()}`}.\n` +
+          'The token above is shown only now: keep it as a secret (only its SHA-256 is stored).\n',
+      );
+    return 0;
+  },
+  list: async (args, io, store) => {
+    const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } });
+    const now = new Date();
+    const tokens = (await store.list()).map((token) => ({
+      ...token,
+      status: tokenStatus(token, now),
+    }));
+    io.stdout.write(values.json ? `${JSON.stringify(tokens, null, 2)}\n` : table(tokens));
+    return 0;
+  },
+  revoke: async (args, io, store) => {
+    const target = onlyArgument(args, 'tokens revoke needs exactly one <id|name>');
+    const result = await revokeManagedToken(store, target);
+    if (result.status === 'not-found') {
+      io.stderr.write(`plant-store: no token with id or name "${target}"\n`);
+      return 1;
+    }
+    const { id, name, revokedAt } = result.token;
+    io.stdout.write(
+      result.status === 'revoked'
+        ? `Revoked token ${id} "${name}" at ${revokedAt?.toISOString()}; running servers refuse it within ${TOKEN_CACHE_TTL_MS / 1000} s.\n`
+        : `Token ${id} "${name}" was already revoked at ${revokedAt?.toISOString()}.\n`,
+    );
+    return 0;
+  },
+};
+
 async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
   const [group = '', command = '', ...rest] = args;
   if (HELP.includes(group) || (group === 'tokens' && HELP.includes(command))) {
     io.stdout.write(USAGE);
     return 0;
   }
-  if (group === 'backup') {
-    const target = onlyArgument(args.slice(1), 'backup needs exactly one <file>');
-    const location = io.storeConfig().database;
-    if (location.kind !== 'sqlite') {
-      throw new Error(
-        'backup copies a SQLite database; for PostgreSQL use pg_dump (docs/operations.md, "Backups")',
-      );
-    }
-    const copied = await backupSqlite(location.filename, target);
-    io.stdout.write(
-      `Backed up ${location.filename} (schema version ${copied.schemaVersion}, ${copied.pages} pages) to ${target}\n`,
-    );
-    return 0;
-  }
+  if (group === 'backup') return backup(args.slice(1), io);
   if (group !== 'tokens') {
     throw new TokenUsageError(
       args.length === 0 ? 'no command given' : `unknown command "${group}"`,
     );
   }
-  if (command === 'create') {
-    const options = { name: { type: 'string' }, expires: { type: 'string' } } as const;
-    const { name, expires } = parseArgs({ args: rest, options }).values;
-    if (name === undefined) throw new TokenUsageError('tokens create needs --name <consumer>');
-    return withStore(io, async (store, where) => {
-      const { token, record } = await createManagedToken(store, { name, expires });
-      io.stdout.write(`${token}\n`);
-      // For a person at a terminal; `TOKEN=$(plant-store tokens create …)` gets the token alone.
-      if (io.stderr.isTTY === true)
-        io.stderr.write(
-          `Created token ${record.id} for "${record.name}" in ${where}, ` +
-            `${record.expiresAt === null ? 'never expires' : `expires ${record.expiresAt.toISOString()}`}.\n` +
-            'The token above is shown only now: keep it as a secret (only its SHA-256 is stored).\n',
-        );
-      return 0;
-    });
+  const run = Object.hasOwn(TOKEN_COMMANDS, command) ? TOKEN_COMMANDS[command] : undefined;
+  if (run === undefined) {
+    throw new TokenUsageError(
+      args.length === 1 ? 'tokens needs a command' : `unknown command "tokens ${command}"`,
+    );
   }
-  if (command === 'list') {
-    const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' } } });
-    return withStore(io, async (store) => {
-      const tokens = await store.list();
-      io.stdout.write(values.json ? `${JSON.stringify(listed(tokens), null, 2)}\n` : table(tokens));
-      return 0;
-    });
+  const { database, postgres } = io.storeConfig();
+  // Opened (and migrated) as the server does: the tool works before a server ever ran.
+  const handle = await openDatabaseHandle(database, { postgres: { ...postgres, poolMax: 2 } });
+  try {
+    return await run(rest, io, tokenStore(handle), database.shown); // a URL's password masked
+  } finally {
+    await handle.close();
   }
-  if (command === 'revoke') {
-    const target = onlyArgument(rest, 'tokens revoke needs exactly one <id|name>');
-    return withStore(io, async (store) => {
-      const result = await revokeManagedToken(store, target);
-      if (result.status === 'not-found') {
-        io.stderr.write(`plant-store: no token with id or name "${target}"\n`);
-        return 1;
-      }
-      const { id, name, revokedAt } = result.token;
-      io.stdout.write(
-        result.status === 'revoked'
-          ? `Revoked token ${id} "${name}" at ${revokedAt?.toISOString()}; running servers refuse it within ${TOKEN_CACHE_TTL_MS / 1000} s.\n`
-          : `Token ${id} "${name}" was already revoked at ${revokedAt?.toISOString()}.\n`,
-      );
-      return 0;
-    });
+}
+
+async function backup(args: readonly string[], io: CliIo): Promise<number> {
+  const target = onlyArgument(args, 'backup needs exactly one <file>');
+  const location = io.storeConfig().database;
+  if (location.kind !== 'sqlite') {
+    throw new Error(
+      'backup copies a SQLite database; for PostgreSQL use pg_dump (docs/operations.md, "Backups")',
+    );
   }
-  throw new TokenUsageError(
-    args.length === 1 ? 'tokens needs a command' : `unknown command "tokens ${command}"`,
+  const copied = await backupSqlite(location.filename, target);
+  io.stdout.write(
+    `Backed up ${location.filename} (schema version ${copied.schemaVersion}, ${copied.pages} pages) to ${target}\n`,
   );
+  return 0;
 }
 
 function onlyArgument(args: readonly string[], mistake: string): string {
@@ -134,38 +150,17 @@ function onlyArgument(args: readonly string[], mistake: string): string {
   return value;
 }
 
-async function withStore(io: CliIo, run: (store: TokenStore, where: string) => Promise<number>) {
-  const { database, postgres } = io.storeConfig();
-  // Opened (and migrated) as the server does: the tool works before a server ever ran.
-  const handle = await openDatabaseHandle(database, { postgres: { ...postgres, poolMax: 2 } });
-  try {
-    return await run(tokenStore(handle), database.shown); // a URL's password masked
-  } finally {
-    await handle.close();
-  }
-}
-
-const listed = (tokens: readonly TokenRecord[], now = new Date()) =>
-  tokens.map((token) => ({
-    id: token.id,
-    name: token.name,
-    status: tokenStatus(token, now),
-    createdAt: token.createdAt.toISOString(),
-    expiresAt: token.expiresAt?.toISOString() ?? null,
-    revokedAt: token.revokedAt?.toISOString() ?? null,
-  }));
-
-function table(tokens: readonly TokenRecord[]): string {
+function table(tokens: readonly (TokenRecord & { status: string })[]): string {
   if (tokens.length === 0)
     return 'No tokens. Create one with: plant-store tokens create --name <consumer>\n';
   const rows = [['ID', 'NAME', 'STATUS', 'CREATED', 'EXPIRES', 'REVOKED']].concat(
-    listed(tokens).map((t) => [
+    tokens.map((t) => [
       String(t.id),
       t.name,
       t.status,
-      t.createdAt,
-      t.expiresAt ?? 'never',
-      t.revokedAt ?? '-',
+      t.createdAt.toISOString(),
+      t.expiresAt?.toISOString() ?? 'never',
+      t.revokedAt?.toISOString() ?? '-',
     ]),
   );
   const widths = rows[0]?.map((_, column) =>
