@@ -26,21 +26,18 @@ export function errorBodyJson(error: ApiError): string {
 /** The Error answer as raw HTTP/1.1 that closes its connection, for writing to a socket. */
 export function rawErrorAnswer(error: ApiError, headers: OutgoingHttpHeaders = {}): string {
   const body = errorBodyJson(error);
-  const lines = [`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`];
-  const fields: OutgoingHttpHeaders = {};
+  const fields = new Map<string, OutgoingHttpHeaders[string]>();
   for (const [name, value] of Object.entries({ ...headers, ...error.headers })) {
-    fields[name.toLowerCase()] = value;
+    fields.set(name.toLowerCase(), value);
   }
-  Object.assign(fields, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    connection: 'close',
-  });
-  for (const [name, value] of Object.entries(fields)) {
-    if (value !== undefined)
-      lines.push(`${name}: ${Array.isArray(value) ? value.join(', ') : value}`);
-  }
-  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+  fields.set('content-type', 'application/json; charset=utf-8');
+  fields.set('content-length', Buffer.byteLength(body)).set('connection', 'close');
+  const lines = [...fields].flatMap(([name, value]) =>
+    value === undefined ? [] : [`${name}: ${Array.isArray(value) ? value.join(', ') : value}`],
+  );
+  return [`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`, ...lines, '', body].join(
+    '\r\n',
+  );
 }
 
 /** Answers `response` with `error` in the Error shape (for answers made outside Koa). */
