@@ -39,28 +39,21 @@ export async function loadDevelopmentToken(file: string) {
 async function readOrMake(
   file: string,
 ): Promise<{ token: string; file: string; created: boolean }> {
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-  if (text !== undefined) {
-    const token = text.trim();
-    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) {
-      throw new ConfigError(
-        `Invalid development token file ${file}: it does not hold a token; delete it to get a new one`,
-      );
-    }
-    await chmod(file, 0o600);
-    return { token, file, created: false };
-  }
   makePrivateDirectory(dirname(file));
-  const token = randomBytes(32).toString('base64url');
+  const made = randomBytes(32).toString('base64url');
   // `wx`: two processes starting at once do not overwrite each other's token.
   try {
-    await writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+    await writeFile(file, `${made}\n`, { mode: 0o600, flag: 'wx' });
+    return { token: made, file, created: true };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readOrMake(file);
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  return { token, file, created: true };
+  const token = (await readFile(file, 'utf8')).trim();
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) {
+    throw new ConfigError(
+      `Invalid development token file ${file}: it does not hold a token; delete it to get a new one`,
+    );
+  }
+  await chmod(file, 0o600);
+  return { token, file, created: false };
 }

@@ -1,8 +1,5 @@
 import { type OutgoingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http';
-import type { Logger } from 'pino';
 import type { ApiError } from './api-error.ts';
-import type { AppContext } from './app-state.ts';
-import { toApiError } from './to-api-error.ts';
 
 /** Most bytes of an Error body, whatever the request: its message is cut to fit. */
 export const MAX_ERROR_BODY_BYTES = 1024;
@@ -50,24 +47,4 @@ export function writeErrorAnswer(response: ServerResponse, error: ApiError): voi
     'Cache-Control': 'no-store',
   });
   response.end(body);
-}
-
-/**
- * Answers any thrown error in the Error shape (unexpected ones logged, answered `internal`);
- * untrusted framing (`malformedRequest`) closes the connection. A refusal before the body was
- * read closes it too (`requestContext`).
- *
- * @example
- * answerError(ctx, thrown, logger);
- */
-export function answerError(ctx: AppContext, thrown: unknown, logger: Logger): void {
-  const error = toApiError(thrown);
-  if (error.kind === 'internal') {
-    logger.error({ err: thrown, requestId: ctx.state.requestId }, 'request failed');
-  }
-  ctx.status = error.status;
-  ctx.set(error.headers);
-  ctx.type = 'application/json';
-  ctx.body = errorBodyJson(error);
-  if (error.kind === 'malformedRequest') ctx.set('Connection', 'close');
 }

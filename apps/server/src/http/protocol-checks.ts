@@ -14,19 +14,14 @@ const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
 export function checkProtocol(request: IncomingMessage): void {
   const headers = request.headers;
   if (request.httpVersionMajor !== 1) {
-    throw malformed(
-      `HTTP/${request.httpVersion} is not spoken here: send HTTP/1.1 (or HTTP/1.0) requests`,
-    );
+    const message = `HTTP/${request.httpVersion} is not spoken here: send HTTP/1.1 (or HTTP/1.0) requests`;
+    throw new ApiError('malformedRequest', message);
   }
   if (headers.host === undefined && request.httpVersion === '1.1') {
-    throw malformed(ERROR_MESSAGES.malformedRequest.noHost);
+    throw new ApiError('malformedRequest', ERROR_MESSAGES.malformedRequest.noHost);
   }
   const expect = headers.expect;
   if (expect !== undefined && !CONTINUE_EXPECTATION.test(expect)) {
     throw new ApiError('expectationFailed', ERROR_MESSAGES.expectationFailed);
   }
-}
-
-function malformed(message: string): ApiError {
-  return new ApiError('malformedRequest', message);
 }

@@ -2,15 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from '../observability/metrics.ts';
 import type { AppMiddleware } from './app-state.ts';
-import { answerError } from './error-responder.ts';
+import { errorBodyJson } from './error-responder.ts';
 import { checkProtocol } from './protocol-checks.ts';
+import { toApiError } from './to-api-error.ts';
 
 // A caller's X-Request-Id is kept only when it is short and made of safe characters.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Outermost: request id and common headers, `checkProtocol`, errors answered (`answerError`),
- * then the metric (by contract path, never the raw URL) and one log line (never token or body).
+ * Outermost: request id and common headers, `checkProtocol`, any thrown error answered in the
+ * Error shape (unexpected ones logged, answered `internal`; untrusted framing closes the
+ * connection), then the metric (by contract path, never the raw URL) and one log line (never
+ * token or body).
  *
  * @example
  * app.use(requestContext(logger, metrics));
@@ -29,10 +32,16 @@ export function requestContext(logger: Logger, metrics?: ServiceMetrics): AppMid
       checkProtocol(ctx.req);
       await next();
     } catch (thrown) {
-      // A refusal made before the body was read closes the connection; a body that came in the
-      // same read as the headers is complete once Node's parser is done with that read.
+      // A body that came in the same read as the headers is complete once Node's parser is done
+      // with that read: then the refusal keeps the connection (below).
       if (!ctx.req.complete) await new Promise((resolve) => setImmediate(resolve));
-      answerError(ctx, thrown, logger);
+      const error = toApiError(thrown);
+      if (error.kind === 'internal') logger.error({ err: thrown, requestId }, 'request failed');
+      ctx.status = error.status;
+      ctx.set(error.headers);
+      ctx.type = 'application/json';
+      ctx.body = errorBodyJson(error);
+      if (error.kind === 'malformedRequest') ctx.set('Connection', 'close');
     } finally {
       // A body not read in full (a route that takes none, a refusal before reading it): the
       // answer closes the connection, and Node then reads no more of it (it stalls under TCP
