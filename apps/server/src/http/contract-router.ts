@@ -51,21 +51,17 @@ export function contractRouter(
   const authenticate = options.guardAuthentication?.(bearer) ?? bearer;
   for (const key of Object.keys(contract) as (keyof Contract)[]) {
     const route: Route = contract[key];
-    const body = route.body ? jsonBody(route.body, options.bodyLimitBytes) : undefined;
+    const readBody = route.body ? jsonBody(route.body, options.bodyLimitBytes) : undefined;
     const around = options.around?.[key];
-    const send = respond(
-      route,
-      handlers[key] as (body: unknown) => Promise<unknown>,
-      body?.validate,
-    );
+    const send = respond(route, handlers[key] as (body: unknown) => Promise<unknown>);
     // One middleware per route, its steps in order: fewer hops through Koa's chain.
     const serve: AppMiddleware = async (ctx) => {
       ctx.state.route = route.path;
       // A check decided in memory returns no promise: nothing to wait for.
       const checked = route.auth === 'bearer' ? authenticate(ctx) : undefined;
       if (checked) await checked;
-      if (body) await body.read(ctx);
-      await (around ? around(ctx, () => send(ctx)) : send(ctx));
+      const body = readBody ? await readBody(ctx) : undefined;
+      await (around ? around(ctx, () => send(ctx, body)) : send(ctx, body));
     };
     router.register(toRouterPath(route.path), [route.method], [serve], {
       name: route.operationId,
@@ -77,15 +73,14 @@ export function contractRouter(
 function respond(
   route: Route,
   handler: (body: unknown) => Promise<unknown>,
-  validate?: (ctx: AppContext) => unknown,
-): (ctx: AppContext) => Promise<void> {
+): (ctx: AppContext, body: unknown) => Promise<void> {
   const responseType = route.responseType ?? 'json';
   // What Koa's `ctx.type` makes of it (JSON is UTF-8), without its look-up at each answer.
   const media = RESPONSE_MEDIA_TYPES[responseType];
   const contentType = responseType === 'json' ? `${media}; charset=utf-8` : media;
   // No handler answers a bigint (a Plant, a status, the index): JSON.stringify does.
-  return async function serveRoute(ctx) {
-    const result = await handler(validate?.(ctx));
+  return async function serveRoute(ctx, body) {
+    const result = await handler(body);
     ctx.status = route.response.status;
     ctx.res.setHeader('Content-Type', contentType);
     ctx.body = responseType === 'json' ? JSON.stringify(result) : String(result);

@@ -22,13 +22,6 @@ const UTF8_NAMES = new Set(['utf-8', 'utf8']);
 /** The codings read (`unzipSync` tells gzip from deflate's zlib format by the header). */
 const CODINGS = new Set(['identity', 'gzip', 'deflate']);
 
-interface JsonBody {
-  /** Refuses what the headers rule out (400, 415, 413) before a byte is read, else reads the
-   * text into `ctx.request.rawBody` or throws the refusal. */
-  readonly read: (ctx: AppContext) => Promise<void>;
-  readonly validate: (ctx: AppContext) => unknown;
-}
-
 /**
  * A required JSON body (docs/api.md lists the answers): headers checked before a byte is read,
  * at most `limitBytes` read off the wire and at most `limitBytes` once decoded, decoded strictly
@@ -38,7 +31,10 @@ interface JsonBody {
  * @example
  * const body = jsonBody(NewPlant, 65536);
  */
-export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
+export function jsonBody(
+  schema: z.ZodMiniType,
+  limitBytes: number,
+): (ctx: AppContext) => Promise<unknown> {
   const parse = bodyParser({
     enableTypes: ['text'],
     extendTypes: { text: JSON_TYPES },
@@ -49,7 +45,8 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
   });
   const tooLarge = () =>
     new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
-  const read = async (ctx: AppContext): Promise<void> => {
+  // Refuses what the headers rule out (400, 415, 413) before a byte is read.
+  return async function readJsonBody(ctx) {
     const headers = ctx.req.headers;
     const declaredLength = Number(headers['content-length'] ?? 0);
     if (headers['transfer-encoding'] === undefined && declaredLength === 0) throw missingBody();
@@ -77,18 +74,17 @@ export function jsonBody(schema: z.ZodMiniType, limitBytes: number): JsonBody {
     // most `limitBytes`: a body is bounded on the wire and decoded (issue 41).
     delete headers['content-encoding'];
     await parse(ctx, async () => undefined);
-    if (coding === 'identity') return;
-    const sent = Buffer.from(ctx.request.rawBody ?? '', 'latin1');
+    const sent = ctx.request.rawBody ?? '';
+    if (coding === 'identity') return validated(schema, sent);
     try {
-      ctx.request.rawBody = unzipSync(sent, { maxOutputLength: limitBytes }).toString('latin1');
+      const decoded = unzipSync(Buffer.from(sent, 'latin1'), { maxOutputLength: limitBytes });
+      return validated(schema, decoded.toString('latin1'));
     } catch (error) {
       // zlib's own errors (`Z_DATA_ERROR`…) are a 400 (to-api-error.ts).
       if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
       throw error;
     }
   };
-  const validate = (ctx: AppContext): unknown => validated(schema, ctx.request.rawBody ?? '');
-  return { read, validate };
 }
 
 function validated(schema: z.ZodMiniType, latin1: string): unknown {
