@@ -2,6 +2,7 @@ import { contract } from '@plant-store/schema';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/token-registry.ts';
+import type { Lifecycle } from './connection/drain.ts';
 import { serveDocsAssets } from './docs/serve-docs-assets.ts';
 import { contractHandlers } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
@@ -26,6 +27,8 @@ interface AppOptions {
   /** Proxies whose `X-Forwarded-For` is believed (TRUST_PROXY). */
   readonly trustProxy?: readonly string[];
   readonly docsAssets?: string;
+  /** The shutdown's state: `/readyz` 503 while draining, `Connection: close` once closing. */
+  readonly lifecycle?: Lifecycle;
 }
 
 /** The requests the contract's bearer check sees (their limits are the credential's), by path. */
@@ -48,12 +51,20 @@ export function createApp(options: AppOptions): Koa<AppState> {
   const { rateLimits, corsOrigins = [] } = options;
   // Koa's own `proxy` stays off: it believes X-Forwarded-For from any peer.
   const app = new Koa<AppState>();
-  const router = contractRouter(contract, contractHandlers(options.store), {
+  const router = contractRouter(contract, contractHandlers(options.store, options.lifecycle), {
     tokens: options.tokens,
     bodyLimitBytes: options.bodyLimitBytes,
     ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
     around: serveDocsAssets(options.docsAssets),
   });
+  const { lifecycle } = options;
+  if (lifecycle) {
+    // Once the listener is closed an answer closes its connection (Koa skips it once sent).
+    app.use(async (ctx, next) => {
+      await next();
+      if (lifecycle.closing) ctx.set('Connection', 'close');
+    });
+  }
   app.use(requestContext(options.logger, options.metrics));
   const trust = proxyTrust(options.trustProxy ?? []);
   if (trust) {

@@ -1,4 +1,5 @@
 import { ERROR_MESSAGES, type NewPlant, type Plant, toPlant } from '@plant-store/schema';
+import type { Lifecycle } from './connection/drain.ts';
 import { ApiError } from './http/api-error.ts';
 import type { ContractHandlers } from './http/contract-router.ts';
 import { STORE_RETRY_AFTER_SECONDS } from './http/to-api-error.ts';
@@ -17,18 +18,22 @@ async function servedAsFile(): Promise<never> {
   throw new Error('answered as a static file by docs/serve-docs-assets.ts');
 }
 
-export function contractHandlers(store: PlantStore): ContractHandlers {
+export function contractHandlers(store: PlantStore, lifecycle?: Lifecycle): ContractHandlers {
   return {
     createPlant: (body) => createPlant(store, body),
     getHealth: async () => ({ status: 'ok' }),
     // Ready means able to commit (the one operation is a write), not merely reachable.
     getReadiness: async () => {
+      const retry = { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) };
+      if (lifecycle?.draining) {
+        throw new ApiError('storeUnavailable', ERROR_MESSAGES.storeUnavailable.shuttingDown, retry);
+      }
       const readiness = store.readiness();
       if (!readiness.ready) {
         throw new ApiError(
           'storeUnavailable',
           ERROR_MESSAGES.storeUnavailable.notReady(readiness.cause.code),
-          { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+          retry,
         );
       }
       await store.ping();

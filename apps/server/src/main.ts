@@ -5,7 +5,6 @@ import { developmentTokenPath, loadDevelopmentToken } from './auth/development-t
 import { runPrimary, SHUTDOWN_MESSAGE } from './cluster.ts';
 import { type Config, loadConfig, StartupError } from './config.ts';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
-import { httpServerOptions } from './connection/http-server.ts';
 import {
   createLogger,
   EXIT_FLUSH_MS,
@@ -53,7 +52,6 @@ async function run(config: Config): Promise<void> {
           announce(url, baseLogger, config, development);
         },
         metrics: config.metrics,
-        serverOptions: httpServerOptions({ keepAliveTimeoutMs: config.keepAliveTimeoutMs }),
       }),
     );
   }

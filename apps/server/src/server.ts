@@ -8,15 +8,9 @@ import { tokenStatus } from './auth/manage-tokens.ts';
 import { ManagedTokenVerifier } from './auth/managed-token-verifier.ts';
 import { TokenRegistry } from './auth/token-registry.ts';
 import { tokenStore } from './auth/token-store.ts';
-import { allWorkersStoppedAccepting } from './cluster.ts';
 import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
-import { fitToDescriptorLimit, preloadRequestPath } from './connection/descriptors.ts';
-import {
-  createHttpServer,
-  type HttpTimeouts,
-  httpServerOptions,
-} from './connection/http-server.ts';
-import { proxyTrust } from './limits/key.ts';
+import { drainOnShutdown, type Lifecycle } from './connection/drain.ts';
+import { createHttpServer, type HttpTimeouts } from './connection/http-server.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import { databaseCounts } from './limits/shared-counts.ts';
 import { listenOn } from './listen.ts';
@@ -69,7 +63,9 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   const opened: CleanUp = [];
   try {
     const resources = await openResources(config, logger, opened);
+    const lifecycle: Lifecycle = { draining: false, closing: false };
     const app = createApp({
+      lifecycle,
       store: resources.store,
       tokens: resources.tokens,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -79,7 +75,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
       ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
     });
-    const listening = await listen(app, config, logger, opened);
+    const listening = await listen(app, config, logger, opened, lifecycle);
     // A cluster worker hands its metrics to the primary, which serves them all added up.
     const inCluster = cluster.isWorker;
     if (resources.metrics && inCluster) {
@@ -88,12 +84,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     }
     const metricsServer =
       resources.metrics && config.metrics && !inCluster
-        ? await startMetricsServer(
-            resources.metrics,
-            config.metrics,
-            logger,
-            httpServerOptions(httpTimeouts(config)),
-          )
+        ? await startMetricsServer(resources.metrics, config.metrics, logger)
         : undefined;
     if (metricsServer) opened.push(() => metricsServer.close());
     let closing: Promise<void> | undefined;
@@ -195,43 +186,30 @@ async function openPlantStore(
   return createPostgresStore({ ...options, url: handle.url, handle });
 }
 
-/** The HTTP timeouts of every listener: KEEP_ALIVE_TIMEOUT_SECONDS, then the overrides. */
-function httpTimeouts(config: ServerConfig): Partial<HttpTimeouts> {
-  return {
-    ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
-    ...config.timeouts,
-  };
-}
-
 /** Serves `app` on `config.host:config.port` (in a cluster worker, the port it shares). */
 async function listen(
   app: Koa,
   config: ServerConfig,
   logger: Logger,
   opened: CleanUp,
+  lifecycle: Lifecycle,
 ): Promise<{ server: Server; url: string }> {
-  preloadRequestPath();
-  const max = config.maxConnections ? fitToDescriptorLimit(config.maxConnections, logger) : 0;
-  const trust = proxyTrust(config.trustProxy ?? []);
-  const { server, drain } = createHttpServer(app.callback(), {
-    timeouts: httpTimeouts(config),
-    cap: {
-      max,
-      onReached: () =>
-        logger.warn(
-          { maxConnections: max },
-          `connection cap reached: ${max} connections are open; each new one closes a connection of the address holding the most (its oldest idle one first). If this is real traffic, raise MAX_CONNECTIONS (and the descriptor limit, LimitNOFILE=) or add instances`,
-        ),
-      ...(trust ? { exempt: (address: string) => trust(address, 0) } : {}),
+  const max = config.maxConnections ?? 0;
+  const server = createHttpServer(app.callback(), {
+    timeouts: {
+      ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
+      ...config.timeouts,
     },
-    drain: {
-      ...(config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {}),
-      ...(cluster.isWorker ? { othersStopped: allWorkersStoppedAccepting } : {}),
-    },
+    maxConnections: max,
+    onDrop: () =>
+      logger.warn(
+        { maxConnections: max },
+        `connection cap reached: ${max} connections are open and new ones are closed at once. If this is real traffic, raise MAX_CONNECTIONS (below the descriptor limit, LimitNOFILE=) or add instances`,
+      ),
   });
   const url = await listenOn(server, config.port, config.host);
   server.on('error', warnOnce(logger));
-  opened.push(() => drain.shutdown());
+  opened.push(() => drainOnShutdown(server, lifecycle, config.shutdownDelayMs));
   return { server, url };
 }
 
