@@ -208,24 +208,7 @@ async function listen(
       ),
   });
   const url = await listenOn(server, config.port, config.host);
-  server.on('error', warnOnce(logger));
+  server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
   opened.push(() => drainOnShutdown(server, lifecycle, config.shutdownDelayMs));
   return { server, url };
-}
-
-/** Logs a failed accept (EMFILE: out of descriptors) once, with what to do; others each time. */
-function warnOnce(logger: Logger): (error: NodeJS.ErrnoException) => void {
-  let warned = false;
-  return (error) => {
-    if (error.code !== 'EMFILE' && error.code !== 'ENFILE') {
-      logger.error({ err: error }, 'HTTP server error');
-      return;
-    }
-    if (warned) return;
-    warned = true;
-    logger.error(
-      { code: error.code },
-      'accepting connections fails: the process is out of file descriptors. Lower MAX_CONNECTIONS below the descriptor limit (ulimit -n; LimitNOFILE= in the systemd unit) or raise that limit',
-    );
-  };
 }
