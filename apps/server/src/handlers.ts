@@ -1,9 +1,16 @@
 import { ERROR_MESSAGES, type NewPlant, type Plant, toPlant } from '@plant-store/schema';
-import type { Lifecycle } from './connection/drain.ts';
 import { ApiError } from './http/api-error.ts';
 import type { ContractHandlers } from './http/contract-router.ts';
 import { STORE_RETRY_AFTER_SECONDS } from './http/to-api-error.ts';
 import type { PlantStore } from './store/plant-store.ts';
+
+/** Where a shutdown is (connection/drain.ts moves it on; `/readyz` and the app read it). */
+export interface Lifecycle {
+  /** From the signal on: `/readyz` answers 503. */
+  draining: boolean;
+  /** Once the listener is closed: every answer says `Connection: close`. */
+  closing: boolean;
+}
 
 /** An identical replay answers the same Plant (a safe retry); another name or tag is a 409. */
 async function createPlant(store: PlantStore, newPlant: NewPlant): Promise<Plant> {

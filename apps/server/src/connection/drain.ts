@@ -1,16 +1,9 @@
 import type { Server } from 'node:http';
+import type { Lifecycle } from '../handlers.ts';
 
 export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 /** After SHUTDOWN_DELAY_MS, how long requests under way may take (main.ts bounds all at 10 s). */
 const SHUTDOWN_GRACE_MS = 8_000;
-
-/** Where a shutdown is, read by the Koa app (`/readyz`, `Connection: close`). */
-export interface Lifecycle {
-  /** From the signal on: `/readyz` answers 503. */
-  draining: boolean;
-  /** Once the listener is closed: every answer says `Connection: close`. */
-  closing: boolean;
-}
 
 /**
  * The shutdown on Node's public API: `/readyz` 503 for `delayMs` (all else served, keep-alive

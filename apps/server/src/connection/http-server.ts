@@ -69,13 +69,18 @@ export function createHttpServer(handle: RequestListener, options: HttpServerOpt
     const current = answering.get(socket);
     // The request whose body broke or stalled while its handler waits for it.
     const waiting = current !== undefined && !current.headersSent && !current.req.complete;
-    const busy = current !== undefined && !current.writableFinished && !waiting;
-    const unparsable = error.code?.startsWith('HPE_') === true;
     // Else (a reset, a slowloris cut by `headersTimeout`) the socket just closes.
-    if (!socket.writable || busy || !(waiting || unparsable)) return void socket.destroy();
+    if (!socket.writable || !(waiting || error.code?.startsWith('HPE_'))) {
+      return void socket.destroy();
+    }
     answered.add(socket);
     socket.on('error', () => socket.destroy());
-    socket.end(rawErrorAnswer(clientErrorOf(error, server), waiting ? current.getHeaders() : {}));
+    const answer = () =>
+      socket.end(rawErrorAnswer(clientErrorOf(error, server), waiting ? current.getHeaders() : {}));
+    // After the answer to the request before the garbage, in order.
+    if (waiting || current === undefined || current.writableFinished) return answer();
+    current.once('finish', answer);
+    current.once('close', () => current.writableFinished || socket.destroy());
   });
   server.on('connect', (request, socket: Duplex) => {
     socket.on('error', () => socket.destroy());
