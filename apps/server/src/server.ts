@@ -1,7 +1,6 @@
 import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { tokenStatus } from './auth/manage-tokens.ts';
@@ -15,7 +14,6 @@ import type { Lifecycle } from './handlers.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import { databaseCounts } from './limits/shared-counts.ts';
 import { listenOn } from './listen.ts';
-import type { ServiceMetrics } from './observability/metrics.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import { measureStore } from './observability/store-timing.ts';
 import type { BatchedStoreOptions } from './store/batched-store.ts';
@@ -76,7 +74,23 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
       ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
     });
-    const listening = await listen(app, config, logger, opened, lifecycle);
+    // The API's listener (in a cluster worker, the port it shares), on Node's settings.
+    const max = config.maxConnections ?? 0;
+    const server = createHttpServer(app.callback(), {
+      timeouts: {
+        ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
+        ...config.timeouts,
+      },
+      maxConnections: max,
+      onDrop: () =>
+        logger.warn(
+          { maxConnections: max },
+          `connection cap reached: ${max} connections are open and new ones are closed at once. If this is real traffic, raise MAX_CONNECTIONS (below the descriptor limit, LimitNOFILE=) or add instances`,
+        ),
+    });
+    const url = await listenOn(server, config.port, config.host);
+    server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
+    opened.push(() => drainOnShutdown(server, lifecycle, config.shutdownDelayMs));
     // A cluster worker hands its metrics to the primary, which serves them all added up.
     const inCluster = cluster.isWorker;
     if (resources.metrics && inCluster) {
@@ -90,8 +104,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     if (metricsServer) opened.push(() => metricsServer.close());
     let closing: Promise<void> | undefined;
     return {
-      url: listening.url,
-      server: listening.server,
+      url,
+      server,
       store: resources.store,
       ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
       close: () => {
@@ -105,19 +119,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   }
 }
 
-interface Resources {
-  readonly store: PlantStore;
-  readonly tokens: TokenRegistry;
-  readonly rateLimits?: RateLimits;
-  readonly metrics?: ServiceMetrics;
-}
-
 /** The database (one handle), the plants, the managed tokens and the rate limits on it, the metrics. */
-async function openResources(
-  config: ServerConfig,
-  logger: Logger,
-  opened: CleanUp,
-): Promise<Resources> {
+async function openResources(config: ServerConfig, logger: Logger, opened: CleanUp) {
   // prom-client is loaded only when something serves the metrics (METRICS_PORT).
   const service = config.metrics
     ? new (await import('./observability/metrics.ts')).ServiceMetrics()
@@ -185,31 +188,4 @@ async function openPlantStore(
   }
   const { createPostgresStore } = await import('./store/postgres/postgres-store.ts');
   return createPostgresStore({ ...options, url: handle.url, handle });
-}
-
-/** Serves `app` on `config.host:config.port` (in a cluster worker, the port it shares). */
-async function listen(
-  app: Koa,
-  config: ServerConfig,
-  logger: Logger,
-  opened: CleanUp,
-  lifecycle: Lifecycle,
-): Promise<{ server: Server; url: string }> {
-  const max = config.maxConnections ?? 0;
-  const server = createHttpServer(app.callback(), {
-    timeouts: {
-      ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
-      ...config.timeouts,
-    },
-    maxConnections: max,
-    onDrop: () =>
-      logger.warn(
-        { maxConnections: max },
-        `connection cap reached: ${max} connections are open and new ones are closed at once. If this is real traffic, raise MAX_CONNECTIONS (below the descriptor limit, LimitNOFILE=) or add instances`,
-      ),
-  });
-  const url = await listenOn(server, config.port, config.host);
-  server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
-  opened.push(() => drainOnShutdown(server, lifecycle, config.shutdownDelayMs));
-  return { server, url };
 }
