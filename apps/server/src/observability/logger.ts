@@ -36,16 +36,16 @@ export function createLogger(
     );
   }
   if (options.destination) return pino(settings, options.destination);
-  // Lines written together once 16 KiB wait, or every second; past 8 MiB waiting (a reader
-  // that stopped) new lines are dropped. Node makes the pipes it wraps non-blocking: a stalled
+  // Lines written together once 4 KiB wait, or every second; past 8 MiB waiting (a reader
+  // that stopped) new lines are dropped. (sonic-boom measures its last pending piece again at
+  // every line, so the pieces stay small: 4 KiB, not 16.) Node makes the pipes it wraps non-blocking: a stalled
   // reader then means EAGAIN (retried), not a blocked pool thread keeping the process alive.
   void process.stdout.isTTY;
   void process.stderr.isTTY;
   const destination = pino.destination({
     dest: 1,
     sync: false,
-    minLength: 16_384,
-    maxWrite: 65_536,
+    minLength: 4096,
     maxLength: 8 * 1024 * 1024,
     periodicFlush: 1000,
   });

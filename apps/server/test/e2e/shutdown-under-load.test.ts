@@ -110,7 +110,7 @@ describe('SIGTERM under load', () => {
   ])(
     `%s: answers the ${IN_FLIGHT} requests in flight, exits 0 within the delay + 10 s, stores every 200`,
     async (_name, workers, delayMs) => {
-      databaseFile = join(folder, `plants-${workers}.db`);
+      databaseFile = join(folder, `plants-${workers}-${delayMs}.db`);
       const running = spawnServer({
         PORT: '0',
         LOG_LEVEL: 'info',
