@@ -117,7 +117,7 @@ function announce(
       { url, database: config.database.shown, metrics },
       `Plant Store is listening on ${url}`,
     );
-    announcer.flush(); // now, not with the next 16 KiB of lines or the next second
+    announcer.flush(); // now, not with the next 4 KiB of lines or the next second
     return;
   }
   console.log(`Plant Store is listening on ${url} (${config.database.shown})`);
