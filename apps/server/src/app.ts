@@ -3,7 +3,7 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/token-registry.ts';
 import { serveDocsAssets } from './docs/serve-docs-assets.ts';
-import { contractHandlers } from './handlers.ts';
+import { contractHandlers, type Lifecycle } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
 import { answerUnrouted, contractRouter } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
@@ -26,6 +26,8 @@ interface AppOptions {
   /** Proxies whose `X-Forwarded-For` is believed (TRUST_PROXY). */
   readonly trustProxy?: readonly string[];
   readonly docsAssets?: string;
+  /** The shutdown's state: `/readyz` 503 while draining, `Connection: close` once closing. */
+  readonly lifecycle?: Lifecycle;
 }
 
 /**
@@ -38,12 +40,20 @@ export function createApp(options: AppOptions): Koa<AppState> {
   const { rateLimits, corsOrigins = [] } = options;
   // Koa's own `proxy` stays off: it believes X-Forwarded-For from any peer.
   const app = new Koa<AppState>();
-  const router = contractRouter(contract, contractHandlers(options.store), {
+  const router = contractRouter(contract, contractHandlers(options.store, options.lifecycle), {
     tokens: options.tokens,
     bodyLimitBytes: options.bodyLimitBytes,
     ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
     around: serveDocsAssets(options.docsAssets),
   });
+  const { lifecycle } = options;
+  if (lifecycle) {
+    // Once the listener is closed an answer closes its connection (Koa skips it once sent).
+    app.use(async (ctx, next) => {
+      await next();
+      if (lifecycle.closing) ctx.set('Connection', 'close');
+    });
+  }
   app.use(requestContext(options.logger, options.metrics));
   const trust = proxyTrust(options.trustProxy ?? []);
   if (trust) {

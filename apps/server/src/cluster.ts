@@ -1,5 +1,4 @@
 import cluster, { type Address, type Worker } from 'node:cluster';
-import type { ServerOptions } from 'node:http';
 import { createServer } from 'node:net';
 import type { Logger } from 'pino';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
@@ -10,24 +9,6 @@ import { startMetricsServer } from './observability/metrics-listener.ts';
 // shutdown on (`worker.send`); workers listen on PORT and drain when told (main.ts).
 
 export const SHUTDOWN_MESSAGE = 'plant-store:shutdown';
-const STOPPED_ACCEPTING = 'plant-store:stopped-accepting';
-const ALL_STOPPED_ACCEPTING = 'plant-store:all-stopped-accepting';
-
-/**
- * In a worker: tells the primary it stopped accepting; resolves once every worker has. Until then
- * answers keep their connections: a reconnect would be queued by the primary and reset.
- */
-export function allWorkersStoppedAccepting(): Promise<void> {
-  return new Promise((resolve) => {
-    const listener = (message: unknown) => {
-      if (message !== ALL_STOPPED_ACCEPTING) return;
-      process.off('message', listener);
-      resolve();
-    };
-    process.on('message', listener);
-    process.send?.(STOPPED_ACCEPTING);
-  });
-}
 
 /** First wait before a dead worker is replaced; it doubles with each death in a row, to 30 s. */
 const RESTART_DELAY_MS = 250;
@@ -42,9 +23,8 @@ interface PrimaryOptions {
   readonly logger: Logger;
   /** Called once, when every worker of the first start listens. */
   readonly onListening: (url: string) => void;
-  /** METRICS_PORT: every worker's metrics added up, on a listener with these options. */
+  /** METRICS_PORT: every worker's metrics added up, on a listener of the primary. */
   readonly metrics?: { readonly port: number; readonly host: string } | undefined;
-  readonly serverOptions: ServerOptions;
 }
 
 /**
@@ -64,7 +44,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
   if (options.metrics) {
     const { clusterMetrics } = await import('./observability/cluster-metrics.ts');
     const allWorkers = clusterMetrics();
-    metrics = await startMetricsServer(allWorkers, options.metrics, logger, options.serverOptions);
+    metrics = await startMetricsServer(allWorkers, options.metrics, logger);
     logger.info({ metrics: `${metrics.url}/metrics` }, 'metrics of all workers');
   }
   let stopping = false;
@@ -91,17 +71,6 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
     }, STOP_TIMEOUT_MS).unref();
   };
   for (const signal of SHUTDOWN_SIGNALS) process.on(signal, stop);
-  const stoppedAccepting = new Set<Worker>();
-  const allStopped = () => {
-    if (stopping && [...live].every((worker) => stoppedAccepting.has(worker))) {
-      for (const worker of live) worker.send(ALL_STOPPED_ACCEPTING, () => undefined);
-    }
-  };
-  cluster.on('message', (worker: Worker, message: unknown) => {
-    if (message !== STOPPED_ACCEPTING) return;
-    stoppedAccepting.add(worker);
-    allStopped();
-  });
 
   cluster.on('listening', (worker: Worker, address: Address) => {
     listening.add(worker.id);
@@ -128,7 +97,6 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
     }
     if (code !== 0) failed = true;
     if (live.size === 0) stopped();
-    allStopped();
   });
   for (let i = 0; i < options.workers; i += 1) fork();
 

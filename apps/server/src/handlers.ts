@@ -4,6 +4,14 @@ import type { ContractHandlers } from './http/contract-router.ts';
 import { STORE_RETRY_AFTER_SECONDS } from './http/to-api-error.ts';
 import type { PlantStore } from './store/plant-store.ts';
 
+/** Where a shutdown is (connection/drain.ts moves it on; `/readyz` and the app read it). */
+export interface Lifecycle {
+  /** From the signal on: `/readyz` answers 503. */
+  draining: boolean;
+  /** Once the listener is closed: every answer says `Connection: close`. */
+  closing: boolean;
+}
+
 /** An identical replay answers the same Plant (a safe retry); another name or tag is a 409. */
 async function createPlant(store: PlantStore, newPlant: NewPlant): Promise<Plant> {
   if ((await store.create(newPlant)) === 'conflict') {
@@ -17,18 +25,22 @@ async function servedAsFile(): Promise<never> {
   throw new Error('answered as a static file by docs/serve-docs-assets.ts');
 }
 
-export function contractHandlers(store: PlantStore): ContractHandlers {
+export function contractHandlers(store: PlantStore, lifecycle?: Lifecycle): ContractHandlers {
   return {
     createPlant: (body) => createPlant(store, body),
     getHealth: async () => ({ status: 'ok' }),
     // Ready means able to commit (the one operation is a write), not merely reachable.
     getReadiness: async () => {
+      const retry = { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) };
+      if (lifecycle?.draining) {
+        throw new ApiError('storeUnavailable', ERROR_MESSAGES.storeUnavailable.shuttingDown, retry);
+      }
       const readiness = store.readiness();
       if (!readiness.ready) {
         throw new ApiError(
           'storeUnavailable',
           ERROR_MESSAGES.storeUnavailable.notReady(readiness.cause.code),
-          { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+          retry,
         );
       }
       await store.ping();

@@ -5,7 +5,6 @@ import { developmentTokenPath, loadDevelopmentToken } from './auth/development-t
 import { runPrimary, SHUTDOWN_MESSAGE } from './cluster.ts';
 import { type Config, loadConfig, StartupError } from './config.ts';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
-import { httpServerOptions } from './connection/http-server.ts';
 import {
   createLogger,
   EXIT_FLUSH_MS,
@@ -53,7 +52,6 @@ async function run(config: Config): Promise<void> {
           announce(url, baseLogger, config, development);
         },
         metrics: config.metrics,
-        serverOptions: httpServerOptions({ keepAliveTimeoutMs: config.keepAliveTimeoutMs }),
       }),
     );
   }
@@ -119,7 +117,7 @@ function announce(
       { url, database: config.database.shown, metrics },
       `Plant Store is listening on ${url}`,
     );
-    announcer.flush(); // now, not with the next 16 KiB of lines or the next second
+    announcer.flush(); // now, not with the next 4 KiB of lines or the next second
     return;
   }
   console.log(`Plant Store is listening on ${url} (${config.database.shown})`);

@@ -1,26 +1,19 @@
 import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { tokenStatus } from './auth/manage-tokens.ts';
 import { ManagedTokenVerifier } from './auth/managed-token-verifier.ts';
 import { TokenRegistry } from './auth/token-registry.ts';
 import { tokenStore } from './auth/token-store.ts';
-import { allWorkersStoppedAccepting } from './cluster.ts';
 import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
-import { fitToDescriptorLimit, preloadRequestPath } from './connection/descriptors.ts';
-import {
-  createHttpServer,
-  type HttpTimeouts,
-  httpServerOptions,
-} from './connection/http-server.ts';
-import { proxyTrust } from './limits/key.ts';
+import { drainOnShutdown } from './connection/drain.ts';
+import { createHttpServer, type HttpTimeouts } from './connection/http-server.ts';
+import type { Lifecycle } from './handlers.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import { databaseCounts } from './limits/shared-counts.ts';
 import { listenOn } from './listen.ts';
-import type { ServiceMetrics } from './observability/metrics.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import { measureStore } from './observability/store-timing.ts';
 import type { BatchedStoreOptions } from './store/batched-store.ts';
@@ -69,7 +62,9 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   const opened: CleanUp = [];
   try {
     const resources = await openResources(config, logger, opened);
+    const lifecycle: Lifecycle = { draining: false, closing: false };
     const app = createApp({
+      lifecycle,
       store: resources.store,
       tokens: resources.tokens,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -79,7 +74,23 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
       ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
     });
-    const listening = await listen(app, config, logger, opened);
+    // The API's listener (in a cluster worker, the port it shares), on Node's settings.
+    const max = config.maxConnections ?? 0;
+    const server = createHttpServer(app.callback(), {
+      timeouts: {
+        ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
+        ...config.timeouts,
+      },
+      maxConnections: max,
+      onDrop: () =>
+        logger.warn(
+          { maxConnections: max },
+          `connection cap reached: ${max} connections are open and new ones are closed at once. If this is real traffic, raise MAX_CONNECTIONS (below the descriptor limit, LimitNOFILE=) or add instances`,
+        ),
+    });
+    const url = await listenOn(server, config.port, config.host);
+    server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
+    opened.push(() => drainOnShutdown(server, lifecycle, config.shutdownDelayMs));
     // A cluster worker hands its metrics to the primary, which serves them all added up.
     const inCluster = cluster.isWorker;
     if (resources.metrics && inCluster) {
@@ -88,18 +99,13 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     }
     const metricsServer =
       resources.metrics && config.metrics && !inCluster
-        ? await startMetricsServer(
-            resources.metrics,
-            config.metrics,
-            logger,
-            httpServerOptions(httpTimeouts(config)),
-          )
+        ? await startMetricsServer(resources.metrics, config.metrics, logger)
         : undefined;
     if (metricsServer) opened.push(() => metricsServer.close());
     let closing: Promise<void> | undefined;
     return {
-      url: listening.url,
-      server: listening.server,
+      url,
+      server,
       store: resources.store,
       ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
       close: () => {
@@ -113,19 +119,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   }
 }
 
-interface Resources {
-  readonly store: PlantStore;
-  readonly tokens: TokenRegistry;
-  readonly rateLimits?: RateLimits;
-  readonly metrics?: ServiceMetrics;
-}
-
 /** The database (one handle), the plants, the managed tokens and the rate limits on it, the metrics. */
-async function openResources(
-  config: ServerConfig,
-  logger: Logger,
-  opened: CleanUp,
-): Promise<Resources> {
+async function openResources(config: ServerConfig, logger: Logger, opened: CleanUp) {
   // prom-client is loaded only when something serves the metrics (METRICS_PORT).
   const service = config.metrics
     ? new (await import('./observability/metrics.ts')).ServiceMetrics()
@@ -193,61 +188,4 @@ async function openPlantStore(
   }
   const { createPostgresStore } = await import('./store/postgres/postgres-store.ts');
   return createPostgresStore({ ...options, url: handle.url, handle });
-}
-
-/** The HTTP timeouts of every listener: KEEP_ALIVE_TIMEOUT_SECONDS, then the overrides. */
-function httpTimeouts(config: ServerConfig): Partial<HttpTimeouts> {
-  return {
-    ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
-    ...config.timeouts,
-  };
-}
-
-/** Serves `app` on `config.host:config.port` (in a cluster worker, the port it shares). */
-async function listen(
-  app: Koa,
-  config: ServerConfig,
-  logger: Logger,
-  opened: CleanUp,
-): Promise<{ server: Server; url: string }> {
-  preloadRequestPath();
-  const max = config.maxConnections ? fitToDescriptorLimit(config.maxConnections, logger) : 0;
-  const trust = proxyTrust(config.trustProxy ?? []);
-  const { server, drain } = createHttpServer(app.callback(), {
-    timeouts: httpTimeouts(config),
-    cap: {
-      max,
-      onReached: () =>
-        logger.warn(
-          { maxConnections: max },
-          `connection cap reached: ${max} connections are open; each new one closes a connection of the address holding the most (its oldest idle one first). If this is real traffic, raise MAX_CONNECTIONS (and the descriptor limit, LimitNOFILE=) or add instances`,
-        ),
-      ...(trust ? { exempt: (address: string) => trust(address, 0) } : {}),
-    },
-    drain: {
-      ...(config.shutdownDelayMs ? { delayMs: config.shutdownDelayMs } : {}),
-      ...(cluster.isWorker ? { othersStopped: allWorkersStoppedAccepting } : {}),
-    },
-  });
-  const url = await listenOn(server, config.port, config.host);
-  server.on('error', warnOnce(logger));
-  opened.push(() => drain.shutdown());
-  return { server, url };
-}
-
-/** Logs a failed accept (EMFILE: out of descriptors) once, with what to do; others each time. */
-function warnOnce(logger: Logger): (error: NodeJS.ErrnoException) => void {
-  let warned = false;
-  return (error) => {
-    if (error.code !== 'EMFILE' && error.code !== 'ENFILE') {
-      logger.error({ err: error }, 'HTTP server error');
-      return;
-    }
-    if (warned) return;
-    warned = true;
-    logger.error(
-      { code: error.code },
-      'accepting connections fails: the process is out of file descriptors. Lower MAX_CONNECTIONS below the descriptor limit (ulimit -n; LimitNOFILE= in the systemd unit) or raise that limit',
-    );
-  };
 }

@@ -326,13 +326,13 @@ describe('the names the docs and comments use', () => {
       /`\.\/x\.ts`, which is no file/,
     );
 
-    const file = 'apps/server/src/connection/linger.ts';
+    const file = 'apps/server/src/connection/drain.ts';
     const example =
       examplesOf(
-        '/**\n * Lingers.\n *\n * @example\n * answerAndLinger(socket, watchSockets(server)); // done(x)\n */',
+        '/**\n * Drains.\n *\n * @example\n * drainOnShutdown(server, watchSockets(server)); // done(x)\n */',
       )[0] ?? '';
-    expect(callsIn(example)).toEqual(['answerAndLinger', 'watchSockets']);
-    expect(checkCall(file, example, 'answerAndLinger')).toBeUndefined();
+    expect(callsIn(example)).toEqual(['drainOnShutdown', 'watchSockets']);
+    expect(checkCall(file, example, 'drainOnShutdown')).toBeUndefined();
     expect(checkCall(file, example, 'watchSockets')).toBe(
       `${file}: an @example calls \`watchSockets\`, which is not declared there and no module exports`,
     );

@@ -1,15 +1,15 @@
-import { once } from 'node:events';
 import { contract } from '@plant-store/schema';
-import { describe, expect, it } from 'vitest';
-import { openSocket, receivedUntilClose, statusLineOf } from '../../test/support/raw-socket.ts';
-import { startTestServer } from '../../test/support/start-test-server.ts';
-import { DEFAULT_HTTP_TIMEOUTS, httpServerOptions } from './http-server.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSocket, sendRawBytes } from '../../test/support/raw-socket.ts';
+import { readPlantRows } from '../../test/support/read-plant-rows.ts';
+import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { DEFAULT_HTTP_TIMEOUTS } from './http-server.ts';
 
-// The timeouts as configured on the real server; test/e2e/http-timeouts.test.ts watches them
-// fire (Node's own timers, real seconds).
+// The real server's node:http settings, and its `clientError` hook; test/e2e/http-timeouts.test.ts
+// watches the timeouts fire (Node's own timers, real seconds).
 
-describe('HTTP server timeouts', () => {
-  it('are set deliberately on the real server', async () => {
+describe('the HTTP server', () => {
+  it("has its timeouts and cap set deliberately, on Node's own settings", async () => {
     const server = await startTestServer();
     try {
       expect(server.server.headersTimeout).toBe(5_000);
@@ -20,15 +20,6 @@ describe('HTTP server timeouts', () => {
     } finally {
       await server.dispose();
     }
-  });
-
-  it('take the given values over the defaults', () => {
-    expect(httpServerOptions({ keepAliveTimeoutMs: 120_000 })).toEqual({
-      headersTimeout: 5_000,
-      requestTimeout: 30_000,
-      keepAliveTimeout: 120_000,
-      connectionsCheckingInterval: 1_000,
-    });
   });
 });
 
@@ -62,36 +53,61 @@ describe('the progress timeout', () => {
   });
 });
 
-describe('shutdown with keep-alive connections', () => {
-  it('ends in-flight requests with Connection: close instead of waiting out the keep-alive', async () => {
-    // The keep-alive timeout is 65 s and the shutdown's grace 10 s: the shutdown must finish
-    // within this test's 10 s by closing the connections, not by waiting for either.
-    const closing = await startTestServer();
-    const idle = await openSocket(closing.url);
-    expect(await statusLineOf(idle, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toBe(
-      'HTTP/1.1 200 OK',
-    );
-    const idleClosed = receivedUntilClose(idle);
+// A request Node's parser cannot read: the `clientError` hook answers in the Error shape and
+// closes. Raw sockets: no HTTP client sends these.
+describe('a request Node cannot parse', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server.dispose();
+  });
+  const post = (framing: string, body: string) =>
+    `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.token}\r\n` +
+    `Content-Type: application/json\r\n${framing}\r\n\r\n${body}`;
 
-    // A request in flight: headers and part of its body arrived when the shutdown starts.
-    const busy = await openSocket(closing.url);
-    const body = '{"id": 7, "name": "Late fern"}';
-    const answer = receivedUntilClose(busy);
-    const received = once(closing.server, 'request');
-    busy.write(
-      'POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
-        `Authorization: Bearer ${closing.token}\r\nContent-Length: ${body.length}\r\n\r\n` +
-        body.slice(0, 10),
-    );
-    await received;
-    const closed = closing.dispose();
-    busy.write(body.slice(10));
+  it.each([
+    ['a chunk line that is not hexadecimal', 'Transfer-Encoding: chunked', 'zz\r\n'],
+    [
+      'a valid chunk, then a broken one',
+      'Transfer-Encoding: chunked',
+      '1e\r\n{"id": 9, "name": "Half fern"}\r\nzz\r\n',
+    ],
+    ['an unknown transfer coding', 'Transfer-Encoding: xchunked', '5\r\nhello\r\n0\r\n\r\n'],
+  ])(
+    '%s: 400 40004 in the Error shape at once, then the connection closes',
+    async (_, framing, body) => {
+      const answer = await sendRawBytes(server.url, post(framing, body));
+      expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+      expect(answer).toMatch(/\r\n\r\n\{"error":40004,"message":"Malformed HTTP request"\}$/);
+      expect(readPlantRows(server.databaseFile)).toEqual([]);
+    },
+  );
 
-    expect(await idleClosed).toBe('');
-    const text = await answer;
-    await closed;
-    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
-    expect(text).toMatch(/\r\nConnection: close\r\n/i);
-    expect(text).toMatch(/\{"name":"Late fern"\}$/);
+  it('a request line that is not HTTP: 400 in the Error shape', async () => {
+    const answer = await sendRawBytes(server.url, 'HELLO\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toMatch(/\r\n\r\n\{"error":40004,"message":"Malformed HTTP request"\}$/);
+  });
+
+  it('headers over 16 KiB: 400 in the Error shape saying so', async () => {
+    const answer = await sendRawBytes(
+      server.url,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toMatch(/"message":"Request headers are too large"\}$/);
+  });
+
+  it('CONNECT: 405 in the Error shape, its body bounded to 1 KB whatever the target', async () => {
+    const target = `${'a'.repeat(12_000)}:443`;
+    const answer = await sendRawBytes(server.url, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(1024);
+    expect(JSON.parse(body)).toMatchObject({ error: 40501 });
+    expect(JSON.parse(body).message).toMatch(/^CONNECT is not allowed: this server is not a proxy/);
   });
 });

@@ -1,71 +1,105 @@
-import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
-import { type Drain, type DrainOptions, drainOnShutdown } from './drain.ts';
-import { type ConnectionCap, trackConnections } from './fair-share.ts';
-import { answerParserErrors } from './parser-errors.ts';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ERROR_MESSAGES } from '@plant-store/schema';
+import { ApiError } from '../http/api-error.ts';
+import { rawErrorAnswer } from '../http/error-responder.ts';
 
-/** The HTTP server's timeouts in ms; Node's own let one client hold a connection for minutes. */
+/**
+ * The HTTP server's timeouts in ms, all Node's own (`http.createServer` options and
+ * `server.timeout`). Node's defaults let one client hold a connection for minutes; the edge
+ * (slow clients, bodies, shares per address) is the reverse proxy in front (docs/deployment.md).
+ */
 export const DEFAULT_HTTP_TIMEOUTS = {
   headersTimeoutMs: 5_000, // headers complete after the request's first byte (slowloris)
   requestTimeoutMs: 30_000, // the whole request, body included
-  progressTimeoutMs: 30_000, // no progress either way closes it (nginx's `send_timeout`)
+  progressTimeoutMs: 30_000, // `server.timeout`: no progress either way closes the socket
   keepAliveTimeoutMs: 65_000, // above a balancer's idle timeout (60 s)
-  connectionsCheckingIntervalMs: 1_000,
-  lingerMs: 5_000, // how long the rest of a refused body is read and dropped (linger.ts)
+  connectionsCheckingIntervalMs: 1_000, // how often Node checks the first two
 };
 export type HttpTimeouts = Readonly<Record<keyof typeof DEFAULT_HTTP_TIMEOUTS, number>>;
 
-/**
- * The `http.createServer` options for `timeouts`, defaults for any not given.
- * @example
- * const server = http.createServer(httpServerOptions({ keepAliveTimeoutMs: 120_000 }), handler);
- */
-export function httpServerOptions(timeouts: Partial<HttpTimeouts> = {}): ServerOptions {
-  const merged = { ...DEFAULT_HTTP_TIMEOUTS, ...timeouts };
-  return {
-    headersTimeout: merged.headersTimeoutMs,
-    requestTimeout: merged.requestTimeoutMs,
-    keepAliveTimeout: merged.keepAliveTimeoutMs,
-    connectionsCheckingInterval: merged.connectionsCheckingIntervalMs,
-  };
-}
-
-interface HttpServerOptions {
+export interface HttpServerOptions {
   readonly timeouts?: Partial<HttpTimeouts>;
-  readonly cap?: ConnectionCap;
-  readonly drain?: DrainOptions;
+  /** `server.maxConnections` (MAX_CONNECTIONS; 0: none): Node closes a connection over it. */
+  readonly maxConnections?: number;
+  /** Called the first time Node closes a connection over `maxConnections` (its 'drop'). */
+  readonly onDrop?: () => void;
 }
 
 /**
- * The one place the API's `node:http` server is made; its listeners in the order Node calls them:
- * 1. `connection` (fair-share.ts); 2. `clientError`, `connect` (parser-errors.ts); 3. `checkContinue`;
- * 4. `request`: pipeline bound, drain (drain.ts), the app, then a raw refusal lingered (linger.ts).
+ * The one place the API's `node:http` server is made, on Node's public API only: its timeouts,
+ * its cap, and a `clientError` hook (Node's documented one) that answers a request Node cannot
+ * parse in the Error shape and closes. Koa writes every other answer.
  * @example
- * const { server, drain } = createHttpServer(app.callback(), { cap: { max: 900 } });
+ * const server = createHttpServer(app.callback(), { maxConnections: 900 });
  */
-export function createHttpServer(
-  handle: RequestListener,
-  options: HttpServerOptions = {},
-): { server: Server; drain: Drain } {
+export function createHttpServer(handle: RequestListener, options: HttpServerOptions = {}): Server {
   const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts };
   // Node answers a missing Host, and drops header fields past its count, with no Error body:
   // the app refuses both (`http/protocol-checks.ts`).
-  const server = createServer({ ...httpServerOptions(timeouts), requireHostHeader: false });
-  server.maxHeadersCount = 0;
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+      connectionsCheckingInterval: timeouts.connectionsCheckingIntervalMs,
+      requireHostHeader: false,
+    },
+    handle,
+  );
   server.timeout = timeouts.progressTimeoutMs;
-
-  const connections = trackConnections(server, options.cap); // 1, and 4's pipeline bound
-  answerParserErrors(server, connections, timeouts.lingerMs); // 2
-  // 3. The `100` only once a reader starts taking the body (the request emits 'resume').
+  server.maxHeadersCount = 0;
+  if (options.maxConnections) server.maxConnections = options.maxConnections;
+  if (options.onDrop) server.once('drop', options.onDrop);
+  // The `100` only once a reader starts taking the body (the request emits 'resume'), so a
+  // refusal (401, 413, 415) comes before the client sends it.
   server.on('checkContinue', (request, response) => {
     request.once('resume', () => response.headersSent || response.writeContinue());
     server.emit('request', request, response);
   });
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
-  const drain = drainOnShutdown(server, connections, options.drain);
-  server.on('request', (request, response) => {
-    // 4. Nothing more on a connection closed for pipelining too deep.
-    if (request.socket.destroyed || drain.answers(request, response)) return;
-    handle(request, response);
+
+  // The answer under way on each connection, if any: a parse error answers the request whose
+  // body broke or stalled, never into another request's answer.
+  const answering = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (request, response) => answering.set(request.socket, response));
+  const answered = new WeakSet<Duplex>(); // a failed parser fails again on every later chunk
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (answered.has(socket)) return;
+    const current = answering.get(socket);
+    // The request whose body broke or stalled while its handler waits for it.
+    const waiting = current !== undefined && !current.headersSent && !current.req.complete;
+    // Else (a reset, a slowloris cut by `headersTimeout`) the socket just closes.
+    if (!socket.writable || !(waiting || error.code?.startsWith('HPE_'))) {
+      return void socket.destroy();
+    }
+    answered.add(socket);
+    socket.on('error', () => socket.destroy());
+    const answer = () =>
+      socket.end(rawErrorAnswer(clientErrorOf(error, server), waiting ? current.getHeaders() : {}));
+    // After the answer to the request before the garbage, in order.
+    if (waiting || current === undefined || current.writableFinished) return answer();
+    current.once('finish', answer);
+    current.once('close', () => current.writableFinished || socket.destroy());
   });
-  return { server, drain };
+  server.on('connect', (request, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    const target = request.url ?? '';
+    const message = `CONNECT is not allowed: this server is not a proxy (asked for ${target})`;
+    socket.end(rawErrorAnswer(new ApiError('methodNotAllowed', message)));
+  });
+  return server;
+}
+
+/** 408 for a request that did not arrive within `requestTimeout`, else 400. */
+function clientErrorOf(error: NodeJS.ErrnoException, server: Server): ApiError {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new ApiError(
+      'requestTimeout',
+      ERROR_MESSAGES.requestTimeout(server.requestTimeout / 1000),
+    );
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const { headersTooLarge, unparsable } = ERROR_MESSAGES.malformedRequest;
+  return new ApiError('malformedRequest', tooLarge ? headersTooLarge : unparsable);
 }

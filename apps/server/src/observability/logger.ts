@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
-import { LineBuffer } from './line-buffer.ts';
 
 // pino-pretty is loaded only for a terminal, never in production.
 const require = createRequire(import.meta.url);
@@ -37,13 +36,23 @@ export function createLogger(
     );
   }
   if (options.destination) return pino(settings, options.destination);
-  const destination = new LineBuffer(1);
-  // Node makes the pipes it wraps non-blocking: a stalled reader then means EAGAIN (retried),
-  // not a blocked pool thread that would keep the process from exiting.
+  // Lines written together once 4 KiB wait, or every second; past 8 MiB waiting (a reader
+  // that stopped) new lines are dropped. (sonic-boom measures its last pending piece again at
+  // every line, so the pieces stay small: 4 KiB, not 16.) Node makes the pipes it wraps non-blocking: a stalled
+  // reader then means EAGAIN (retried), not a blocked pool thread keeping the process alive.
   void process.stdout.isTTY;
   void process.stderr.isTTY;
+  const destination = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: 4096,
+    maxLength: 8 * 1024 * 1024,
+    periodicFlush: 1000,
+  });
+  let failed = false;
   destination.on('error', (error: NodeJS.ErrnoException) => {
-    // The destination stops writing there; one line says so on stderr, if that still works.
+    if (failed) return;
+    failed = true; // pino stops writing on EPIPE; one line says so on stderr, if that still works
     const line = `${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, service: 'plant-store', msg: `stdout failed (${error.code ?? error.message}): log lines are no longer written there` })}\n`;
     write(2, line, () => undefined);
   });
@@ -53,7 +62,7 @@ export function createLogger(
 
 export const EXIT_FLUSH_MS = 1000;
 
-let stdout: LineBuffer | undefined;
+let stdout: ReturnType<typeof pino.destination> | undefined;
 
 /**
  * Exits once the buffered lines are written, or after `EXIT_FLUSH_MS` (a stalled reader).
@@ -62,10 +71,9 @@ let stdout: LineBuffer | undefined;
  * await exitAfterLogs(logger, 0);
  */
 export async function exitAfterLogs(logger: Logger, code: number): Promise<never> {
-  const flushed = new Promise<void>((resolve) =>
-    stdout ? stdout.flush(resolve) : logger.flush(() => resolve()),
-  );
+  const flushed = new Promise<void>((resolve) => logger.flush(() => resolve()));
   await Promise.race([flushed, sleep(EXIT_FLUSH_MS)]);
+  // Past the bound what waits is dropped: pino's exit hook would wait for a stalled pipe for good.
   stdout?.destroy();
   process.exit(code);
 }

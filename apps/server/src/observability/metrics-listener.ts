@@ -1,4 +1,4 @@
-import { createServer, type ServerOptions } from 'node:http';
+import { createServer } from 'node:http';
 import type { Logger } from 'pino';
 import { listenOn } from '../listen.ts';
 import type { ServiceMetrics } from './metrics.ts';
@@ -7,15 +7,14 @@ import type { ServiceMetrics } from './metrics.ts';
  * Serves `GET /metrics` on a listener of its own, apart from the API.
  *
  * @example
- * const listener = await startMetricsServer(metrics, { host: '127.0.0.1', port: 9464 }, logger, {});
+ * const listener = await startMetricsServer(metrics, { host: '127.0.0.1', port: 9464 }, logger);
  */
 export async function startMetricsServer(
   metrics: Pick<ServiceMetrics, 'exposition'>,
   address: { readonly host: string; readonly port: number },
   logger: Logger,
-  serverOptions: ServerOptions,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(serverOptions, (request, response) => {
+  const server = createServer((request, response) => {
     response.setHeader('Cache-Control', 'no-store');
     response.setHeader('X-Content-Type-Options', 'nosniff');
     const plain = (status: number, text: string, headers = {}) => {

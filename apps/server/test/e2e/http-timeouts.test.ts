@@ -19,8 +19,8 @@ describe('the default HTTP timeouts', () => {
   });
 
   it('cut a slowloris socket (headers never complete), while an idle keep-alive connection lives on', async () => {
-    // The trickler sends a header line every 400 ms and would complete its headers after 30
-    // lines (12 s): the 5 s headers timeout (checked every 1 s) must cut it long before.
+    // The trickler sends a header line every 400 ms and would complete its headers after 75
+    // lines (30 s, 5x the ~6 s it takes the 5 s headers timeout, checked every 1 s, to cut it).
     const slowloris = await openSocket(server.url);
     const answer = receivedUntilClose(slowloris);
     slowloris.write('POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\n');
@@ -28,7 +28,7 @@ describe('the default HTTP timeouts', () => {
     const trickle = setInterval(() => {
       if (slowloris.destroyed) return;
       lines += 1;
-      slowloris.write(lines < 30 ? `X-Trickle-${lines}: x\r\n` : '\r\n');
+      slowloris.write(lines < 75 ? `X-Trickle-${lines}: x\r\n` : '\r\n');
     }, 400);
 
     // The keep-alive client completes a request, idles past the headers timeout, then sends another.
@@ -37,7 +37,7 @@ describe('the default HTTP timeouts', () => {
     try {
       expect(await answer).toBe(''); // cut by the server, never answered
       expect(lines).toBeGreaterThan(5); // it kept sending until it was cut
-      expect(lines).toBeLessThan(30); // and was cut before its headers were complete
+      expect(lines).toBeLessThan(75); // and was cut before its headers were complete
 
       expect(await first).toBe('HTTP/1.1 200 OK');
       expect(keepAlive.destroyed).toBe(false);
@@ -47,7 +47,7 @@ describe('the default HTTP timeouts', () => {
       slowloris.destroy();
       keepAlive.destroy();
     }
-  }, 20_000);
+  }, 45_000);
 });
 
 describe('configured timeouts', () => {
@@ -102,9 +102,9 @@ describe('configured timeouts', () => {
   it('leave a connection open while it is in use', async () => {
     const socket = await openSocket(quick.url);
     try {
-      for (let i = 0; i < 4; i++) {
-        // Each pause is under the 1.5 s keep-alive timeout, the total is over it.
-        await new Promise((resolve) => setTimeout(resolve, 700));
+      for (let i = 0; i < 6; i++) {
+        // Each pause is a fifth of the 1.5 s keep-alive timeout, the total is over it.
+        await new Promise((resolve) => setTimeout(resolve, 300));
         expect(await statusLineOf(socket, GET)).toBe('HTTP/1.1 200 OK');
       }
     } finally {

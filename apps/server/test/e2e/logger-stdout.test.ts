@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 
-// The default logger holds stdout lines (observability/line-buffer.ts, 16 KiB): these run it in a real
+// The default logger holds stdout lines (pino.destination, 4 KiB; observability/logger.ts): these run it in a real
 // child process and read what actually reached its stdout.
 
 const LOGGER_URL = new URL('../../src/observability/logger.ts', import.meta.url).href;
@@ -39,7 +39,7 @@ describe('createLogger on stdout', () => {
   });
 
   it('writes out the lone line of a quiet process while it keeps running', async () => {
-    // One line, far below the 16 KiB buffer, then the process idles until it is told to stop:
+    // One line, far below the 4 KiB buffer, then the process idles until it is told to stop:
     // only the flush timer can have written the line the parent reads.
     const { child, lines } = startWithLogger(`
       const logger = createLogger('info');

@@ -197,7 +197,9 @@ describe('SIGTERM with a log pipe that failed', () => {
     console.log(
       `stalled stdout: slowest /healthz ${Math.round(slowest)} ms; exit ${code} ${Math.round(ms)} ms after SIGTERM`,
     );
-    expect(slowest).toBeLessThan(500);
+    // A write that blocked on the full pipe would hold the loop for good; 59-295 ms measured
+    // on a shared 2-core machine, so the bound has room for a busy one.
+    expect(slowest).toBeLessThan(2_000);
     expect(code).toBe(0);
     expect(ms).toBeLessThan(BOUND_MS);
   }, 90_000);

@@ -14,9 +14,8 @@ export interface TestServer extends RunningServer {
   /** The SQLite file the server stores plants in. */
   readonly databaseFile: string;
   /**
-   * Closes the server and deletes its temporary folder. The test is over: the idle keep-alive
-   * connections its clients (`fetch`) left open are closed first, so the drain does not wait
-   * out its idle grace (1 s) for requests that will never come.
+   * Closes the server (its idle keep-alive connections at once, as Node's `server.close()`
+   * does) and deletes its temporary folder.
    */
   dispose(): Promise<void>;
 }
@@ -34,6 +33,8 @@ export interface TestServerOptions {
   /** TRUST_PROXY: the proxies whose X-Forwarded-For is believed (127.0.0.1 is every test client). */
   readonly trustProxy?: readonly string[];
   readonly timeouts?: Partial<HttpTimeouts>;
+  /** SHUTDOWN_DELAY_MS: `/readyz` answers 503 this long after `close()` before the listener closes. */
+  readonly shutdownDelayMs?: number;
   /** Log here (e.g. a pino logger on a PassThrough) instead of nowhere. */
   readonly logger?: Logger;
 }
@@ -64,6 +65,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+      ...(options.shutdownDelayMs ? { shutdownDelayMs: options.shutdownDelayMs } : {}),
     },
     options.logger ?? createLogger('silent'),
   );
@@ -72,7 +74,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     token,
     databaseFile,
     async dispose() {
-      running.server.closeIdleConnections();
       await running.close();
       rmSync(folder, { recursive: true, force: true });
     },
