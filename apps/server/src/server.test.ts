@@ -80,7 +80,7 @@ describe('POST /plants success', () => {
     const reply = await post(`{"id": ${id}, "name": "Fern"}`);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ name: 'Fern' });
-    expect(storedRow(id)).toEqual({ id, name: 'Fern', tag: null });
+    expect(storedRow(id)).toEqual({ id, name: 'Fern' });
   });
 
   it('sends the hardening headers and echoes a safe X-Request-Id', async () => {
@@ -314,7 +314,7 @@ describe('duplicates', () => {
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
     const winner = replies.find((reply) => reply.status === 200);
     expect(rows().filter((row) => row.id === id)).toEqual([
-      { id, name: winner?.body.name, tag: null },
+      { id, name: winner?.body.name },
     ]);
   });
 });
