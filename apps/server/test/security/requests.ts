@@ -3,14 +3,14 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { anyCodePoint, membersText, newPlantMembers, plainPlantMembers } from './arbitraries.ts';
 import type { RawRequest } from './exchange.ts';
-import { verdictOf } from './oracle.ts';
+import { type PlantFields, verdictOf } from './oracle.ts';
 
 /** What the server should answer to a generated request. */
 export type Expected =
   /** This error (one of these codes, when a list). */
   | { readonly kind: 'error'; readonly status: number; readonly code: number | readonly number[] }
-  /** A valid NewPlant: 200, or 409 when its id is already stored with another name or tag. */
-  | { readonly kind: 'create'; readonly id: bigint; readonly name: string; readonly tag?: string }
+  /** A valid NewPlant: 200, or 409 when its id is already stored with other fields. */
+  | { readonly kind: 'create'; readonly id: bigint; readonly plant: PlantFields }
   /** A body whose meaning the test does not predict: 400, or 200/409 for a valid NewPlant. */
   | { readonly kind: 'body' };
 
