@@ -3,6 +3,7 @@ import { OpenApiResponseValidator } from '../test/support/openapi-validator.ts';
 import { sendRawBytes } from '../test/support/raw-socket.ts';
 import { type PlantRow, readPlantRows } from '../test/support/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../test/support/start-test-server.ts';
+import { DEFAULTS } from './config.ts';
 
 // End to end over real HTTP on 127.0.0.1: the real server, a real SQLite file, raw fetch.
 // Every response body is checked against the generated OpenAPI document with Ajv.
@@ -236,13 +237,13 @@ describe('media type and size', () => {
     expect(await response.json()).toMatchObject({ error: 41501 });
   });
 
-  it('answers 413 above the 64 KiB default limit', async () => {
-    const big = `{"id": ${freshId()}, "name": "${'x'.repeat(70 * 1024)}"}`;
+  it('answers 413 above the default limit (BODY_LIMIT)', async () => {
+    const big = `{"id": ${freshId()}, "name": "${'x'.repeat(DEFAULTS.bodyLimitBytes)}"}`;
     const reply = await post(big);
     expect(reply.status).toBe(413);
     expect(reply.body).toEqual({
       error: 41301,
-      message: 'Request body is larger than 65536 bytes',
+      message: `Request body is larger than ${DEFAULTS.bodyLimitBytes} bytes`,
     });
   });
 });
@@ -313,9 +314,7 @@ describe('duplicates', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
     const winner = replies.find((reply) => reply.status === 200);
-    expect(rows().filter((row) => row.id === id)).toEqual([
-      { id, name: winner?.body.name },
-    ]);
+    expect(rows().filter((row) => row.id === id)).toEqual([{ id, name: winner?.body.name }]);
   });
 });
 

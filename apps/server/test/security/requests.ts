@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
+import { DEFAULTS } from '../../src/config.ts';
 import { anyCodePoint, membersText, newPlantMembers, plainPlantMembers } from './arbitraries.ts';
 import type { RawRequest } from './exchange.ts';
 import { type PlantFields, verdictOf } from './oracle.ts';
@@ -22,8 +23,8 @@ export interface FuzzCase {
   readonly decoded?: Uint8Array;
 }
 
-/** The request body limit the fuzzed server runs with (the default, 64 KiB). */
-export const FUZZ_BODY_LIMIT = 64 * 1024;
+/** The request body limit the fuzzed server runs with (startTestServer's: BODY_LIMIT's default). */
+export const FUZZ_BODY_LIMIT = DEFAULTS.bodyLimitBytes;
 
 const error = (status: number, code: number | readonly number[]): Expected => ({
   kind: 'error',
