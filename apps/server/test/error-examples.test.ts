@@ -60,7 +60,7 @@ const nested = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1
 
 /** How to make the server send each example, on the shared server. */
 const PROVOKE: Partial<Record<ErrorName, () => Promise<Answer>>> = {
-  validationFailed: () => send(`${server.url}/plants`, json('{"id": 10, "colour": "green"}')),
+  validationFailed: () => send(`${server.url}/plants`, json('{"id": 10, "wheels": 4}')),
   malformedJson: () => send(`${server.url}/plants`, json('{"id": 10, "name": }')),
   jsonTooDeep: () => send(`${server.url}/plants`, json(nested)),
   missingBody: () =>

@@ -153,7 +153,7 @@ const AGREEMENT_TABLE: string[] = [
   `{"id": 9009, "name": "a", "tag": "${'t'.repeat(101)}"}`,
   '{"id": 9010, "name": "a", "tag": null}',
   '{"id": 9011, "name": "a", "tag": 7}',
-  '{"id": 9012, "name": "a", "colour": "green"}',
+  '{"id": 9012, "name": "a", "wheels": 4}',
   '{"id": 9013, "name": "a", "__proto__": {"admin": true}}',
   '{"id": 9014, "name": "a", "constructor": {}}',
   '{"id": 9015, "name": "\\ud83c\\udf35 cactus"}',
