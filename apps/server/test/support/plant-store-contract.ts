@@ -73,7 +73,8 @@ export function describePlantStoreContract(
       (await harness.rows()).map(({ id, ...fields }) => ({ id, ...plantOf(fields) }));
 
     it('has a column for every Plant field, so a new field of the contract is stored', async () => {
-      await open(); // runs the migrations
+      // Opening runs the migrations; a store without a column for a field fails to open.
+      await open().catch(() => undefined);
       const columns = await harness.columns();
       expect(
         PLANT_FIELDS.filter((field) => !columns.includes(field)),
