@@ -2,47 +2,33 @@ import { describe, expect, it } from 'vitest';
 import {
   CONFIG_VARIABLES,
   ConfigError,
+  DEFAULTS,
   loadConfig,
   loadStoreConfig,
   MAX_TIMER_MS,
   maskUrl,
   numericRanges,
   parseDatabase,
+  readVariable,
 } from './config.ts';
 
 const TOKEN = 'a-long-enough-token-0123';
 
 describe('loadConfig', () => {
-  it('applies the documented defaults', () => {
+  it('applies the defaults (DEFAULTS; docs-tables.test.ts checks them against the docs)', () => {
+    expect(DEFAULTS).toEqual(loadConfig({}));
+    expect(DEFAULTS).toMatchObject({ production: false, tokens: [], developmentToken: true });
     const config = loadConfig({ PLANT_STORE_TOKENS: TOKEN });
-    expect(config).toEqual({
-      production: false,
-      port: 3000,
-      host: '127.0.0.1',
-      database: parseDatabase('./data/plants.db'),
-      tokens: [TOKEN],
-      developmentToken: false,
-      bodyLimitBytes: 65536,
-      logLevel: 'info',
-      durability: 'full',
-      postgres: {
-        poolMax: 10,
-        connectTimeoutMs: 2000,
-        statementTimeoutMs: 5000,
-        startupWaitMs: 0,
-      },
-      rateLimit: {
-        perSecond: 100,
-        burst: 200,
-        authFailuresPerMinute: 30,
-      },
-      trustProxy: [],
-      corsOrigins: [],
-      keepAliveTimeoutMs: 65_000,
-      maxConnections: 900,
-      shutdownDelayMs: 0,
-      webConcurrency: 1,
-    });
+    expect(config).toEqual({ ...DEFAULTS, tokens: [TOKEN], developmentToken: false });
+  });
+
+  it('reads one variable as loadConfig does, its default when unset (readVariable)', () => {
+    expect(readVariable('BODY_LIMIT', undefined)).toBe(DEFAULTS.bodyLimitBytes);
+    expect(readVariable('BODY_LIMIT', '2kb')).toBe(2048);
+    expect(readVariable('METRICS_PORT', undefined)).toBeUndefined();
+    expect(readVariable('CORS_ORIGINS', undefined)).toEqual([]);
+    expect(() => readVariable('BODY_LIMIT', '1gb')).toThrow();
+    expect(() => readVariable('NO_SUCH', '1')).toThrow(/NO_SUCH is not a configuration variable/);
   });
 
   it('reads every variable', () => {

@@ -63,6 +63,13 @@ export function numericRanges(): Record<string, NumberRange> {
   return ranges;
 }
 
+/** One variable read as the server reads it (`undefined`: unset, so its default if it has one). */
+export function readVariable(name: string, value: string | undefined): unknown {
+  const schema = (Env.shape as Record<string, z.ZodType>)[name];
+  if (schema === undefined) throw new Error(`${name} is not a configuration variable`);
+  return schema.parse(value);
+}
+
 /** A value as an error message shows it: quoted (spaces and emptiness visible), and short. */
 function shown(value: unknown): string {
   const text = String(value);
@@ -204,8 +211,8 @@ export const NO_CREDENTIAL_MESSAGE =
 /** Variables no longer read, and what replaces them: ignoring one would silently change a limit. */
 const RETIRED: Record<string, string> = {
   RATE_LIMIT_PER_MINUTE:
-    'set RATE_LIMIT_PER_SECOND (sustained requests per second per credential, default 100) and ' +
-    'RATE_LIMIT_BURST (requests at once, default 200) instead',
+    `set RATE_LIMIT_PER_SECOND (sustained requests per second per credential, default ${Env.shape.RATE_LIMIT_PER_SECOND.parse(undefined)}) and ` +
+    `RATE_LIMIT_BURST (requests at once, default ${Env.shape.RATE_LIMIT_BURST.parse(undefined)}) instead`,
   TRUST_PROXY_HOPS:
     'set TRUST_PROXY to the addresses or networks of your reverse proxies (e.g. ' +
     'TRUST_PROXY=127.0.0.1 for a proxy on this machine)',
@@ -258,6 +265,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webConcurrency: values.WEB_CONCURRENCY,
   };
 }
+
+/**
+ * The configuration of an empty environment: every default, as the server uses it. Written
+ * once, in Env above; tests, helpers and the docs check (docs-tables.test.ts) read it here.
+ * @example
+ * const limit = DEFAULTS.bodyLimitBytes; // BODY_LIMIT's default, in bytes
+ */
+export const DEFAULTS: Config = loadConfig({});
 
 /**
  * Reads only DATABASE_URL and PG_*, for the `plant-store` command-line tool (no token needed).

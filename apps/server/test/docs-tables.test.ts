@@ -1,14 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import {
-  contract,
-  ERROR_ENTRIES,
-  type ErrorName,
-  NAME_MAX_LENGTH,
-  TAG_MAX_LENGTH,
-} from '@plant-store/schema';
+import { contract, ERROR_ENTRIES, type ErrorName } from '@plant-store/schema';
+import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, numericRanges } from '../src/config.ts';
+import { CONFIG_VARIABLES, numericRanges, readVariable } from '../src/config.ts';
 
 // The documentation's tables are what users rely on: they must not drift from the code.
 const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
@@ -53,15 +48,27 @@ describe('the documentation', () => {
     );
   });
 
-  it("gives POST /plants' field limits as the schema has them (docs/api.md)", () => {
-    const fields = section(read('docs/api.md'), 'new-plant-fields');
-    expect(fields).toMatch(
-      new RegExp(`^\\| \`name\` \\| string \\| yes \\| 1–${NAME_MAX_LENGTH} characters`, 'm'),
-    );
-    expect(fields).toMatch(
-      new RegExp(`^\\| \`tag\` \\| string \\| no \\| 1–${TAG_MAX_LENGTH} characters`, 'm'),
-    );
-    expect(fields).toContain('−9223372036854775808 … 9223372036854775807');
+  it("gives POST /plants' fields and their limits as the schema has them (docs/api.md)", () => {
+    const rows = section(read('docs/api.md'), 'new-plant-fields');
+    const schema = buildOpenApiDocument().components?.schemas?.NewPlant as {
+      properties: Record<string, { type?: string; maxLength?: number }>;
+      required: string[];
+    };
+    const documented = [...rows.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1]);
+    expect(
+      documented,
+      "docs/api.md's NewPlant table (new-plant-fields) must have one row per field of NewPlant, in order",
+    ).toEqual(Object.keys(schema.properties));
+    const wrong = Object.entries(schema.properties).flatMap(([field, { type, maxLength }]) => {
+      if (maxLength === undefined) return [];
+      const required = schema.required.includes(field) ? 'yes' : 'no';
+      const row = `| \`${field}\` | ${type} | ${required} | 1–${maxLength} characters`;
+      return rows.includes(row)
+        ? []
+        : [`docs/api.md's NewPlant table: the row of ${field} must start "${row}"`];
+    });
+    expect(wrong).toEqual([]);
+    expect(rows).toContain('−9223372036854775808 … 9223372036854775807');
   });
 
   it('never sends an outsider to "the specification", which only the authors have', () => {
@@ -103,6 +110,24 @@ describe('the documentation', () => {
       return !row.includes(`\`${min}\`–\`${max}\``);
     });
     expect(missing.map(([name]) => name)).toEqual([]);
+  });
+
+  it("gives every variable config.ts's default (docs/operations.md)", () => {
+    const rows = [
+      ...section(read('docs/operations.md'), 'config-table').matchAll(
+        /^\| `([A-Z_]+)` \| ([^|]+) \|/gm,
+      ),
+    ];
+    expect(rows).toHaveLength(CONFIG_VARIABLES.length);
+    const wrong = rows.flatMap(([, name = '', cell = '']) => {
+      const problem = defaultMismatch(name, cell.trim());
+      return problem === undefined ? [] : [problem];
+    });
+    expect(wrong).toEqual([]);
+    // The check can fail: a default the code does not have is named, with what to change.
+    expect(defaultMismatch('BODY_LIMIT', '`128kb`')).toMatch(/BODY_LIMIT.*131072.*65536/);
+    expect(defaultMismatch('METRICS_HOST', '`0.0.0.0`')).toMatch(/METRICS_HOST/);
+    expect(defaultMismatch('PORT', '*(none)*')).toMatch(/PORT/);
   });
 
   it('gives, in the README, the test command that .ci/run runs', () => {
@@ -163,6 +188,35 @@ describe('the documentation', () => {
     ]);
   });
 });
+
+/**
+ * Why the table's default cell for `name` (`` `64kb` `` or *(none)*) is not config.ts's default,
+ * or undefined when it is: the cell's value, read as the server reads the variable, must be what
+ * the server reads when it is unset; *(none)* must be nothing (unset, or an empty list).
+ */
+function defaultMismatch(name: string, cell: string): string | undefined {
+  const fix = `change its default cell in docs/operations.md's configuration table (or the default in apps/server/src/config.ts)`;
+  const actual = readVariable(name, undefined);
+  const shown = JSON.stringify(actual);
+  if (cell === '*(none)*') {
+    const none = actual === undefined || (Array.isArray(actual) && actual.length === 0);
+    return none
+      ? undefined
+      : `${name}: the table says *(none)*, config.ts defaults to ${shown}: ${fix}`;
+  }
+  const value = /^`([^`]*)`$/.exec(cell)?.[1];
+  if (value === undefined)
+    return `${name}: the default cell ${cell} is neither \`value\` nor *(none)*`;
+  let documented: unknown;
+  try {
+    documented = readVariable(name, value);
+  } catch (error) {
+    return `${name}: the table's default \`${value}\` is refused (${(error as Error).message}): ${fix}`;
+  }
+  return JSON.stringify(documented) === shown
+    ? undefined
+    : `${name}: the table's default \`${value}\` reads as ${JSON.stringify(documented)}, config.ts defaults to ${shown}: ${fix}`;
+}
 
 /** README.md, docs/*.md and every package's README (relative to the repository root). */
 function documentationFiles(): string[] {

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PLANT_FIELDS } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limiterPoints, storedPlants } from './sqlite-commit.ts';
 import { PeerWork, tokenChecksum } from './work.ts';
@@ -90,11 +91,11 @@ export function describePeer(
       ]);
       expect(edges.map((response) => response.status)).toEqual([200, 200, 200, 200]);
       expect(storedPlants(file)).toEqual([
-        { id: -9223372036854775808n, name: 'Min', tag: null },
+        { id: -9223372036854775808n, name: 'Min' },
         { id: 1n, name: 'Fern', tag: 'shade' },
         { id: 2n, name: '🌿'.repeat(200), tag: 'x'.repeat(100) },
-        { id: 9007199254740993n, name: 'Big', tag: null },
-        { id: 9223372036854775807n, name: 'Max', tag: null },
+        { id: 9007199254740993n, name: 'Big' },
+        { id: 9223372036854775807n, name: 'Max' },
       ]);
       const first = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
       expect(first).toMatchObject({
@@ -116,7 +117,7 @@ export function describePeer(
         '{"id": 10, "name": ',
         '',
         '[1]',
-        '{"id": 10, "name": "x", "color": "green"}',
+        '{"id": 10, "name": "x", "wheels": 4}',
         '{"id": 10}',
         '{"id": 10, "name": ""}',
         `{"id": 10, "name": "${'x'.repeat(201)}"}`,
@@ -154,6 +155,17 @@ export function describePeer(
       );
       await expectError(await fetch(`${url}/other`), 404);
       expect(storedPlants(file).length).toBe(before);
+    });
+
+    it("stores and answers every field of the contract's Plant", async () => {
+      const plant = Object.fromEntries(PLANT_FIELDS.map((field) => [field, `${field} 40`]));
+      const response = await post(JSON.stringify({ id: 40, ...plant }));
+      expect(response.status).toBe(200);
+      expect(await response.json(), 'the peer must answer every field (plantOf)').toEqual(plant);
+      expect(
+        storedPlants(file).find((row) => row.id === 40n),
+        'the peer must store every field (sqlite-commit.ts takes its columns from PLANT_FIELDS)',
+      ).toEqual({ id: 40n, ...plant });
     });
   });
 }

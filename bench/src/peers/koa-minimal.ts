@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Router } from '@koa/router';
+import { type PlantField, plantOf } from '@plant-store/schema';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { SqliteGroupCommit } from './sqlite-commit.ts';
@@ -32,15 +33,13 @@ export function createMinimalKoaPeer(options: {
     },
     bodyParser({ enableTypes: ['json'], jsonLimit: String(options.bodyLimitBytes), strict: true }),
     async (ctx) => {
-      const { id, name, tag } = (ctx.request.body ?? {}) as Record<string, unknown>;
-      if (!Number.isSafeInteger(id) || typeof name !== 'string') return ctx.throw(400);
-      const row = {
-        id: BigInt(id as number),
-        name,
-        tag: typeof tag === 'string' ? tag : undefined,
-      };
-      if ((await store.create(row)) !== 'created') ctx.throw(409);
-      ctx.body = tag === undefined ? { name } : { name, tag };
+      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+      if (!Number.isSafeInteger(body.id) || typeof body.name !== 'string') return ctx.throw(400);
+      const plant = plantOf(body as Record<PlantField, string>); // each field that is a string
+      if ((await store.create({ id: BigInt(body.id as number), ...plant })) !== 'created') {
+        ctx.throw(409);
+      }
+      ctx.body = plant;
     },
   );
   app.use(router.routes());

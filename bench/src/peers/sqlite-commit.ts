@@ -1,4 +1,11 @@
 import { createRequire } from 'node:module';
+import {
+  type NewPlant,
+  PLANT_FIELDS,
+  type Plant,
+  type PlantField,
+  plantOf,
+} from '@plant-store/schema';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /** better-sqlite3 12 on Node 20, 13 from Node 22 on (12 aborts Node ≥ 24.19 when a statement is collected). */
@@ -7,11 +14,10 @@ const Database = createRequire(import.meta.url)(
 ) as typeof BetterSqlite3;
 
 /** A validated create: the id exact as a bigint. */
-export interface PlantRow {
-  readonly id: bigint;
-  readonly name: string;
-  readonly tag: string | undefined;
-}
+export type PlantRow = NewPlant;
+
+/** The plants table's columns: `id`, then one per Plant field of the contract. */
+const COLUMNS = ['id', ...PLANT_FIELDS].join(', ');
 
 export type CreateOutcome = 'created' | 'conflict';
 
@@ -28,7 +34,7 @@ type Pending = {
  *
  * @example
  * const store = new SqliteGroupCommit('/tmp/plants.db');
- * await store.create({ id: 1n, name: 'Fern', tag: undefined }); // 'created'
+ * await store.create({ id: 1n, name: 'Fern' }); // 'created'
  */
 export class SqliteGroupCommit {
   readonly #db: BetterSqlite3.Database;
@@ -48,16 +54,17 @@ export class SqliteGroupCommit {
     this.#db.pragma('synchronous = FULL');
     this.#db.exec(`CREATE TABLE IF NOT EXISTS plants (
       id INTEGER PRIMARY KEY,
-      name TEXT NOT NULL,
-      tag TEXT,
+      ${PLANT_FIELDS.map((field) => `${field} TEXT,`).join('\n')}
       created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
     ) STRICT`);
     const insert = this.#db.prepare(
-      'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
+      `INSERT INTO plants (${COLUMNS}) VALUES (${COLUMNS.replace(/\w+/g, '?')}) ON CONFLICT (id) DO NOTHING`,
     );
     this.#commit = this.#db.transaction((batch: readonly Pending[]) =>
       batch.map(({ row }) =>
-        insert.run(row.id, row.name, row.tag ?? null).changes === 1 ? 'created' : 'conflict',
+        insert.run(row.id, ...PLANT_FIELDS.map((field) => row[field] ?? null)).changes === 1
+          ? 'created'
+          : 'conflict',
       ),
     );
   }
@@ -122,15 +129,15 @@ export function openLimitsFile(filename: string): {
   return { client: { prepare, transaction: (fn) => db.transaction(fn) }, close: () => db.close() };
 }
 
-/** The rows of a plants table, ids exact, in id order (for checks and tests). */
-export function storedPlants(filename: string): { id: bigint; name: string; tag: string | null }[] {
+/** The plants of a plants table, ids exact, in id order, NULL fields left out (for checks and tests). */
+export function storedPlants(filename: string): ({ id: bigint } & Plant)[] {
   const db = new Database(filename, { readonly: true });
   try {
-    return db.prepare('SELECT id, name, tag FROM plants ORDER BY id').safeIntegers().all() as {
-      id: bigint;
-      name: string;
-      tag: string | null;
-    }[];
+    const rows = db.prepare(`SELECT ${COLUMNS} FROM plants ORDER BY id`).safeIntegers().all();
+    return (rows as ({ id: bigint } & Record<PlantField, string | null>)[]).map((row) => ({
+      id: row.id,
+      ...plantOf(row),
+    }));
   } finally {
     db.close();
   }

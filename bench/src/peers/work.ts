@@ -9,6 +9,7 @@ import {
   JsonTooDeepError,
   NewPlant,
   parseJson,
+  plantOf,
   RATE_LIMIT_HEADERS,
 } from '@plant-store/schema';
 import pino, { type DestinationStream, type Logger } from 'pino';
@@ -224,8 +225,7 @@ export class PeerWork {
     const result = NewPlant.safeParse(value);
     if (!result.success)
       throw new PeerFailure('validationFailed', formatIssues(result.error.issues));
-    const { id, name, tag } = result.data;
-    return { id, name, tag };
+    return result.data;
   }
 
   /** Stores the plant durably; resolves with the Plant's JSON text, or throws 409. */
@@ -239,8 +239,7 @@ export class PeerWork {
     if (outcome === 'conflict') {
       throw new PeerFailure('conflict', `A plant with id ${row.id} already exists`);
     }
-    const { name, tag } = row;
-    return JSON.stringify(tag === undefined ? { name } : { name, tag });
+    return JSON.stringify(plantOf(row));
   }
 
   /** The status, headers and Error body for anything a step threw (HTTP errors by status). */

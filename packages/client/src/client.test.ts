@@ -125,7 +125,7 @@ describe('createPlant: the request', () => {
 
 describe('createPlant: invalid input', () => {
   const invalid: [string, unknown][] = [
-    ['an unknown property', { id: 1, name: 'Fern', colour: 'green' }],
+    ['an unknown property', { id: 1, name: 'Fern', wheels: 4 }],
     ['an unsafe number id', { id: 2 ** 53, name: 'Fern' }],
     ['an id beyond int64', { id: 2n ** 63n, name: 'Fern' }],
     ['an empty name', { id: 1, name: '' }],

@@ -19,9 +19,9 @@ describe('validateNewPlant', () => {
   });
 
   it('refuses with the formatIssues message, one problem per field', () => {
-    expect(validateNewPlant({ id: 1, name: 'Fern', colour: 'green' })).toEqual({
+    expect(validateNewPlant({ id: 1, name: 'Fern', wheels: 4 })).toEqual({
       ok: false,
-      message: 'colour: unknown property',
+      message: 'wheels: unknown property',
     });
     expect(validateNewPlant({ id: 1, name: '' })).toEqual({
       ok: false,

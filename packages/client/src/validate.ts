@@ -32,7 +32,7 @@ export type NewPlantVerdict = { ok: true; value: NewPlant } | { ok: false; messa
  *
  * @example
  * validateNewPlant({ id: 2n ** 63n - 1n, name: 'Fern' }); // { ok: true, value: { id: 9223372036854775807n, name: 'Fern' } }
- * validateNewPlant({ id: 1, name: 'Fern', colour: 'green' }); // { ok: false, message: 'colour: unknown property' }
+ * validateNewPlant({ id: 1, name: 'Fern', wheels: 4 }); // { ok: false, message: 'wheels: unknown property' }
  */
 export function validateNewPlant(input: unknown): NewPlantVerdict {
   const verdict = validateBody(NewPlant, input);

@@ -62,7 +62,7 @@ export const ERROR_CATALOG = {
   payloadTooLarge: {
     code: 41301,
     status: 413,
-    meaning: 'The body is larger than the configured limit (BODY_LIMIT, 64 KiB by default).',
+    meaning: "The body is larger than the server's configured body limit.",
   },
   unsupportedMediaType: {
     code: 41501,

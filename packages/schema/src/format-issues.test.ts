@@ -26,8 +26,8 @@ describe('formatIssues stays short whatever the input', () => {
   it('names two of many unknown keys and counts the rest', () => {
     const input: Record<string, unknown> = { id: 1, name: 'Fern' };
     for (let i = 0; i < 6500; i += 1) input[`k${i}`] = i;
-    expect(messageFor({ colour: 1, size: 2, ...input })).toBe(
-      '`colour`, `size` and 6,500 more: unknown properties',
+    expect(messageFor({ wheels: 1, wings: 2, ...input })).toBe(
+      '`wheels`, `wings` and 6,500 more: unknown properties',
     );
   });
 
@@ -60,9 +60,9 @@ describe('the message for a body with too many members', () => {
   it('names the first keys, shortened', () => {
     expect(
       ERROR_MESSAGES.validationFailed.tooManyProperties(
-        new JsonTooWideError(['colour', 'size', 'k'.repeat(1000)]),
+        new JsonTooWideError(['wheels', 'wings', 'k'.repeat(1000)]),
         16,
       ),
-    ).toBe(`(body): has more than 16 properties: \`colour\`, \`size\`, \`${'k'.repeat(39)}…\`, …`);
+    ).toBe(`(body): has more than 16 properties: \`wheels\`, \`wings\`, \`${'k'.repeat(39)}…\`, …`);
   });
 });

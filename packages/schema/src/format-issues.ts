@@ -32,8 +32,8 @@ function unknownKeys(path: readonly PropertyKey[], keys: readonly string[]): str
  * @example
  * formatIssues(NewPlant.safeParse({}).error!.issues);
  * // 'id: is required; name: is required'
- * formatIssues(NewPlant.safeParse({ id: 1, name: 'x', colour: 1, size: 2, a: 3, b: 4 }).error!.issues);
- * // '`colour`, `size` and 2 more: unknown properties'
+ * formatIssues(NewPlant.safeParse({ id: 1, name: 'x', wheels: 1, wings: 2, a: 3, b: 4 }).error!.issues);
+ * // '`wheels`, `wings` and 2 more: unknown properties'
  */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
   const lines: string[] = [];

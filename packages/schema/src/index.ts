@@ -46,6 +46,7 @@ export {
   Plant,
   toPlant,
 } from './plant.ts';
+export { PLANT_FIELDS, type PlantField, plantOf } from './plant-fields.ts';
 export { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
 export { QUOTED_MAX_LENGTH, shortened } from './shortened.ts';
 export { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';

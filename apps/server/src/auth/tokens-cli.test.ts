@@ -42,7 +42,7 @@ describe('runCli', () => {
       [['tokens', 'create', '--name', '9lives'], 2, /starts with a letter/],
       [['tokens', 'create', '--name', 'x', '--expires', 'soon'], 2, /Invalid --expires/],
       [['tokens', 'create', '--name', 'x', '--expires', '0s'], 2, /must be > 0/],
-      [['tokens', 'create', '--name', 'x', '--colour', 'red'], 2, /Unknown option '--colour'/],
+      [['tokens', 'create', '--name', 'x', '--wheels', '4'], 2, /Unknown option '--wheels'/],
       [['tokens', 'create', '--name', 'x', 'extra'], 2, /Unexpected argument 'extra'/],
       [['tokens', 'list', 'all'], 2, /Unexpected argument 'all'/],
       [['tokens', 'revoke'], 2, /exactly one <id\|name>/],

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sendRawBytes } from '../../test/support/raw-socket.ts';
 import { readPlantRows } from '../../test/support/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { DEFAULTS } from '../config.ts';
 
 // The body's declared length, over a raw socket: a Content-Length over the limit is refused
 // before a byte of the body is read, however large (co-body's `~~length` misread 2^31 and more
@@ -16,7 +17,7 @@ afterAll(async () => {
   await server.dispose();
 });
 
-const TOO_LARGE = '{"error":41301,"message":"Request body is larger than 65536 bytes"}';
+const TOO_LARGE = `{"error":41301,"message":"Request body is larger than ${DEFAULTS.bodyLimitBytes} bytes"}`;
 
 it.each(['104857600', '2147483648', '3000000000', '4294967296', '20000000000'])(
   'answers Content-Length: %s with 413 and closes at once',

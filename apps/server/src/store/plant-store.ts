@@ -1,7 +1,7 @@
-import type { NewPlant } from '@plant-store/schema';
+import { type NewPlant, PLANT_FIELDS, type PlantField } from '@plant-store/schema';
 import { StartupError } from '../config.ts';
 
-/** `replayed`: the id holds a plant with the same name and tag; `conflict`: another one. */
+/** `replayed`: the id holds a plant with the same fields; `conflict`: another one. */
 export type CreateOutcome = 'created' | 'replayed' | 'conflict';
 
 /** The database cannot be reached right now (mapped to 503). */
@@ -22,13 +22,19 @@ export interface StoreObserver {
 /** `full`: every commit fsynced, survives power loss; `normal`: survives a process crash only. */
 export type Durability = 'full' | 'normal';
 
-export type PlantRow = { id: bigint; name: string; tag: string | null };
+export type PlantRow = { id: bigint } & Record<PlantField, string | null>;
+
+/** The plants table's columns, `id` first, then one TEXT column per Plant field. */
+export const PLANT_COLUMNS = ['id', ...PLANT_FIELDS].join(', ');
+
+/** A plant's Plant fields as the columns hold them (NULL when absent). */
+export const fieldValues = (plant: NewPlant) => PLANT_FIELDS.map((field) => plant[field] ?? null);
 
 export function outcomeAgainst(
-  stored: { readonly name: string; readonly tag?: string | null | undefined },
+  stored: { readonly [Field in PlantField]?: string | null | undefined },
   plant: NewPlant,
 ): CreateOutcome {
-  return stored.name === plant.name && (stored.tag ?? null) === (plant.tag ?? null)
+  return PLANT_FIELDS.every((field) => (stored[field] ?? null) === (plant[field] ?? null))
     ? 'replayed'
     : 'conflict';
 }

@@ -216,8 +216,8 @@ describe('bodies', () => {
       expect((await post(server, body, bearer(server.token))).status).toBe(200);
     }
     expect(rows(server)).toEqual([
-      { id: 20n, name: 'a', tag: null },
-      { id: 21n, name: 'b', tag: null },
+      { id: 20n, name: 'a' },
+      { id: 21n, name: 'b' },
       { id: 22n, name: 'c', tag: 't' },
     ]);
   });

@@ -123,7 +123,7 @@ function cases(offset: number): Case[] {
       status: 400,
       validRequest: false,
     }),
-    post(`{"id": ${id(7)}, "name": "Fern", "colour": "green"}`, {
+    post(`{"id": ${id(7)}, "name": "Fern", "wheels": 4}`, {
       label: 'unknown property',
       status: 400,
       validRequest: false,

@@ -1,8 +1,9 @@
 import { Agent } from 'node:http';
-import { ERROR_CATALOG, NewPlant, parseJson } from '@plant-store/schema';
+import { ERROR_CATALOG, NewPlant, parseJson, plantOf } from '@plant-store/schema';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, type RawReply } from '../security/exchange.ts';
+import type { PlantFields } from '../security/oracle.ts';
 import { type FuzzCase, fuzzCases } from '../security/requests.ts';
 import { OpenApiResponseValidator } from '../support/openapi-validator.ts';
 import { readPlantRows } from '../support/read-plant-rows.ts';
@@ -29,10 +30,8 @@ const CATALOG_CODES = new Map<number, number>(
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-interface StoredPlant {
-  readonly name: string;
-  readonly tag?: string;
-}
+/** A plant's fields beside its id (oracle.ts's TEXT_FIELDS), those given. */
+type StoredPlant = PlantFields;
 
 let server: TestServer;
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -55,11 +54,10 @@ function describeCase(c: FuzzCase): string {
 }
 
 /** The plant a request sent, read with the API's own parser (only for unpredicted bodies). */
-function sentPlant(c: FuzzCase): { id: bigint; name: string; tag?: string } {
+function sentPlant(c: FuzzCase): { id: bigint; plant: PlantFields } {
   const parsed = NewPlant.safeParse(parseJson(Buffer.from(c.decoded ?? []).toString('utf8')));
   if (!parsed.success) throw new Error('answered as a create, but the body is not a NewPlant');
-  const { id, name, tag } = parsed.data;
-  return { id, name, ...(tag === undefined ? {} : { tag }) };
+  return { id: parsed.data.id, plant: plantOf(parsed.data) };
 }
 
 /** Checks one reply against the document and the model; records the 200s. */
@@ -126,20 +124,14 @@ function check(c: FuzzCase, reply: RawReply): void {
   if (expected.kind === 'body' && status === 400) return;
   if (status !== 200 && status !== 409)
     throw new Error(`expected a create (200/409): ${context()}`);
-  const plant = expected.kind === 'create' ? expected : sentPlant(c);
-  const previous = stored.get(plant.id);
-  const same = previous !== undefined && previous.name === plant.name && previous.tag === plant.tag;
+  const { id, plant } = expected.kind === 'create' ? expected : sentPlant(c);
+  const previous = stored.get(id);
+  const same = previous !== undefined && JSON.stringify(previous) === JSON.stringify(plant);
   if (status === 200) {
     if (previous !== undefined && !same) throw new Error(`200 for a taken id: ${context()}`);
-    stored.set(plant.id, {
-      name: plant.name,
-      ...(plant.tag === undefined ? {} : { tag: plant.tag }),
-    });
-    const expectedBody = {
-      name: plant.name,
-      ...(plant.tag === undefined ? {} : { tag: plant.tag }),
-    };
-    if (JSON.stringify(body) !== JSON.stringify(expectedBody)) {
+    stored.set(id, plant);
+    // The fields in the contract's order (TEXT_FIELDS is checked to be in it).
+    if (JSON.stringify(body) !== JSON.stringify(plant)) {
       throw new Error(`200 body is not the Plant sent: ${context()}`);
     }
   } else if (previous === undefined || same) {
@@ -148,12 +140,7 @@ function check(c: FuzzCase, reply: RawReply): void {
 }
 
 function storedRows(file: string): Map<bigint, StoredPlant> {
-  return new Map(
-    readPlantRows(file).map((row) => [
-      row.id,
-      { name: row.name, ...(row.tag === null ? {} : { tag: row.tag }) },
-    ]),
-  );
+  return new Map(readPlantRows(file).map(({ id, ...plant }) => [id, plant]));
 }
 
 describe('POST /plants under generated requests', () => {

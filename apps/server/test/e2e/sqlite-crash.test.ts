@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Plant } from '@plant-store/schema';
 import { afterAll, describe, expect, it } from 'vitest';
 import { integrityCheck } from '../support/integrity-check.ts';
 import { readPlantRows } from '../support/read-plant-rows.ts';
@@ -27,10 +28,7 @@ const LOAD_MS = 2000;
 /** Above 2^53: an id rounded anywhere on the way would not match. */
 const FIRST_ID = 2n ** 53n + 1n;
 
-interface SentPlant {
-  readonly name: string;
-  readonly tag: string | null;
-}
+type SentPlant = Plant;
 
 function start(env: Record<string, string>): SpawnedServer {
   const server = spawnServer({ PORT: '0', PLANT_STORE_TOKENS: token, ...NO_RATE_LIMITS, ...env });
@@ -40,12 +38,12 @@ function start(env: Record<string, string>): SpawnedServer {
 
 /** The plant sent for the n-th id: every name differs, and one in three has no tag. */
 function plantFor(n: number): SentPlant {
-  return { name: `Plant ${n} ✿ "quoted"`, tag: n % 3 === 0 ? null : `tag-${n % 7}` };
+  const name = `Plant ${n} ✿ "quoted"`;
+  return n % 3 === 0 ? { name } : { name, tag: `tag-${n % 7}` };
 }
 
 function bodyOf(id: bigint, plant: SentPlant): string {
-  const tag = plant.tag === null ? '' : `, "tag": ${JSON.stringify(plant.tag)}`;
-  return `{"id": ${id}, "name": ${JSON.stringify(plant.name)}${tag}}`;
+  return `{"id": ${id}, ${JSON.stringify(plant).slice(1)}`;
 }
 
 interface LoadResult {
@@ -98,7 +96,7 @@ async function createUntilKilled(url: string, server: SpawnedServer): Promise<Lo
 }
 
 function storedRows(file: string): Map<bigint, SentPlant> {
-  return new Map(readPlantRows(file).map((row) => [row.id, { name: row.name, tag: row.tag }]));
+  return new Map(readPlantRows(file).map(({ id, ...plant }) => [id, plant]));
 }
 
 describe.each(['full', 'normal'] as const)(

@@ -1,5 +1,6 @@
 import { INT64_MAX, INT64_MIN } from '@plant-store/schema';
 import fc from 'fast-check';
+import { TEXT_FIELDS } from './oracle.ts';
 
 // fast-check arbitraries for the create-plant fuzz test, written by hand (zod-fast-check does
 // not support zod 4). Every JSON piece carries what an independent reading of its text says
@@ -169,7 +170,7 @@ export const anyCodePoint: fc.Arbitrary<string> = fc
   .oneof(fc.integer({ min: 0, max: 0xd7ff }), fc.integer({ min: 0xe000, max: 0x10ffff }))
   .map((code) => String.fromCodePoint(code));
 
-/** Strings near every rule on `name` and `tag`: lengths, surrogates, controls, Unicode. */
+/** Strings near every rule on the text fields: lengths, surrogates, controls, Unicode. */
 export function oddString(): fc.Arbitrary<string> {
   const around = (s: fc.Arbitrary<string>) =>
     fc
@@ -226,7 +227,7 @@ export function stringPiece(value: string, escapeAll: boolean): JsonPiece {
   return { text, str: value };
 }
 
-/** A value for `name` or `tag`: mostly strings (odd or not), sometimes the wrong type. */
+/** A value for a text field: mostly strings (odd or not), sometimes the wrong type. */
 export function textPiece(): fc.Arbitrary<JsonPiece> {
   return fc.oneof(
     {
@@ -248,7 +249,7 @@ export const EXTRA_KEYS = [
   'hasOwnProperty',
   'valueOf',
   'extra',
-  'colour',
+  'wheels',
   'ID',
   'Name',
   ' id',
@@ -258,15 +259,19 @@ export const EXTRA_KEYS = [
 ];
 
 type Mutation =
-  | { readonly op: 'drop'; readonly key: 'id' | 'name' | 'tag' }
+  | { readonly op: 'drop'; readonly key: string }
   | { readonly op: 'extra'; readonly key: string; readonly value: JsonPiece }
-  | { readonly op: 'repeat'; readonly key: 'id' | 'name' | 'tag'; readonly same: boolean }
-  | { readonly op: 'repeatWith'; readonly key: 'id' | 'name' | 'tag'; readonly value: JsonPiece }
-  | { readonly op: 'tagNull' }
+  | { readonly op: 'repeat'; readonly key: string; readonly same: boolean }
+  | { readonly op: 'repeatWith'; readonly key: string; readonly value: JsonPiece }
+  /** An optional field sent as `null` (which is not "left out"). */
+  | { readonly op: 'null'; readonly key: string }
   | { readonly op: 'reverse' };
 
+const FIELDS = Object.keys(TEXT_FIELDS);
+const OPTIONAL_FIELDS = FIELDS.filter((field) => !TEXT_FIELDS[field]?.required);
+
 function mutation(): fc.Arbitrary<Mutation> {
-  const field = fc.constantFrom('id' as const, 'name' as const, 'tag' as const);
+  const field = fc.constantFrom('id', ...FIELDS);
   return fc.oneof(
     fc.record({ op: fc.constant('drop' as const), key: field }),
     fc.record({
@@ -280,7 +285,7 @@ function mutation(): fc.Arbitrary<Mutation> {
       key: field,
       value: fc.oneof(textPiece(), integerPiece()),
     }),
-    fc.constant({ op: 'tagNull' as const }),
+    fc.record({ op: fc.constant('null' as const), key: fc.constantFrom(...OPTIONAL_FIELDS) }),
     fc.constant({ op: 'reverse' as const }),
   );
 }
@@ -304,26 +309,32 @@ function applyMutation(members: Members, m: Mutation): Members {
     }
     case 'repeatWith':
       return [...members, [m.key, m.value]];
-    case 'tagNull':
-      return [...members.filter(([key]) => key !== 'tag'), ['tag', other('null')]];
+    case 'null':
+      return [...members.filter(([key]) => key !== m.key), [m.key, other('null')]];
     case 'reverse':
       return [...members].reverse();
   }
 }
 
+/** Members for an id and each text field: a required one always, an optional one or not. */
+function plantMembers(
+  id: fc.Arbitrary<JsonPiece>,
+  text: fc.Arbitrary<JsonPiece>,
+): fc.Arbitrary<Members> {
+  const fields = FIELDS.map((field) =>
+    (TEXT_FIELDS[field]?.required ? text : fc.option(text, { nil: undefined })).map((value) =>
+      value === undefined ? [] : [[field, value] as const],
+    ),
+  );
+  return fc
+    .tuple(id, ...fields)
+    .map(([idValue, ...given]): Members => [['id', idValue], ...given.flat()]);
+}
+
 /** A NewPlant: valid or near it, built from members (the base, then 0–3 mutations). */
 export function newPlantMembers(): fc.Arbitrary<Members> {
-  const base = fc
-    .record({ id: idPiece(), name: textPiece(), tag: fc.option(textPiece(), { nil: undefined }) })
-    .map(
-      ({ id, name, tag }): Members => [
-        ['id', id],
-        ['name', name],
-        ...(tag === undefined ? [] : [['tag', tag] as const]),
-      ],
-    );
   return fc
-    .tuple(base, fc.array(mutation(), { maxLength: 3 }))
+    .tuple(plantMembers(idPiece(), textPiece()), fc.array(mutation(), { maxLength: 3 }))
     .map(([members, mutations]) => mutations.reduce(applyMutation, members));
 }
 
@@ -346,15 +357,7 @@ export function plainPlantMembers(): fc.Arbitrary<Members> {
       fc.boolean(),
     )
     .map(([value, escapeAll]) => stringPiece(value, escapeAll));
-  return fc
-    .record({ id, name: text, tag: fc.option(text, { nil: undefined }) })
-    .map(
-      ({ id, name, tag }): Members => [
-        ['id', id],
-        ['name', name],
-        ...(tag === undefined ? [] : [['tag', tag] as const]),
-      ],
-    );
+  return plantMembers(id, text);
 }
 
 const WHITESPACE = fc.constantFrom('', '', '', ' ', '\n', '\t', '\r\n  ');

@@ -1,15 +1,17 @@
-import { parseJsonNumber } from '@plant-store/schema';
+import { PLANT_FIELDS, parseJsonNumber } from '@plant-store/schema';
+import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   anyCodePoint,
+  EXTRA_KEYS,
   INT64_EDGES,
   integralSpellings,
   type JsonPiece,
   type Members,
   stringPiece,
 } from './arbitraries.ts';
-import { isValidText, verdictOf } from './oracle.ts';
+import { isValidText, TEXT_FIELDS, verdictOf } from './oracle.ts';
 
 const id = (v: bigint, text = String(v)): JsonPiece => ({ text, int: v });
 const str = (s: string): JsonPiece => stringPiece(s, false);
@@ -24,7 +26,7 @@ describe('verdictOf (the fuzz test’s model of a body)', () => {
     ).toEqual({
       kind: 'create',
       id: 1n,
-      name: 'Fern',
+      plant: { name: 'Fern' },
     });
     expect(
       verdictOf([
@@ -35,9 +37,30 @@ describe('verdictOf (the fuzz test’s model of a body)', () => {
     ).toEqual({
       kind: 'create',
       id: -5n,
-      name: 'a',
-      tag: 't',
+      plant: { name: 'a', tag: 't' },
     });
+  });
+
+  it("knows the contract's fields: TEXT_FIELDS is NewPlant's string fields, limits and required ones", () => {
+    const schema = buildOpenApiDocument().components?.schemas?.NewPlant as {
+      properties: Record<string, { type?: string; maxLength?: number }>;
+      required: string[];
+    };
+    const documented = Object.fromEntries(
+      Object.entries(schema.properties)
+        .filter(([field]) => field !== 'id')
+        .map(([field, { type, maxLength }]) => {
+          expect(type, `${field}: the fuzz model knows only string fields`).toBe('string');
+          return [field, { maxLength, required: schema.required.includes(field) }];
+        }),
+    );
+    expect(
+      TEXT_FIELDS,
+      'TEXT_FIELDS in apps/server/test/security/oracle.ts must list every field of NewPlant but id, in order, with its maxLength and whether it is required',
+    ).toStrictEqual(documented);
+    expect(Object.keys(TEXT_FIELDS)).toEqual(PLANT_FIELDS);
+    const fields = EXTRA_KEYS.filter((key) => key === 'id' || Object.hasOwn(TEXT_FIELDS, key));
+    expect(fields, 'EXTRA_KEYS (arbitraries.ts) must hold no field of NewPlant').toEqual([]);
   });
 
   it.each<[string, Members]>([

@@ -8,9 +8,24 @@ const INT64_MAX = 2n ** 63n - 1n;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the rule
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
+/**
+ * The fields beside `id` the README promises, in the contract's order: each a string of
+ * 1..maxLength characters, `required` or not. oracle.test.ts checks this table against the
+ * contract (a field added there fails that test until it is added here).
+ */
+export const TEXT_FIELDS: Readonly<
+  Record<string, { readonly maxLength: number; readonly required: boolean }>
+> = {
+  name: { maxLength: 200, required: true },
+  tag: { maxLength: 100, required: false },
+};
+
+/** The fields of a plant the server should create: each text field given, by name. */
+export type PlantFields = Readonly<Record<string, string>>;
+
 /** What a body should produce when everything else about the request is right. */
 export type BodyVerdict =
-  | { readonly kind: 'create'; readonly id: bigint; readonly name: string; readonly tag?: string }
+  | { readonly kind: 'create'; readonly id: bigint; readonly plant: PlantFields }
   | { readonly kind: 'error'; readonly status: 400; readonly code: 40001 | 40002 }
   /** Either code: see `sameValue`. */
   | { readonly kind: 'error'; readonly status: 400; readonly code: readonly [40001, 40002] };
@@ -21,7 +36,7 @@ export function isValidId(piece: JsonPiece): boolean {
 }
 
 /**
- * True for a `name` (max 200) or `tag` (max 100): a string of 1..max characters — Unicode
+ * True for a text field's value (TEXT_FIELDS): a string of 1..max characters — Unicode
  * code points, as JSON Schema's maxLength counts — well-formed, without control characters.
  */
 export function isValidText(piece: JsonPiece, maxLength: number): boolean {
@@ -49,11 +64,12 @@ function sameValue(a: JsonPiece, b: JsonPiece): boolean | 'unsure' {
 /**
  * The answer a JSON object body deserves: a key repeated with another value is malformed JSON
  * (40002, checked while parsing, so first); otherwise it is a NewPlant (create) when it has
- * exactly a valid `id`, a valid `name` and optionally a valid `tag`, else 40001.
+ * exactly a valid `id`, each required text field valid and each optional one valid or absent,
+ * and no other key; else 40001.
  *
  * @example
  * verdictOf([['id', { text: '1', int: 1n }], ['name', { text: '"a"', str: 'a' }]]);
- * // { kind: 'create', id: 1n, name: 'a' }
+ * // { kind: 'create', id: 1n, plant: { name: 'a' } }
  */
 export function verdictOf(members: Members): BodyVerdict {
   const seen = new Map<string, JsonPiece>();
@@ -67,23 +83,16 @@ export function verdictOf(members: Members): BodyVerdict {
   }
   if (unsure) return { kind: 'error', status: 400, code: [40001, 40002] };
   const id = seen.get('id');
-  const name = seen.get('name');
-  const tag = seen.get('tag');
-  const onlyKnownKeys = [...seen.keys()].every((key) => ['id', 'name', 'tag'].includes(key));
-  if (
-    onlyKnownKeys &&
-    id !== undefined &&
-    isValidId(id) &&
-    name !== undefined &&
-    isValidText(name, 200) &&
-    (tag === undefined || isValidText(tag, 100))
-  ) {
-    return {
-      kind: 'create',
-      id: id.int as bigint,
-      name: name.str as string,
-      ...(tag === undefined ? {} : { tag: tag.str as string }),
-    };
+  const known = [...seen.keys()].every((key) => key === 'id' || Object.hasOwn(TEXT_FIELDS, key));
+  let valid = known && id !== undefined && isValidId(id);
+  const plant: Record<string, string> = {};
+  for (const [field, { maxLength, required }] of Object.entries(TEXT_FIELDS)) {
+    const piece = seen.get(field);
+    if (piece === undefined) valid &&= !required;
+    else if (isValidText(piece, maxLength)) plant[field] = piece.str as string;
+    else valid = false;
   }
-  return { kind: 'error', status: 400, code: 40001 };
+  return valid && id !== undefined
+    ? { kind: 'create', id: id.int as bigint, plant }
+    : { kind: 'error', status: 400, code: 40001 };
 }

@@ -1,16 +1,17 @@
 import { isUtf8 } from 'node:buffer';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
+import { DEFAULTS } from '../../src/config.ts';
 import { anyCodePoint, membersText, newPlantMembers, plainPlantMembers } from './arbitraries.ts';
 import type { RawRequest } from './exchange.ts';
-import { verdictOf } from './oracle.ts';
+import { type PlantFields, verdictOf } from './oracle.ts';
 
 /** What the server should answer to a generated request. */
 export type Expected =
   /** This error (one of these codes, when a list). */
   | { readonly kind: 'error'; readonly status: number; readonly code: number | readonly number[] }
-  /** A valid NewPlant: 200, or 409 when its id is already stored with another name or tag. */
-  | { readonly kind: 'create'; readonly id: bigint; readonly name: string; readonly tag?: string }
+  /** A valid NewPlant: 200, or 409 when its id is already stored with other fields. */
+  | { readonly kind: 'create'; readonly id: bigint; readonly plant: PlantFields }
   /** A body whose meaning the test does not predict: 400, or 200/409 for a valid NewPlant. */
   | { readonly kind: 'body' };
 
@@ -22,8 +23,8 @@ export interface FuzzCase {
   readonly decoded?: Uint8Array;
 }
 
-/** The request body limit the fuzzed server runs with (the default, 64 KiB). */
-export const FUZZ_BODY_LIMIT = 64 * 1024;
+/** The request body limit the fuzzed server runs with (startTestServer's: BODY_LIMIT's default). */
+export const FUZZ_BODY_LIMIT = DEFAULTS.bodyLimitBytes;
 
 const error = (status: number, code: number | readonly number[]): Expected => ({
   kind: 'error',

@@ -1,4 +1,4 @@
-import type { NewPlant } from '@plant-store/schema';
+import { type NewPlant, PLANT_FIELDS, type PlantField, plantOf } from '@plant-store/schema';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GroupCommitStats } from '../../src/store/batched-store.ts';
 import {
@@ -10,13 +10,11 @@ import {
 /** A store under test: the PlantStore interface plus its group-commit counters. */
 export type ContractStore = PlantStore & { stats(): GroupCommitStats };
 
-/** A row as the database holds it, read over a separate connection. */
-export interface StoredRow {
-  /** The id as the database's decimal text (never through a JS number). */
-  readonly id: string;
-  readonly name: string;
-  readonly tag: string | null;
-}
+/**
+ * A row as the database holds it, read over a separate connection (`SELECT ${PLANT_COLUMNS}`):
+ * the id as the database's decimal text (never through a JS number), NULL for an absent field.
+ */
+export type StoredRow = { readonly id: string } & Record<PlantField, string | null>;
 
 /** One empty database, and how to open stores on it and look at it directly. */
 export interface StoreHarness {
@@ -24,6 +22,8 @@ export interface StoreHarness {
   open(options?: { maxBatchSize?: number }): Promise<ContractStore>;
   /** Every stored plant, ordered by id. */
   rows(): Promise<StoredRow[]>;
+  /** The names of the plants table's columns. */
+  columns(): Promise<string[]>;
   /** The schema version recorded in the database. */
   schemaVersion(): Promise<number>;
   /** Removes the database. Stores opened by `open` are closed before this is called. */
@@ -68,13 +68,39 @@ export function describePlantStoreContract(
       await harness.dispose();
     });
 
+    /** The stored plants as Plants with their ids: absent (NULL) fields left out. */
+    const rows = async () =>
+      (await harness.rows()).map(({ id, ...fields }) => ({ id, ...plantOf(fields) }));
+
+    it('has a column for every Plant field, so a new field of the contract is stored', async () => {
+      // Opening runs the migrations; a store without a column for a field fails to open.
+      await open().catch(() => undefined);
+      const columns = await harness.columns();
+      expect(
+        PLANT_FIELDS.filter((field) => !columns.includes(field)),
+        'a field added to NewPlant needs a migration appended to apps/server/src/store/sqlite/migrations.ts and apps/server/src/store/postgres/migrations.ts: ALTER TABLE plants ADD COLUMN <field> TEXT',
+      ).toEqual([]);
+    });
+
+    it('stores every Plant field, and a plant that differs in any one of them is a conflict', async () => {
+      const store = await open();
+      const full = { id: 3n, ...Object.fromEntries(PLANT_FIELDS.map((f) => [f, `${f} 3`])) };
+      expect(await store.create(full as NewPlant)).toBe('created');
+      expect(await store.create({ ...full } as NewPlant)).toBe('replayed');
+      for (const field of PLANT_FIELDS) {
+        const other = { ...full, [field]: `another ${field}` } as NewPlant;
+        expect(await store.create(other), `a plant with another ${field}`).toBe('conflict');
+      }
+      expect(await rows()).toEqual([{ ...full, id: '3' }]);
+    });
+
     it('creates, replays the same plant, and reports another plant with the id as a conflict', async () => {
       const store = await open();
       expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
       expect(await store.create({ id: 1n, name: 'Fern' })).toBe('replayed');
       expect(await store.create({ id: 1n, name: 'Moss' })).toBe('conflict');
       expect(await store.create({ id: 1n, name: 'Fern', tag: 'indoor' })).toBe('conflict');
-      expect(await harness.rows()).toEqual([{ id: '1', name: 'Fern', tag: null }]);
+      expect(await rows()).toEqual([{ id: '1', name: 'Fern' }]);
     });
 
     it('treats the tag as part of the plant: same tag replays, missing or other tag conflicts', async () => {
@@ -83,7 +109,7 @@ export function describePlantStoreContract(
       expect(await store.create({ id: 2n, name: 'Rose', tag: 'outdoor' })).toBe('replayed');
       expect(await store.create({ id: 2n, name: 'Rose' })).toBe('conflict');
       expect(await store.create({ id: 2n, name: 'Rose', tag: 'indoor' })).toBe('conflict');
-      expect(await harness.rows()).toEqual([{ id: '2', name: 'Rose', tag: 'outdoor' }]);
+      expect(await rows()).toEqual([{ id: '2', name: 'Rose', tag: 'outdoor' }]);
     });
 
     it('gives exactly one "created" to 20 concurrent creates of one id with different names', async () => {
@@ -93,7 +119,7 @@ export function describePlantStoreContract(
       );
       expect(outcomes[0]).toBe('created');
       expect(tally(outcomes)).toEqual({ created: 1, replayed: 0, conflict: 19 });
-      expect(await harness.rows()).toEqual([{ id: '42', name: 'Plant 0', tag: null }]);
+      expect(await rows()).toEqual([{ id: '42', name: 'Plant 0' }]);
     });
 
     it('replays duplicates of the same plant inside one batch, in one commit', async () => {
@@ -124,7 +150,7 @@ export function describePlantStoreContract(
       expect(results[1]).toMatchObject({ reason: expect.any(RangeError) });
       expect(results[4]).toEqual({ status: 'fulfilled', value: 'replayed' });
       expect(store.stats()).toEqual({ commits: 1, creates: 5 });
-      expect((await harness.rows()).map((r) => r.id)).toEqual(['1', '4']);
+      expect((await rows()).map((r) => r.id)).toEqual(['1', '4']);
     });
 
     it('commits the creates of one event-loop turn in batches of at most maxBatchSize', async () => {
@@ -135,7 +161,7 @@ export function describePlantStoreContract(
       expect(store.stats()).toEqual({ commits: 3, creates: 25 });
       expect(await store.create({ id: 100n, name: 'Later' })).toBe('created');
       expect(store.stats()).toEqual({ commits: 4, creates: 26 });
-      expect(await harness.rows()).toHaveLength(26);
+      expect(await rows()).toHaveLength(26);
     });
 
     it('gives one winner per id when two stores on one database create overlapping ids', async () => {
@@ -151,11 +177,11 @@ export function describePlantStoreContract(
       const counts = tally(outcomes);
       expect(counts.created).toBe(30);
       expect(counts.replayed + counts.conflict).toBe(60);
-      const rows = await harness.rows();
-      expect(rows.map((r) => r.id)).toEqual(ids.map(String));
+      const stored = await rows();
+      expect(stored.map((r) => r.id)).toEqual(ids.map(String));
       ids.forEach((_, i) => {
         const [fromA, fromB, sameAsA] = outcomes.slice(i * 3, i * 3 + 3);
-        const winner = rows[i]?.name;
+        const winner = stored[i]?.name;
         expect(winner === `A${i}` || winner === `B${i}`).toBe(true);
         expect([fromA, fromB].filter((o) => o === 'created')).toHaveLength(1);
         expect(fromA).toBe(winner === `A${i}` ? 'created' : 'conflict');
@@ -178,7 +204,7 @@ export function describePlantStoreContract(
       expect(await second.create({ id: 2n ** 53n, name: 'Neighbour' })).toBe('created');
       expect(await second.create({ id: 2n ** 63n - 2n, name: 'Neighbour' })).toBe('created');
       const sorted = [...ids, 2n ** 53n, 2n ** 63n - 2n].sort((x, y) => (x < y ? -1 : 1));
-      expect((await harness.rows()).map((r) => r.id)).toEqual(sorted.map(String));
+      expect((await rows()).map((r) => r.id)).toEqual(sorted.map(String));
     });
 
     it('keeps plants across close and reopen', async () => {
@@ -212,7 +238,7 @@ export function describePlantStoreContract(
       const pending = store.create({ id: 9n, name: 'Late' });
       await store.close();
       expect(await pending).toBe('created');
-      expect(await harness.rows()).toEqual([{ id: '9', name: 'Late', tag: null }]);
+      expect(await rows()).toEqual([{ id: '9', name: 'Late' }]);
     });
 
     it('rejects every call after close with StoreUnavailableError; a second close resolves', async () => {
@@ -221,7 +247,7 @@ export function describePlantStoreContract(
       await expect(store.create({ id: 1n, name: 'Fern' })).rejects.toThrow(StoreUnavailableError);
       await expect(store.ping()).rejects.toThrow(/closed/);
       await expect(store.close()).resolves.toBeUndefined();
-      expect(await harness.rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
     });
   });
 }

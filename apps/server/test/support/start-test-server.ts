@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { parseDatabase, type RateLimitConfig } from '../../src/config.ts';
+import { DEFAULTS, parseDatabase, type RateLimitConfig } from '../../src/config.ts';
 import type { HttpTimeouts } from '../../src/connection/http-server.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
@@ -58,8 +58,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       host: '127.0.0.1',
       database: parseDatabase(databaseFile),
       tokens: options.tokens ?? [token],
-      bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
-      durability: 'full',
+      bodyLimitBytes: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
+      durability: DEFAULTS.durability,
       ...(options.metrics ? { metrics: { host: '127.0.0.1', port: 0 } } : {}),
       ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
       ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),

@@ -44,7 +44,7 @@ export async function consumerTypesFromTheClient(client: PlantStoreClient): Prom
   // @ts-expect-error an id is a number or a bigint, never a string
   const text: NewPlantInput = { id: '101', name: 'Fern' };
   // @ts-expect-error NewPlantInput is strict: an unknown property is refused at compile time
-  const extra: NewPlantInput = { id: 1, name: 'Fern', colour: 'green' };
+  const extra: NewPlantInput = { id: 1, name: 'Fern', wheels: 4 };
   void [text, extra];
   return [await client.createPlant(small), await client.createPlant(large)];
 }

@@ -308,7 +308,7 @@ describe('a consumer of the installed packages', () => {
     expect(result.invalid).toEqual({
       isValidationError: true,
       isPlantStoreError: true,
-      message: expect.stringMatching(/^name: must not be empty; colour: unknown property$/),
+      message: expect.stringMatching(/^name: must not be empty; wheels: unknown property$/),
       requestsSent: 0,
     });
     expect(result.requests).toBe(3);
@@ -367,7 +367,7 @@ describe('a consumer of the installed packages', () => {
         (error: { stdout: string }) => error.stdout,
       );
       expect(failure.match(/error TS\d+/g)).toHaveLength(3);
-      expect(failure).toContain("'colour' does not exist");
+      expect(failure).toContain("'wheels' does not exist");
       expect(failure).toContain("Property 'id' does not exist");
     },
   );

@@ -153,7 +153,7 @@ const AGREEMENT_TABLE: string[] = [
   `{"id": 9009, "name": "a", "tag": "${'t'.repeat(101)}"}`,
   '{"id": 9010, "name": "a", "tag": null}',
   '{"id": 9011, "name": "a", "tag": 7}',
-  '{"id": 9012, "name": "a", "colour": "green"}',
+  '{"id": 9012, "name": "a", "wheels": 4}',
   '{"id": 9013, "name": "a", "__proto__": {"admin": true}}',
   '{"id": 9014, "name": "a", "constructor": {}}',
   '{"id": 9015, "name": "\\ud83c\\udf35 cactus"}',
@@ -188,8 +188,8 @@ describe('the client and the server agree on every body', () => {
     validator.assertResponse('post', '/plants', response.status, body);
     if (clientVerdict.ok) {
       expect(response.status).toBe(200);
-      const { id, name, tag } = clientVerdict.value;
-      expect(stored(fresh, BigInt(id))).toEqual({ id: BigInt(id), name, tag: tag ?? null });
+      const { id, ...plant } = clientVerdict.value;
+      expect(stored(fresh, BigInt(id))).toEqual({ id: BigInt(id), ...plant });
     } else {
       expect(response.status).toBe(400);
       expect(body).toEqual({ error: 40001, message: clientVerdict.message });

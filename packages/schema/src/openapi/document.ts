@@ -153,7 +153,7 @@ const notJson = thrownBy(() => parseJson('{"id": 10, "name": }'));
 const tooDeep = thrownBy(() =>
   parseJson(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`),
 );
-const invalid = NewPlant.safeParse({ id: 10, colour: 'green' });
+const invalid = NewPlant.safeParse({ id: 10, wheels: 4 });
 if (
   !(notJson instanceof MalformedJsonError && tooDeep instanceof JsonTooDeepError) ||
   invalid.success

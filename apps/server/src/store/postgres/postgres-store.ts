@@ -1,9 +1,9 @@
-import { INT64_MAX, INT64_MIN, type NewPlant } from '@plant-store/schema';
+import { INT64_MAX, INT64_MIN, type NewPlant, PLANT_FIELDS } from '@plant-store/schema';
 import type pg from 'pg';
 import type { PostgresConfig } from '../../config.ts';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
 import { type OpenDatabaseOptions, openDatabaseHandle, type PostgresHandle } from '../database.ts';
-import { outcomeAgainst, type PlantRow } from '../plant-store.ts';
+import { fieldValues, outcomeAgainst, PLANT_COLUMNS, type PlantRow } from '../plant-store.ts';
 import {
   describePostgresFailure,
   isPostgresUnavailable,
@@ -21,11 +21,11 @@ export interface PostgresStoreOptions
 }
 
 const INSERT_BATCH = `
-  INSERT INTO plants (id, name, tag)
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
+  INSERT INTO plants (${PLANT_COLUMNS})
+  SELECT * FROM unnest($1::bigint[], ${PLANT_FIELDS.map((_, i) => `$${i + 2}::text[]`).join(', ')})
   ON CONFLICT (id) DO NOTHING
   RETURNING id`;
-const SELECT_MANY = 'SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])';
+const SELECT_MANY = `SELECT ${PLANT_COLUMNS} FROM plants WHERE id = ANY($1::bigint[])`;
 /**
  * An INSERT that inserts nothing (a read-only database or a missing privilege fails it as it
  * fails a create), in a transaction given an id, so its commit record goes to the WAL.
@@ -121,10 +121,10 @@ export class PostgresStore extends BatchedStore {
     const created = new Set<bigint>();
     const failed = new Map<bigint, unknown>();
     const insert = async (rows: readonly NewPlant[]) => {
+      const values = rows.map(fieldValues);
       const inserted = await this.#query<{ id: bigint }>(INSERT_BATCH, [
         rows.map((plant) => plant.id.toString()),
-        rows.map((plant) => plant.name),
-        rows.map((plant) => plant.tag ?? null),
+        ...PLANT_FIELDS.map((_, i) => values.map((row) => row[i])),
       ]);
       for (const row of inserted) created.add(row.id);
     };
@@ -162,17 +162,18 @@ export class PostgresStore extends BatchedStore {
 }
 
 function rowProblem(plant: NewPlant): Error | undefined {
-  const { id, name, tag } = plant as { id: unknown; name: unknown; tag?: unknown };
+  const { id } = plant as { id: unknown };
   if (typeof id !== 'bigint' || id < INT64_MIN || id > INT64_MAX) {
     return new RangeError(`id must be a bigint from ${INT64_MIN} to ${INT64_MAX}`);
   }
-  if (typeof name !== 'string') return new TypeError('name must be a string');
-  if (tag !== undefined && typeof tag !== 'string') {
-    return new TypeError('tag must be a string when present');
-  }
-  // PostgreSQL text cannot hold NUL, and a lone surrogate would be stored as U+FFFD.
-  if ([name, tag ?? ''].some((text) => text.includes('\u0000') || !text.isWellFormed())) {
-    return new RangeError('name and tag must be well-formed Unicode without NUL characters');
+  for (const [index, text] of fieldValues(plant).entries()) {
+    // A missing required field is the NOT NULL column's error, for this row only.
+    if (text === null) continue;
+    if (typeof text !== 'string') return new TypeError(`${PLANT_FIELDS[index]} must be a string`);
+    // PostgreSQL text cannot hold NUL, and a lone surrogate would be stored as U+FFFD.
+    if (text.includes('\u0000') || !text.isWellFormed()) {
+      return new RangeError(`${PLANT_FIELDS[index]} must be well-formed Unicode without NUL`);
+    }
   }
   return undefined;
 }

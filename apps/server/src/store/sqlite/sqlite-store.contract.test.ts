@@ -6,6 +6,7 @@ import {
   describePlantStoreContract,
   type StoredRow,
 } from '../../../test/support/plant-store-contract.ts';
+import { PLANT_COLUMNS } from '../plant-store.ts';
 import { openSqlite } from './driver.ts';
 import { createSqliteStore } from './sqlite-store.ts';
 
@@ -26,9 +27,16 @@ describePlantStoreContract('SqliteStore', async () => {
       readOnly((db) =>
         db
           .prepare<[], StoredRow>(
-            'SELECT CAST(id AS TEXT) AS id, name, tag FROM plants ORDER BY plants.id',
+            `SELECT ${PLANT_COLUMNS.replace('id', 'CAST(id AS TEXT) AS id')} FROM plants ORDER BY plants.id`,
           )
           .all(),
+      ),
+    columns: async () =>
+      readOnly((db) =>
+        db
+          .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('plants')")
+          .all()
+          .map((column) => column.name),
       ),
     schemaVersion: async () =>
       readOnly((db) => Number(db.pragma('user_version', { simple: true }))),

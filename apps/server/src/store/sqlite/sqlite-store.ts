@@ -3,7 +3,13 @@ import { dirname } from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import type Database from 'better-sqlite3';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
-import { type CreateOutcome, outcomeAgainst, type PlantRow } from '../plant-store.ts';
+import {
+  type CreateOutcome,
+  fieldValues,
+  outcomeAgainst,
+  PLANT_COLUMNS,
+  type PlantRow,
+} from '../plant-store.ts';
 import {
   DatabaseFileGoneError,
   describeSqliteFailure,
@@ -28,7 +34,7 @@ export class SqliteStore extends BatchedStore {
   readonly #filename: string;
   readonly #db: Database.Database;
   readonly #ownsDb: boolean;
-  readonly #insert: Database.Statement<[bigint, string, string | null]>;
+  readonly #insert: Database.Statement<[bigint, ...(string | null)[]]>;
   readonly #select: Database.Statement<[bigint], PlantRow>;
   readonly #probe: Database.Statement<[], unknown>;
   readonly #commit: Database.Transaction<(plants: readonly NewPlant[]) => RowResult[]>;
@@ -45,12 +51,12 @@ export class SqliteStore extends BatchedStore {
     this.#db = options.db ?? openDatabase(filename, options);
     // ids as bigint, on these statements only: the connection is shared with tokens and limits.
     this.#insert = this.#db
-      .prepare<[bigint, string, string | null]>(
-        'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
+      .prepare<[bigint, ...(string | null)[]]>(
+        `INSERT INTO plants (${PLANT_COLUMNS}) VALUES (${PLANT_COLUMNS.replace(/\w+/g, '?')}) ON CONFLICT (id) DO NOTHING`,
       )
       .safeIntegers(true);
     this.#select = this.#db
-      .prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
+      .prepare<[bigint], PlantRow>(`SELECT ${PLANT_COLUMNS} FROM plants WHERE id = ?`)
       .safeIntegers(true);
     // Writes the file's application_id back unchanged: one real page write and commit.
     const applicationId = Number(this.#db.pragma('application_id', { simple: true }));
@@ -145,7 +151,7 @@ export class SqliteStore extends BatchedStore {
   }
 
   #createRow(plant: NewPlant): CreateOutcome {
-    if (this.#insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1) return 'created';
+    if (this.#insert.run(plant.id, ...fieldValues(plant)).changes === 1) return 'created';
     const existing = this.#select.get(plant.id);
     if (existing === undefined) throw new Error(`Plant ${plant.id} neither inserted nor found`);
     return outcomeAgainst(existing, plant);

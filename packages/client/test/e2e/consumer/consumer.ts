@@ -30,7 +30,7 @@ export const small: Promise<Plant> = create({ id: 101, name: 'Fern' });
 export const parsed: unknown = parseJson('{"id": 9223372036854775807}');
 
 // @ts-expect-error an unknown field is refused at compile time
-export const unknownField = client.createPlant({ id: 1, name: 'Fern', colour: 'green' });
+export const unknownField = client.createPlant({ id: 1, name: 'Fern', wheels: 4 });
 // @ts-expect-error an id is a number or a bigint, never a string
 export const stringId = client.createPlant({ id: '1', name: 'Fern' });
 export async function plantId(): Promise<unknown> {

@@ -30,7 +30,7 @@ try {
 const before = requests;
 let invalid;
 try {
-  await client.createPlant({ id: 1, name: '', colour: 'green' });
+  await client.createPlant({ id: 1, name: '', wheels: 4 });
 } catch (error) {
   invalid = {
     isValidationError: error instanceof PlantStoreValidationError,
