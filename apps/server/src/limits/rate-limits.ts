@@ -66,6 +66,13 @@ export class RateLimits {
     return settle(decision, (decided) => this.#check(decided, 'refused credential'));
   }
 
+  /** Throws the 429 when this process knows `address` spent its refused-credential budget. */
+  refuseSpentAddress(address: string): void {
+    const msBeforeNext = this.counts.spentUntil(`f:${boundedKey(address)}`) - Date.now();
+    if (msBeforeNext > 0)
+      this.#check({ allowed: false, remaining: 0, msBeforeNext }, 'refused credential');
+  }
+
   consumeAnonymous(address: string): Settled<void> {
     if (this.config.anonymous === undefined) return;
     const { perSecond, burst } = this.config.anonymous;

@@ -186,6 +186,11 @@ export class SharedCounts {
     }).then((count) => decide(state, limit, count));
   }
 
+  /** When `key`, known spent, has points again (0 when not known spent). */
+  spentUntil(key: string): number {
+    return this.#keys.peek(key)?.spentUntil ?? 0;
+  }
+
   close(): void {
     clearInterval(this.#sweep);
   }
