@@ -21,8 +21,10 @@ const PARTIAL = /\.partial-(\d+)(-journal|-wal|-shm)?$/;
  * name holds a complete backup or nothing. Removes the partial files of dead backups there first.
  */
 export async function backupSqlite(source: string, target: string) {
-  const exists = () => new Error(`${target} exists: a backup goes to a new file`);
-  if (existsSync(target)) throw exists();
+  const refuse = () => {
+    if (existsSync(target)) throw new Error(`${target} exists: a backup goes to a new file`);
+  };
+  refuse();
   const directory = dirname(target);
   for (const name of readdirSync(directory)) {
     const pid = Number(PARTIAL.exec(name)?.[1] ?? 0);
@@ -40,7 +42,7 @@ export async function backupSqlite(source: string, target: string) {
     copy.close();
     const checked = checkBackup(partial);
     fsync(partial);
-    if (existsSync(target)) throw exists();
+    refuse();
     renameSync(partial, target);
     fsync(directory);
     return { pages: totalPages, ...checked };
@@ -59,36 +61,31 @@ export async function backupSqlite(source: string, target: string) {
  * checkBackup('/var/backups/plants.db'); // { schemaVersion: 3, plants: 43280 }
  */
 export function checkBackup(file: string): { schemaVersion: number; plants: number } {
-  const fail = (why: string) => new Error(`${file} is not a usable backup: ${why}`);
-  if (existsSync(`${file}-journal`)) throw fail(`a ${file}-journal beside it (an unfinished copy)`);
-  let db: ReturnType<typeof openSqlite>;
+  let db: ReturnType<typeof openSqlite> | undefined;
   try {
+    if (existsSync(`${file}-journal`))
+      throw new Error(`a ${file}-journal beside it (an unfinished copy)`);
     db = openSqlite(file, { readonly: true, fileMustExist: true });
-  } catch (error) {
-    throw fail((error as Error).message);
-  }
-  try {
     const version = schemaVersion(db);
     if (version < 1 || version > MIGRATIONS.length) {
-      throw fail(`schema version ${version}; this release knows 1 to ${MIGRATIONS.length}`);
+      throw new Error(`schema version ${version}; this release knows 1 to ${MIGRATIONS.length}`);
     }
     const problems = db.pragma('quick_check', { simple: false }) as { quick_check: string }[];
     if (problems[0]?.quick_check !== 'ok') {
-      throw fail(`quick_check: ${problems.map((row) => row.quick_check).join('; ')}`);
+      throw new Error(`quick_check: ${problems.map((row) => row.quick_check).join('; ')}`);
     }
-    const { n } = db.prepare('SELECT count(*) AS n FROM plants').get() as { n: number };
-    return { schemaVersion: version, plants: n };
+    const plants = Number(db.prepare('SELECT count(*) FROM plants').pluck().get());
+    return { schemaVersion: version, plants };
   } catch (error) {
-    throw (error as Error).message.startsWith(file) ? error : fail((error as Error).message);
+    throw new Error(`${file} is not a usable backup: ${(error as Error).message}`);
   } finally {
-    db.close();
+    db?.close();
   }
 }
 
 function running(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    return process.kill(pid, 0);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
