@@ -115,8 +115,11 @@ function postgresCounts(
     SELECT key, points, $4::bigint + duration
     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS t(key, points, duration)
     ${UPSERT('$4::bigint')}`;
+  // Rows a batch is updating are skipped (they are live): a sweep neither waits nor deadlocks.
   const sweep = `WITH slice AS (${SLICE.replace('?', '$1')}),
-    gone AS (DELETE FROM rate_limits WHERE key IN (SELECT key FROM slice WHERE ends_at < $2))
+    ended AS (SELECT key FROM rate_limits WHERE key IN (SELECT key FROM slice WHERE ends_at < $2)
+      FOR UPDATE SKIP LOCKED),
+    gone AS (DELETE FROM rate_limits WHERE key IN (SELECT key FROM ended))
     SELECT max(key) AS last FROM slice`;
   return {
     add: async (takes, now) => {
