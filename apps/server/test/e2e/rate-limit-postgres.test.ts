@@ -88,6 +88,7 @@ describe('the sweep on PostgreSQL', () => {
   it('deletes the ended rows in slices of SWEEP_SLICE keys, whatever the collation, and keeps live ones', async () => {
     const handle = await openDatabaseHandle({ kind: 'postgres', url: schema.url, shown: '' });
     try {
+      if (handle.kind !== 'postgres') throw new Error('not PostgreSQL');
       await handle.pool.query('DELETE FROM rate_limits');
       const now = Date.now();
       // Keys a collation orders otherwise than bytes: upper and lower case, accents, digits.
