@@ -16,6 +16,7 @@ import { type LoadResult, runLoad } from './load.ts';
 import { storedPlants } from './peers/sqlite-commit.ts';
 import { type ChildServer, cpuMicros, freePort, startServer } from './proc.ts';
 import { median, type Pair, type Run, renderReport } from './report.ts';
+import { renderMaintenanceDelays } from './sweep-delay.ts';
 
 // `pnpm bench [-- options]`: see README.md.
 const { values: args } = parseArgs({
@@ -131,7 +132,9 @@ const report = renderReport(runs, {
   ...(args.ablation ? { ablationBase: 'real' } : {}),
 });
 const assetSection = assetRuns.length > 0 ? renderAssetGets(assetRuns, createMicros) : [];
-const full = [report.trimEnd(), ...assetSection, ''].join('\n');
+const full = [report.trimEnd(), ...assetSection, ...(await renderMaintenanceDelays()), ''].join(
+  '\n',
+);
 mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
 writeFileSync(join(BENCH_DIR, 'results', `${out}.md`), full);
 console.log(full);

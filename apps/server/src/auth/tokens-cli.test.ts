@@ -54,6 +54,8 @@ describe('runCli', () => {
       [['backup'], 2, /backup needs exactly one <file>/],
       [['backup', 'a.db', 'b.db'], 2, /backup needs exactly one <file>/],
       [['backup', db], 1, /exists: a backup goes to a new file/],
+      [['backup', '--check'], 2, /backup --check needs exactly one <file>/],
+      [['backup', '--check', join(folder, 'none.db')], 1, /none\.db is not a usable backup/],
     ];
     for (const [args, status, message] of cases) {
       const result = await run(db, ...args);
@@ -70,7 +72,14 @@ describe('runCli', () => {
     const result = await run(db, 'backup', copy);
     expect(result).toMatchObject({ status: 0, stderr: '' });
     expect(result.stdout).toMatch(
-      new RegExp(`^Backed up ${db} \\(schema version \\d+, \\d+ pages\\) to ${copy}\\n$`),
+      new RegExp(
+        `^Backed up ${db} \\(schema version \\d+, \\d+ pages, 0 plants, quick_check ok\\) to ${copy}\\n$`,
+      ),
+    );
+    const checked = await run(db, 'backup', '--check', copy);
+    expect(checked).toMatchObject({ status: 0, stderr: '' });
+    expect(checked.stdout).toMatch(
+      new RegExp(`^${copy}: quick_check ok, schema version \\d+, 0 plants\\n$`),
     );
     expect((await run(copy, 'tokens', 'list', '--json')).stdout).toContain('"name": "acme"');
   });

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { StoreConfig } from '../config.ts';
-import { backupSqlite } from '../store/backup.ts';
+import { backupSqlite, checkBackup } from '../store/backup.ts';
 import { openDatabaseHandle } from '../store/database.ts';
 import {
   createManagedToken,
@@ -17,7 +17,7 @@ interface CliIo {
   readonly storeConfig: () => StoreConfig;
 }
 
-const USAGE = `Usage: plant-store tokens <command> | plant-store backup <file>
+const USAGE = `Usage: plant-store tokens <command> | plant-store backup [--check] <file>
 
 Manage the bearer tokens the Plant Store server accepts, in the database DATABASE_URL names
 (the server's: a SQLite file or a PostgreSQL URL; default ./data/plants.db).
@@ -35,7 +35,11 @@ Commands:
       ${TOKEN_CACHE_TTL_MS / 1000} s (their token cache).
   backup <file>
       Copy the SQLite database into the new file <file> (mode 0600), also while servers
-      write to it (for PostgreSQL use pg_dump; see docs/operations.md, "Backups").
+      write to it (for PostgreSQL use pg_dump; see docs/operations.md, "Backups"). It is
+      written beside <file> as <file>.partial-<pid>, checked, then renamed: <file> is a
+      whole backup or absent.
+  backup --check <file>
+      Check a backup before restoring it: quick_check, its schema version, its plant count.
 
 Exit status: 0 done, 1 failed (e.g. name taken, no such token, store unreachable), 2 usage.
 `;
@@ -130,6 +134,12 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function backup(args: readonly string[], io: CliIo): Promise<number> {
+  if (args[0] === '--check') {
+    const file = onlyArgument(args.slice(1), 'backup --check needs exactly one <file>');
+    const { schemaVersion, plants } = checkBackup(file);
+    io.stdout.write(`${file}: quick_check ok, schema version ${schemaVersion}, ${plants} plants\n`);
+    return 0;
+  }
   const target = onlyArgument(args, 'backup needs exactly one <file>');
   const location = io.storeConfig().database;
   if (location.kind !== 'sqlite') {
@@ -139,7 +149,7 @@ async function backup(args: readonly string[], io: CliIo): Promise<number> {
   }
   const copied = await backupSqlite(location.filename, target);
   io.stdout.write(
-    `Backed up ${location.filename} (schema version ${copied.schemaVersion}, ${copied.pages} pages) to ${target}\n`,
+    `Backed up ${location.filename} (schema version ${copied.schemaVersion}, ${copied.pages} pages, ${copied.plants} plants, quick_check ok) to ${target}\n`,
   );
   return 0;
 }

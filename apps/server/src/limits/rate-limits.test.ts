@@ -6,6 +6,7 @@ import {
   type TestServer,
   type TestServerOptions,
 } from '../../test/support/start-test-server.ts';
+import { generateToken } from '../auth/token-format.ts';
 import { ApiError } from '../http/api-error.ts';
 import { openSqlite } from '../store/sqlite/driver.ts';
 import { AUTH_FAILURE_WINDOW_SECONDS, BURST_WINDOW_SECONDS, RateLimits } from './rate-limits.ts';
@@ -214,7 +215,7 @@ describe('per-credential limit (burst allowance, then a rate per second)', () =>
 });
 
 describe('refused-credential limit per client address', () => {
-  it('throttles token guessing: 401s, then 429 for refused credentials, while a valid one gets 200', async () => {
+  it('throttles token guessing: 401s, then 429 for any credential from that address', async () => {
     const server = await start({
       metrics: true,
       rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 3 },
@@ -227,22 +228,50 @@ describe('refused-credential limit per client address', () => {
       await post(server, 'guess-3-0123456789abcdef'),
       /^Too many requests with a refused credential from this address/,
     );
-    // Someone else's failures do not lock a valid credential out of the same address.
-    const valid = await post(server, server.token);
-    expect(valid.status).toBe(200);
-    expect(valid.headers.get('x-ratelimit-limit')).toBe('1000');
+    // Past its budget the address is refused before its credential is looked at, a valid one too.
+    expectTooManyRequests(await post(server, server.token), /refused credential/);
     // No credential at all, or a malformed header, is a refused credential too.
     const bare = await request(`${server.url}/plants`, { method: 'POST' });
     expect(bare.status).toBe(429);
     await bare.arrayBuffer();
     expectTooManyRequests(await post(server, 'guess-4-0123456789abcdef'), /refused credential/);
-    expect(storedCount(server)).toBe(1);
+    expect(storedCount(server)).toBe(0);
 
     // Routes without a credential are not limited.
     expect((await request(`${server.url}/healthz`)).status).toBe(200);
 
     const metrics = await (await request(`${server.metricsUrl}/metrics`)).text();
-    expect(metrics).toMatch(/^plant_store_rate_limited_total\{limit="address"\} 3$/m);
+    expect(metrics).toMatch(/^plant_store_rate_limited_total\{limit="address"\} 4$/m);
+  });
+
+  it('answers an address past its budget 429 before any token lookup', async () => {
+    const server = await start({
+      rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: 2 },
+      trustProxy: ['127.0.0.1'],
+    });
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    for (let i = 0; i < 2; i++) {
+      expect((await post(server, generateToken(), from('198.51.100.1'))).status).toBe(401);
+    }
+    // From now on every token lookup fails: its table is gone.
+    const db = openSqlite(server.databaseFile);
+    db.exec('ALTER TABLE tokens RENAME TO tokens_away');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const refused = await post(server, generateToken(), from('198.51.100.1'));
+        expectTooManyRequests(refused, /^Too many requests with a refused credential/);
+      }
+      // The same unknown token from an address with budget left is looked up, and that fails.
+      const looked = await request(`${server.url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${generateToken()}`, ...from('198.51.100.2') },
+      });
+      expect(looked.status).toBeGreaterThanOrEqual(500);
+      await looked.arrayBuffer();
+    } finally {
+      db.exec('ALTER TABLE tokens_away RENAME TO tokens');
+      db.close();
+    }
   });
 
   it('gives the address its budget back when the window ends', async () => {

@@ -58,6 +58,13 @@ export class RateLimits {
     });
   }
 
+  /** Throws the 429 when this process knows `address` spent its refused-credential budget. */
+  refuseSpentAddress(address: string): void {
+    const msBeforeNext = this.counts.spentUntil(`f:${boundedKey(address)}`) - Date.now();
+    if (msBeforeNext > 0)
+      this.#check({ allowed: false, remaining: 0, msBeforeNext }, 'refused credential');
+  }
+
   recordAuthFailure(address: string): Settled<void> {
     const budget = this.config.authFailuresPerMinute;
     if (budget === 0) return;

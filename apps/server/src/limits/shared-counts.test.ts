@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../store/sqlite/open-database.ts';
-import { type CountStore, databaseCounts, SharedCounts } from './shared-counts.ts';
+import {
+  type CountStore,
+  databaseCounts,
+  SharedCounts,
+  SWEEP_EVERY_MS,
+  SWEEP_SLICE,
+} from './shared-counts.ts';
 
 // The counts on a real SQLite file; two connections to it stand for two processes serving it
 // (test/e2e/rate-limit-sqlite.test.ts runs real processes).
@@ -36,7 +42,7 @@ function counted(store: CountStore) {
       batches.push(takes.length);
       return store.add(takes, now);
     },
-    sweep: (before) => store.sweep(before),
+    sweepSlice: (after, before) => store.sweepSlice(after, before),
   };
   return { store: wrapped, batches };
 }
@@ -110,5 +116,75 @@ describe('SharedCounts on the database file', () => {
     expect(writes).toBeLessThan(400);
     first.close();
     second.close();
+  });
+
+  it('sweeps ended rows a slice per turn of the event loop, keeps live ones, gives the pages back', async () => {
+    const { db, counts } = connect();
+    expect(db.pragma('auto_vacuum', { simple: true })).toBe(2); // INCREMENTAL on a new file
+    const now = Date.now();
+    const insert = db.prepare('INSERT INTO rate_limits (key, points, ends_at) VALUES (?, 1, ?)');
+    db.transaction(() => {
+      for (let i = 0; i < 20_000; i++) {
+        // One live row in ten; the others ended two sweep periods ago.
+        insert.run(`f:198.51.${i}`, i % 10 === 0 ? now + 60_000 : now - 2 * SWEEP_EVERY_MS);
+      }
+    })();
+    const pages = Number(db.pragma('page_count', { simple: true }));
+    const shared = new SharedCounts(counts);
+    let turns = 0;
+    const tick = () => {
+      turns += 1;
+      if (sweeping) setImmediate(tick);
+    };
+    let sweeping = true;
+    setImmediate(tick);
+    const slices = await shared.sweep();
+    sweeping = false;
+    expect(db.prepare('SELECT count(*) AS n FROM rate_limits').get()).toEqual({ n: 2000 });
+    // 20,000 keys: 10 slices of SWEEP_SLICE, then the vacuum's steps; a turn between each two.
+    expect(slices).toBeGreaterThan(20_000 / SWEEP_SLICE);
+    expect(turns).toBeGreaterThanOrEqual(slices - 1);
+    expect(db.pragma('freelist_count', { simple: true })).toBe(0);
+    expect(Number(db.pragma('page_count', { simple: true }))).toBeLessThan(pages / 2);
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    shared.close();
+  });
+
+  it('bounds the rows of an attacker rotating addresses: one per address, gone 3 sweep periods after its last use', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { db, counts } = connect();
+    const shared = new SharedCounts(counts);
+    const rows = () =>
+      (db.prepare('SELECT count(*) AS n FROM rate_limits').get() as { n: number }).n;
+    const perTenSeconds = 500;
+    let most = 0;
+    // 10 minutes of 50 new addresses a second, each refused twice; a sweep every minute.
+    for (let step = 1; step <= 60; step++) {
+      const addresses = Array.from(
+        { length: perTenSeconds },
+        (_, i) => `f:10.${step}.${i >> 8}.${i & 255}`,
+      );
+      await Promise.all(
+        addresses.flatMap((key) => [key, key].map((k) => shared.consume(k, 30, 60_000))),
+      );
+      vi.advanceTimersByTime(10_000);
+      if (step % 6 === 0) await shared.sweep();
+      most = Math.max(most, rows());
+    }
+    // Window (60 s) + what a sweep keeps (60 s) + the time to the next sweep (60 s).
+    const bound = perTenSeconds * ((60_000 + 2 * SWEEP_EVERY_MS) / 10_000);
+    console.log(
+      `rotating addresses, 50 new a second for 10 min: at most ${most} rows (bound ${bound})`,
+    );
+    expect(most).toBeLessThanOrEqual(bound);
+    expect(most).toBeGreaterThan(perTenSeconds * 6); // a window's worth is kept, at least
+    expect(db.prepare('SELECT max(points) AS p FROM rate_limits').get()).toEqual({ p: 2 });
+    for (let minute = 0; minute < 3; minute++) {
+      vi.advanceTimersByTime(SWEEP_EVERY_MS);
+      await shared.sweep();
+    }
+    expect(rows()).toBe(0);
+    shared.close();
   });
 });

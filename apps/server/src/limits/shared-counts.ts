@@ -10,10 +10,18 @@ type Take = Readonly<{ key: string; points: number; durationMs: number }>;
 /** Adds every take (distinct keys) at `now` in one go, giving the counts after. */
 export interface CountStore {
   add(takes: readonly Take[], now: number): Count[] | Promise<Count[]>;
-  sweep(endedBefore: number): unknown;
+  /**
+   * Looks at the next SWEEP_SLICE keys after `after`, deleting those whose window ended before
+   * `before`; gives the last key looked at, undefined when the sweep is done.
+   */
+  sweepSlice(after: string, before: number): Settled<string | undefined>;
 }
 
 const MAX_KEYS = 100_000;
+/** Keys a sweep step looks at: a few milliseconds of work between two turns of the event loop. */
+export const SWEEP_SLICE = 1000;
+/** A sweep runs this often, deleting the rows whose window ended this long before. */
+export const SWEEP_EVERY_MS = 60_000;
 
 /** Counts in this process's memory: the default store, and every store's stand-in while it fails. */
 export function memoryCounts(): CountStore {
@@ -27,7 +35,7 @@ export function memoryCounts(): CountStore {
         counts.set(key, count);
         return count;
       }),
-    sweep: () => counts.purgeStale(),
+    sweepSlice: () => void counts.purgeStale(),
   };
 }
 
@@ -37,10 +45,12 @@ const UPSERT = (now: string) => `ON CONFLICT (key) DO UPDATE SET
     ends_at = CASE WHEN rate_limits.ends_at <= ${now} THEN excluded.ends_at
       ELSE rate_limits.ends_at END
   RETURNING key, points, ends_at`;
+const SLICE = `SELECT key, ends_at FROM rate_limits WHERE key > ? ORDER BY key LIMIT ${SWEEP_SLICE}`;
 
 /**
  * The `rate_limits` table of the process's database, shared by every process on it. SQLite:
- * no fsync for a batch (counts are not data) and at most 100 ms waiting for another's lock.
+ * no fsync for a batch (counts are not data) and at most 100 ms waiting for another's lock (a
+ * sweep step 10 ms); a file made with auto_vacuum=INCREMENTAL gives the swept pages back.
  */
 export function databaseCounts(handle: DatabaseHandle): CountStore {
   return handle.kind === 'sqlite'
@@ -53,33 +63,47 @@ function sqliteCounts(db: BetterSqlite3.Database): CountStore {
     `INSERT INTO rate_limits (key, points, ends_at) VALUES (@key, @points, @now + @durationMs)
     ${UPSERT('@now')}`,
   );
-  const synchronous = Number(db.pragma('synchronous', { simple: true }));
-  const busyTimeout = Number(db.pragma('busy_timeout', { simple: true }));
-  const [relax, restore] = [`synchronous = 0`, `synchronous = ${synchronous}`].map((pragma) =>
-    db.prepare(`PRAGMA ${pragma}`),
+  const [synchronous, busyTimeout] = ['synchronous', 'busy_timeout'].map((name) =>
+    db.pragma(name, { simple: true }),
   );
-  const [shortWait, longWait] = [100, busyTimeout].map((ms) =>
-    db.prepare(`PRAGMA busy_timeout = ${ms}`),
-  );
+  const prepared = new Map<string, BetterSqlite3.Statement>();
+  const pragma = (text: string) => {
+    const statement = prepared.get(text) ?? db.prepare(`PRAGMA ${text}`);
+    prepared.set(text, statement);
+    return statement.reader ? statement.get() : statement.run();
+  };
+  const relaxed = <T>(waitMs: number, run: () => T): T => {
+    pragma('synchronous = 0');
+    pragma(`busy_timeout = ${waitMs}`);
+    try {
+      return run();
+    } finally {
+      pragma(`synchronous = ${synchronous}`);
+      pragma(`busy_timeout = ${busyTimeout}`);
+    }
+  };
   const add = db.transaction((takes: readonly Take[], now: number) =>
     takes.map((take) => {
       const row = upsert.get({ ...take, now });
       return { points: Number(row?.points), endsAt: Number(row?.ends_at) };
     }),
   );
-  const sweep = db.prepare('DELETE FROM rate_limits WHERE ends_at < ?');
+  const last = db.prepare<[string], string | null>(`SELECT max(key) FROM (${SLICE})`).pluck();
+  const drop = db.prepare('DELETE FROM rate_limits WHERE key > ? AND key <= ? AND ends_at < ?');
+  const incremental = db.pragma('auto_vacuum', { simple: true }) === 2;
+  const free = db.prepare('PRAGMA freelist_count').pluck();
   return {
-    add: (takes, now) => {
-      relax?.run();
-      shortWait?.get();
-      try {
-        return add.immediate(takes, now);
-      } finally {
-        restore?.run();
-        longWait?.get();
+    add: (takes, now) => relaxed(100, () => add.immediate(takes, now)),
+    sweepSlice: (after, before) => {
+      const upTo = last.get(after);
+      if (upTo !== null && upTo !== undefined) {
+        relaxed(10, () => drop.run(after, upTo, before));
+        return upTo;
       }
+      if (!incremental || free.get() === 0) return undefined;
+      relaxed(10, () => db.exec('PRAGMA incremental_vacuum(200)')); // 200 pages a step
+      return after;
     },
-    sweep: (before) => sweep.run(before),
   };
 }
 
@@ -91,6 +115,12 @@ function postgresCounts(
     SELECT key, points, $4::bigint + duration
     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS t(key, points, duration)
     ${UPSERT('$4::bigint')}`;
+  // Rows a batch is updating are skipped (they are live): a sweep neither waits nor deadlocks.
+  const sweep = `WITH slice AS (${SLICE.replace('?', '$1')}),
+    ended AS (SELECT key FROM rate_limits WHERE key IN (SELECT key FROM slice WHERE ends_at < $2)
+      FOR UPDATE SKIP LOCKED),
+    gone AS (DELETE FROM rate_limits WHERE key IN (SELECT key FROM ended))
+    SELECT max(key) AS last FROM slice`;
   return {
     add: async (takes, now) => {
       // Rows in key order, so concurrent batches of two instances wait instead of deadlocking.
@@ -105,7 +135,10 @@ function postgresCounts(
         return { points: Number(row?.points), endsAt: Number(row?.ends_at) };
       });
     },
-    sweep: (before) => pool.query('DELETE FROM rate_limits WHERE ends_at < $1', [before]),
+    sweepSlice: async (after, before) => {
+      const { rows } = await pool.query<{ last: string | null }>(sweep, [after, before]);
+      return rows[0]?.last ?? undefined;
+    },
   };
 }
 
@@ -160,12 +193,34 @@ export class SharedCounts {
   #waiting: Waiting[] = [];
   #scheduled: NodeJS.Immediate | undefined;
   #inFlight = false;
+  #sweeping = false;
+  #closed = false;
 
   constructor(store: CountStore, onStoreError: (error: unknown) => void = () => undefined) {
     this.#store = store;
     this.#onStoreError = onStoreError;
-    const sweep = async () => this.#store.sweep(Date.now() - 60 * 60_000); // ended an hour ago
-    this.#sweep = setInterval(() => void sweep().catch(() => undefined), 5 * 60_000).unref();
+    const sweep = () => void this.sweep().catch(() => undefined); // the next one starts over
+    this.#sweep = setInterval(sweep, SWEEP_EVERY_MS).unref();
+  }
+
+  /**
+   * Deletes the rows whose window ended SWEEP_EVERY_MS ago or more, a slice per turn of the
+   * event loop; one sweep at a time. Resolves with the slices it took.
+   */
+  async sweep(): Promise<number> {
+    if (this.#sweeping) return 0;
+    this.#sweeping = true;
+    try {
+      const before = Date.now() - SWEEP_EVERY_MS;
+      let slices = 0;
+      for (let after: string | undefined = ''; after !== undefined && !this.#closed; slices += 1) {
+        after = await this.#store.sweepSlice(after, before);
+        await new Promise(setImmediate);
+      }
+      return slices;
+    } finally {
+      this.#sweeping = false;
+    }
   }
 
   /** Decided in memory (a spent key, a leased point) without a promise; else after a batch. */
@@ -186,7 +241,13 @@ export class SharedCounts {
     }).then((count) => decide(state, limit, count));
   }
 
+  /** When `key`, known spent, has points again (0 when not known spent). */
+  spentUntil(key: string): number {
+    return this.#keys.peek(key)?.spentUntil ?? 0;
+  }
+
   close(): void {
+    this.#closed = true;
     clearInterval(this.#sweep);
   }
 

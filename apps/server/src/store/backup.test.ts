@@ -1,9 +1,18 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readPlantRows } from '../../test/support/read-plant-rows.ts';
-import { backupSqlite } from './backup.ts';
+import { backupSqlite, checkBackup } from './backup.ts';
+import { openSqlite } from './sqlite/driver.ts';
 import { MIGRATIONS } from './sqlite/migrations.ts';
 import { openDatabase } from './sqlite/open-database.ts';
 
@@ -19,7 +28,7 @@ describe('backupSqlite', () => {
     const target = join(folder, 'copy.db');
     const copied = await backupSqlite(source, target);
     insert.run(1n, 'after the backup', null);
-    expect(copied).toMatchObject({ schemaVersion: MIGRATIONS.length });
+    expect(copied).toMatchObject({ schemaVersion: MIGRATIONS.length, plants: 50 });
     expect(copied.pages).toBeGreaterThan(1);
     expect(statSync(target).mode & 0o777).toBe(0o600);
     expect(readPlantRows(target)).toEqual(readPlantRows(source).filter((row) => row.id !== 1n));
@@ -59,5 +68,59 @@ describe('backupSqlite', () => {
       backupSqlite(join(folder, 'none.db'), join(folder, 'none-copy.db')),
     ).rejects.toThrow();
     expect(() => statSync(join(folder, 'none-copy.db'))).toThrow(/ENOENT/);
+  });
+
+  it('leaves only the target; removes the partial files of a dead backup, not a running one', async () => {
+    const dir = join(folder, 'leftovers');
+    mkdirSync(dir);
+    const target = join(dir, 'copy.db');
+    const dead = `${target}.partial-${2 ** 22 + 1}`; // above any pid Linux hands out
+    const alive = join(dir, `other.db.partial-${process.ppid}`);
+    for (const file of [dead, `${dead}-journal`, alive, join(dir, 'notes.txt')]) {
+      writeFileSync(file, 'x');
+    }
+    await backupSqlite(join(folder, 'plants.db'), target);
+    expect(readdirSync(dir).sort()).toEqual([
+      'copy.db',
+      'notes.txt',
+      `other.db.partial-${process.ppid}`,
+    ]);
+    expect(checkBackup(target)).toEqual({ schemaVersion: MIGRATIONS.length, plants: 51 });
+  });
+});
+
+describe('checkBackup', () => {
+  it('refuses an empty file, a file with a journal beside it, a damaged one, an unknown schema', () => {
+    const dir = join(folder, 'bad');
+    mkdirSync(dir);
+    const empty = join(dir, 'empty.db');
+    writeFileSync(empty, '');
+    expect(() => checkBackup(empty)).toThrow(
+      `${empty} is not a usable backup: schema version 0; this release knows 1 to ${MIGRATIONS.length}`,
+    );
+    const copy = join(folder, 'copy.db');
+    const journal = join(dir, 'journal.db');
+    writeFileSync(journal, readFileSync(copy));
+    writeFileSync(`${journal}-journal`, 'x');
+    expect(() => checkBackup(journal)).toThrow(/-journal beside it \(an unfinished copy\)/);
+    const damaged = join(dir, 'damaged.db');
+    const bytes = readFileSync(copy);
+    bytes.fill(0x55, 4096, bytes.length); // every page after the first
+    writeFileSync(damaged, bytes);
+    expect(() => checkBackup(damaged)).toThrow(`${damaged} is not a usable backup:`);
+    const newer = join(dir, 'newer.db');
+    writeFileSync(newer, readFileSync(copy));
+    const db = openSqlite(newer);
+    db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => checkBackup(newer)).toThrow(/schema version \d+; this release knows/);
+    expect(() => checkBackup(join(dir, 'none.db'))).toThrow(/not a usable backup/);
+    expect(readdirSync(dir).sort()).toEqual([
+      'damaged.db',
+      'empty.db',
+      'journal.db',
+      'journal.db-journal',
+      'newer.db',
+    ]);
   });
 });

@@ -23,9 +23,25 @@ class FakeStore extends BatchedStore {
   /** Replaces the in-memory commit when set. */
   commit: Commit | undefined;
 
+  /** `commits`: batches that committed; `creates`: settled creates (told by the observer). */
+  readonly counts: { commits: number; creates: number };
+
   constructor(options: BatchedStoreOptions, maxInFlight?: number) {
-    super(options, maxInFlight);
+    const counts = { commits: 0, creates: 0 };
+    const observer = {
+      onCommit(size: number, seconds: number, committed: boolean) {
+        options.observer?.onCommit?.(size, seconds, committed);
+        counts.creates += size;
+        counts.commits += committed ? 1 : 0;
+      },
+    };
+    super({ ...options, observer }, maxInFlight);
+    this.counts = counts;
     this.startProbing();
+  }
+
+  stats() {
+    return { ...this.counts };
   }
 
   protected commitBatch(plants: readonly NewPlant[]): RowResult[] | Promise<RowResult[]> {

@@ -23,9 +23,6 @@ export type RowResult =
   | { readonly ok: true; readonly value: CreateOutcome }
   | { readonly ok: false; readonly error: unknown };
 
-/** `commits`: batches that committed; `creates`: settled creates. */
-export type GroupCommitStats = { readonly commits: number; readonly creates: number };
-
 interface Waiting {
   readonly plant: NewPlant;
   readonly resolve: (outcome: CreateOutcome) => void;
@@ -53,8 +50,6 @@ export abstract class BatchedStore implements PlantStore {
   readonly #inFlight = new Set<Promise<void>>();
   #waiting: Waiting[] = [];
   #nextBatch: NodeJS.Immediate | undefined;
-  #commits = 0;
-  #creates = 0;
   #state: Readiness = READY;
   #probing: Promise<Readiness> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -104,10 +99,6 @@ export abstract class BatchedStore implements PlantStore {
   async probeReadiness(): Promise<Readiness> {
     await this.#probing;
     return this.#probeIfIdle();
-  }
-
-  stats(): GroupCommitStats {
-    return { commits: this.#commits, creates: this.#creates };
   }
 
   /** Commits every queued create, then releases the database. */
@@ -170,14 +161,12 @@ export abstract class BatchedStore implements PlantStore {
   ) {
     const seconds = (performance.now() - started) / 1000;
     this.#options.observer?.onCommit?.(batch.length, seconds, results !== undefined);
-    this.#creates += batch.length;
     if (results === undefined) {
       const translated = this.translate(error);
       this.#note({ ready: false, cause: this.describe(translated) });
       for (const entry of batch) entry.reject(translated);
       return;
     }
-    this.#commits += 1;
     const errors = results.map((result) => (result.ok ? undefined : this.translate(result.error)));
     const down = errors.find((e) => e instanceof StoreUnavailableError);
     if (down !== undefined) this.#note({ ready: false, cause: this.describe(down) });

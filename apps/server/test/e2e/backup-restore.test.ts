@@ -102,7 +102,7 @@ describe('plant-store backup while the server takes creates', () => {
     expect(backupRun).toMatchObject({ status: 0, stderr: '' });
     expect(backupRun?.stdout).toMatch(
       new RegExp(
-        `^Backed up ${live} \\(schema version ${MIGRATIONS.length}, \\d+ pages\\) to ${backup}\\n$`,
+        `^Backed up ${live} \\(schema version ${MIGRATIONS.length}, \\d+ pages, \\d+ plants, quick_check ok\\) to ${backup}\\n$`,
       ),
     );
     expect(statSync(backup).mode & 0o777).toBe(0o600);
@@ -129,6 +129,11 @@ describe('plant-store backup while the server takes creates', () => {
 
 describe('restored into a fresh folder, as docs/operations.md says', () => {
   it('starts a server on it, and every plant acknowledged before the backup is there, exactly', async () => {
+    const checked = await runCliProcess(['backup', '--check', backup], {});
+    expect(checked).toMatchObject({ status: 0, stderr: '' });
+    expect(checked.stdout).toBe(
+      `${backup}: quick_check ok, schema version ${MIGRATIONS.length}, ${readPlantRows(backup).length} plants\n`,
+    );
     mkdirSync(join(folder, 'restored'), { mode: 0o700 });
     copyFileSync(backup, restored);
     expect(integrityCheck(restored)).toEqual([{ integrity_check: 'ok' }]);

@@ -1,4 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  databaseCounts,
+  SharedCounts,
+  SWEEP_EVERY_MS,
+  SWEEP_SLICE,
+} from '../../src/limits/shared-counts.ts';
+import { openDatabaseHandle } from '../../src/store/database.ts';
 import { adminQuery, createTestSchema, type TestSchema } from '../support/postgres.ts';
 import {
   create,
@@ -76,3 +83,33 @@ describeSharedLimits(
     });
   },
 );
+
+describe('the sweep on PostgreSQL', () => {
+  it('deletes the ended rows in slices of SWEEP_SLICE keys, whatever the collation, and keeps live ones', async () => {
+    const handle = await openDatabaseHandle({ kind: 'postgres', url: schema.url, shown: '' });
+    try {
+      if (handle.kind !== 'postgres') throw new Error('not PostgreSQL');
+      await handle.pool.query('DELETE FROM rate_limits');
+      const now = Date.now();
+      // Keys a collation orders otherwise than bytes: upper and lower case, accents, digits.
+      await handle.pool.query(
+        `INSERT INTO rate_limits (key, points, ends_at)
+         SELECT (ARRAY['f:', 'F:', 'c:é', 'C:e', 'a:'])[1 + n % 5] || n, 1,
+           CASE WHEN n % 4 = 0 THEN $1::bigint ELSE $2::bigint END
+         FROM generate_series(1, 30000) AS n`,
+        [now + 60_000, now - 2 * SWEEP_EVERY_MS],
+      );
+      const shared = new SharedCounts(databaseCounts(handle));
+      const slices = await shared.sweep();
+      shared.close();
+      const { rows } = await handle.pool.query<{ n: string; ended: string }>(
+        'SELECT count(*) AS n, count(*) FILTER (WHERE ends_at < $1) AS ended FROM rate_limits',
+        [now],
+      );
+      expect(rows[0]).toEqual({ n: 7500n, ended: 0n });
+      expect(slices).toBe(Math.ceil(30_000 / SWEEP_SLICE) + 1);
+    } finally {
+      await handle.close();
+    }
+  }, 60_000);
+});

@@ -1,12 +1,14 @@
 import { type NewPlant, PLANT_FIELDS, type PlantField, plantOf } from '@plant-store/schema';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { GroupCommitStats } from '../../src/store/batched-store.ts';
 import {
   type CreateOutcome,
   type PlantStore,
+  type StoreObserver,
   StoreUnavailableError,
 } from '../../src/store/plant-store.ts';
 
+/** `commits`: batches that committed; `creates`: settled creates (as its observer heard). */
+type GroupCommitStats = { readonly commits: number; readonly creates: number };
 /** A store under test: the PlantStore interface plus its group-commit counters. */
 export type ContractStore = PlantStore & { stats(): GroupCommitStats };
 
@@ -19,7 +21,7 @@ export type StoredRow = { readonly id: string } & Record<PlantField, string | nu
 /** One empty database, and how to open stores on it and look at it directly. */
 export interface StoreHarness {
   /** Opens a store on this test's database (every call: the same database). */
-  open(options?: { maxBatchSize?: number }): Promise<ContractStore>;
+  open(options: { maxBatchSize?: number; observer: StoreObserver }): Promise<PlantStore>;
   /** Every stored plant, ordered by id. */
   rows(): Promise<StoredRow[]>;
   /** The names of the plants table's columns. */
@@ -54,7 +56,15 @@ export function describePlantStoreContract(
     let harness: StoreHarness;
     const opened: ContractStore[] = [];
     const open = async (options?: { maxBatchSize?: number }) => {
-      const store = await harness.open(options);
+      const counts = { commits: 0, creates: 0 };
+      const observer: StoreObserver = {
+        onCommit(size, _seconds, committed) {
+          counts.creates += size;
+          counts.commits += committed ? 1 : 0;
+        },
+      };
+      const plain = await harness.open({ ...options, observer });
+      const store: ContractStore = Object.assign(plain, { stats: () => ({ ...counts }) });
       opened.push(store);
       return store;
     };

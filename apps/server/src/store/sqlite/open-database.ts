@@ -29,6 +29,8 @@ export function openDatabase(
       createPrivateFile(filename);
     } catch {} // SQLite's own open says why
     db = openSqlite(filename, { timeout: busyTimeoutMs });
+    // Takes effect on a new file only (an existing one needs a VACUUM): a sweep's pages go back.
+    db.pragma('auto_vacuum = INCREMENTAL');
     switchToWal(db, busyTimeoutMs);
     // After WAL: better-sqlite3's build gives a WAL connection NORMAL unless set explicitly.
     db.pragma(`synchronous = ${SYNCHRONOUS[durability]}`);

@@ -7,6 +7,7 @@ import { SchemaTooNewError } from '../migration-list.ts';
 import { StoreUnavailableError } from '../plant-store.ts';
 import { openSqlite } from './driver.ts';
 import { MIGRATIONS } from './migrations.ts';
+import { openDatabase } from './open-database.ts';
 import type { SqliteStore, SqliteStoreOptions } from './sqlite-store.ts';
 
 const temp = tempSqliteStores('plant-sqlite-');
@@ -102,16 +103,31 @@ describe('persistence', () => {
 });
 
 describe('connection settings', () => {
+  /** Read back from SQLite on the connection a store opens (synchronous: 1 NORMAL, 2 FULL). */
+  const settingsOf = (options: Parameters<typeof openDatabase>[1] = {}) => {
+    const db = openDatabase(temp.filename, options);
+    const store = openStore({ ...options, db }); // the store on that very connection
+    const read = (name: string) => db.pragma(name, { simple: true });
+    const settings = {
+      journalMode: String(read('journal_mode')),
+      synchronous: Number(read('synchronous')),
+      busyTimeoutMs: Number(read('busy_timeout')),
+      schemaVersion: Number(read('user_version')),
+      walAutocheckpoint: Number(read('wal_autocheckpoint')),
+    };
+    void store.close().then(() => db.close());
+    return settings;
+  };
+
   it('uses WAL and synchronous=FULL by default, also when reopening a WAL file', async () => {
-    const first = openStore({ busyTimeoutMs: 1234 });
-    expect(first.settings()).toEqual({
+    expect(settingsOf({ busyTimeoutMs: 1234 })).toEqual({
       journalMode: 'wal',
       synchronous: 2,
       busyTimeoutMs: 1234,
       schemaVersion: MIGRATIONS.length,
       walAutocheckpoint: 1000,
     });
-    await first.close();
+    await new Promise(setImmediate);
 
     // A plain better-sqlite3 connection to a WAL file silently gets NORMAL (1): the trap
     // the store avoids by setting synchronous explicitly on every open.
@@ -120,12 +136,11 @@ describe('connection settings', () => {
     expect(plain.pragma('synchronous', { simple: true })).toBe(1);
     plain.close();
 
-    const second = openStore();
-    expect(second.settings()).toMatchObject({ journalMode: 'wal', synchronous: 2 });
+    expect(settingsOf()).toMatchObject({ journalMode: 'wal', synchronous: 2 });
   });
 
   it('uses synchronous=NORMAL when asked for normal durability', () => {
-    expect(openStore({ durability: 'normal' }).settings().synchronous).toBe(1);
+    expect(settingsOf({ durability: 'normal' }).synchronous).toBe(1);
   });
 });
 

@@ -16,7 +16,6 @@ import {
   sqliteCode,
   translateSqliteError,
 } from './errors.ts';
-import { schemaVersion } from './migrations.ts';
 import { type OpenDatabaseOptions, openDatabase } from './open-database.ts';
 
 export interface SqliteStoreOptions extends BatchedStoreOptions, OpenDatabaseOptions {
@@ -79,18 +78,6 @@ export class SqliteStore extends BatchedStore {
       opened: statSync(path, { bigint: true }),
     }));
     this.startProbing();
-  }
-
-  /** Read back from SQLite (synchronous: 1 NORMAL, 2 FULL). */
-  settings() {
-    const read = (name: string) => this.#db.pragma(name, { simple: true });
-    return {
-      journalMode: String(read('journal_mode')),
-      synchronous: Number(read('synchronous')),
-      busyTimeoutMs: Number(read('busy_timeout')),
-      schemaVersion: schemaVersion(this.#db),
-      walAutocheckpoint: Number(read('wal_autocheckpoint')),
-    };
   }
 
   protected commitBatch(plants: readonly NewPlant[]): RowResult[] {
