@@ -33,7 +33,8 @@ const { values: args } = parseArgs({
     ablation: { type: 'boolean', default: false },
     rates: { type: 'string', default: '1000,2000,4000' },
     seconds: { type: 'string' },
-    warmup: { type: 'string', default: '3' },
+    // Seconds at 2000 req/s before the windows: the JIT is still compiling long after 3 s.
+    warmup: { type: 'string', default: '20' },
     cases: { type: 'string' },
     out: { type: 'string' },
     'bad-bodies-rate': { type: 'string', default: '500' },
@@ -50,7 +51,8 @@ const schedule = oneOf('schedule', args.schedule ?? (probe ? 'interleaved' : 'fr
 ]);
 const reps = args.quick ? 1 : positive('reps', args.reps);
 const seconds = args.quick ? 2 : positive('seconds', args.seconds ?? (probe ? '5' : '10'));
-const warmup = args.quick ? 1 : positive('warmup', args.warmup);
+// 0: none (the probe's cold start); see README.md "Warm-up".
+const warmup = args.quick ? 1 : args.warmup === '0' ? 0 : positive('warmup', args.warmup);
 const rates = args.rates.split(',').map((rate) => positive('rates', rate));
 // Bad bodies (issue 28): each shape, and a create, for this long at this rate, on server builds.
 const badBodies = {
@@ -76,8 +78,10 @@ const extras = args.server.map((entry) => {
   return serverCase(name, path);
 });
 let cases: Case[] = [...(args.ablation ? ablationCases() : standardCases()), ...extras];
-if (args.cases !== undefined) {
-  const wanted = args.cases.split(',');
+// The probe set the server beside its minimal Koa only.
+const wantedCases = args.cases ?? (probe ? 'real,koa-minimal' : undefined);
+if (wantedCases !== undefined) {
+  const wanted = wantedCases.split(',');
   cases = cases.filter((c) => wanted.includes(c.name));
 }
 const names = new Set(cases.map((c) => c.name));
@@ -138,7 +142,7 @@ const report = renderReport(runs, {
     `${started.toISOString()} · Node ${process.versions.node} · ${cpus().length} × ${cpus()[0]?.model ?? '?'} · load average ${fmtLoad(loadBefore)} before, ${fmtLoad(loadavg())} after`,
     schedule === 'fresh'
       ? `${reps} repetition(s), rotating order, each case a fresh process on a fresh SQLite file; warm-up ${warmup} s; windows of ${seconds} s at ${rates.join(', ')} req/s (20 connections), then saturation (50 connections); then, on the server's builds, a create and each bad body for ${badBodies.seconds} s at ${badBodies.rate} req/s (10 connections). CPU: the server process, all threads (/proc/<pid>/stat).`
-      : `Interleaved: every case started once on a fresh SQLite file and warmed up ${warmup} s at 2000 req/s; then ${reps} repetition(s) of, for each rate of ${rates.join(', ')} req/s, one ${seconds}-s window per case (20 connections, rotating order), so the paired windows of a repetition are minutes apart at most; no saturation or bad bodies. CPU: the server process, all threads (/proc/<pid>/stat).`,
+      : `Interleaved, as issue 41's probe: every case started once on a fresh SQLite file and warmed up ${warmup} s at 2000 req/s; then for each rate of ${rates.join(', ')} req/s in turn, ${reps} repetition(s) of one ${seconds}-s window per case (20 connections, rotating order), paired within a repetition; no saturation or bad bodies. CPU: the server process, all threads (/proc/<pid>/stat).`,
     `Bodies: ${bodyName === 'probe' ? '`{"id": N, "name": "Fern N", "tag": "herb"}`, N counting up from Date.now() × 1000 at each start (ascending ids)' : '`{"id":benchId(n),"name":"Bench plant n"}`, a tag on two of three (scattered ids)'}; every id new to its store.`,
     `Command: \`pnpm bench -- ${process.argv
       .slice(2)
@@ -170,8 +174,9 @@ async function freshRuns(): Promise<Run[]> {
 }
 
 /**
- * The probe's schedule: every case up at once, then per repetition and rate one window per
- * case in rotating order, so each pair of windows is taken close together in time.
+ * The probe's schedule: every case up at once (one process each for the whole run), then rate
+ * by rate, per repetition one window per case in rotating order, so each pair of windows is
+ * taken close together in time.
  */
 async function interleavedRuns(): Promise<Run[]> {
   const live: Live[] = [];
@@ -187,10 +192,11 @@ async function interleavedRuns(): Promise<Run[]> {
   const failed: string[] = [];
   try {
     for (const server of live) await server.warmUp();
-    for (let rep = 1; rep <= reps; rep++) {
-      for (const [r, rate] of rates.entries()) {
+    // Rate by rate, as the probe did: its lowest rate came first, on the least warm processes.
+    for (const rate of rates) {
+      for (let rep = 1; rep <= reps; rep++) {
         for (let i = 0; i < live.length; i++) {
-          const server = live[(i + rep - 1 + r) % live.length] as Live;
+          const server = live[(i + rep - 1) % live.length] as Live;
           const window = await server.window(rate);
           const key = `${server.c.name} ${rep}`;
           windows.set(key, [...(windows.get(key) ?? []), window]);
@@ -282,7 +288,7 @@ async function start(c: Case): Promise<Live | { failed: Omit<Run, 'rep'> }> {
     return failures;
   };
   const warmUp = async () => {
-    await load(20, warmup, 2000);
+    if (warmup > 0) await load(20, warmup, 2000);
   };
   return { c, port, token, pid: server.pid, counter, load, warmUp, window, finish };
 }
