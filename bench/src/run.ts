@@ -115,9 +115,11 @@ for (const run of runs) {
 const real = cases.find((c) => c.name === 'real');
 const assetGets =
   args.assets === undefined
-    ? args.quick
-      ? 50
-      : 200
+    ? probe
+      ? 0
+      : args.quick
+        ? 50
+        : 200
     : args.assets === '0'
       ? 0
       : positive('assets', args.assets);
