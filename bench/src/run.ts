@@ -103,13 +103,7 @@ const pairs: Pair[] = [
 const loadBefore = loadavg();
 const started = new Date();
 const runs: Run[] = schedule === 'fresh' ? await freshRuns() : await interleavedRuns();
-for (const run of runs) {
-  const cpu = run.windows.map((w) => `${w.cpuMicros.toFixed(1)} µs @ ${w.offered}`).join(', ');
-  const check = run.failures.length === 0 ? 'ok' : `FAILED: ${run.failures.join('; ')}`;
-  console.error(
-    `rep ${run.rep} ${run.name}: ${cpu}; ${run.saturation.rps.toFixed(0)} req/s saturated; ${check}`,
-  );
-}
+if (schedule === 'interleaved') runs.forEach(logRun);
 
 // The unauthenticated asset GETs, on `real` (a fresh process per repetition).
 const real = cases.find((c) => c.name === 'real');
@@ -170,7 +164,7 @@ async function freshRuns(): Promise<Run[]> {
   for (let rep = 1; rep <= reps; rep++) {
     // Rotating order: each case runs at a different point of each repetition.
     const order = cases.map((_, i) => cases[(i + rep - 1) % cases.length] as Case);
-    for (const c of order) done.push(await measure(c, rep));
+    for (const c of order) done.push(logRun(await measure(c, rep)));
   }
   return done;
 }
@@ -326,6 +320,15 @@ async function measure(c: Case, rep: number): Promise<Run> {
   }
   const failures = await started.finish(failed);
   return { rep, name: c.name, windows, saturation, failures, ...(bad ? { badBodies: bad } : {}) };
+}
+
+function logRun(run: Run): Run {
+  const cpu = run.windows.map((w) => `${w.cpuMicros.toFixed(1)} µs @ ${w.offered}`).join(', ');
+  const check = run.failures.length === 0 ? 'ok' : `FAILED: ${run.failures.join('; ')}`;
+  console.error(
+    `rep ${run.rep} ${run.name}: ${cpu}; ${run.saturation.rps.toFixed(0)} req/s saturated; ${check}`,
+  );
+  return run;
 }
 
 function oneOf<T extends string>(name: string, text: string, allowed: readonly T[]): T {
