@@ -51,7 +51,7 @@ const schedule = oneOf('schedule', args.schedule ?? (probe ? 'interleaved' : 'fr
 ]);
 const reps = args.quick ? 1 : positive('reps', args.reps);
 const seconds = args.quick ? 2 : positive('seconds', args.seconds ?? (probe ? '5' : '10'));
-// 0: none (the probe's cold start); see README.md "Warm-up".
+// 0: none (the probe's cold start); see README.md "Two harnesses".
 const warmup = args.quick ? 1 : args.warmup === '0' ? 0 : positive('warmup', args.warmup);
 const rates = args.rates.split(',').map((rate) => positive('rates', rate));
 // Bad bodies (issue 28): each shape, and a create, for this long at this rate, on server builds.
