@@ -34,8 +34,6 @@ export const COMMON_ENV: Readonly<Record<string, string>> = {
   RATE_LIMIT_PER_SECOND: '1000000',
   RATE_LIMIT_BURST: '1000000',
   // The server's limit on requests without a credential (the asset GETs): runs, never refuses.
-  ANONYMOUS_PER_SECOND: '1000000',
-  ANONYMOUS_BURST: '1000000',
   BODY_LIMIT: '65536',
   DURABILITY: 'full',
 };

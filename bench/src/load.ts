@@ -9,7 +9,16 @@ export interface LoadOptions {
   readonly rate?: number;
   /** Request numbers, shared by the windows of one run so no id is sent twice to a store. */
   readonly counter: { next: number };
+  /** The bodies (`bodyOf`); `bench` when absent. */
+  readonly body?: BodyShape;
 }
+
+/**
+ * `bench`: `{"id":benchId(n),"name":"Bench plant n"}`, a tag on two of three, ids scattered;
+ * `probe` (issue 41's independent probe): `{"id": N, "name": "Fern N", "tag": "herb"}` with N
+ * counting up from `base` (`Date.now() × 1000` when the run starts), ids in ascending order.
+ */
+export type BodyShape = 'bench' | { readonly probe: number };
 
 export interface LoadResult {
   /** Requests answered (any status). */
@@ -46,11 +55,10 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
               authorization: `Bearer ${options.token}`,
               'content-type': 'application/json',
             },
-            setupRequest: (request) => {
-              const n = counter.next++;
-              const tag = n % 3 === 0 ? '' : `,"tag":"bench-${n % 5}"`;
-              return { ...request, body: `{"id":${benchId(n)},"name":"Bench plant ${n}"${tag}}` };
-            },
+            setupRequest: (request) => ({
+              ...request,
+              body: bodyOf(options.body ?? 'bench', counter.next++),
+            }),
           },
         ],
       },
@@ -67,6 +75,21 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       },
     );
   });
+}
+
+/**
+ * The body of request n in `shape`.
+ *
+ * @example
+ * bodyOf({ probe: 1_764_600_000_000_000 }, 2); // '{"id": 1764600000000002, "name": "Fern 1764600000000002", "tag": "herb"}'
+ */
+export function bodyOf(shape: BodyShape, n: number): string {
+  if (shape !== 'bench') {
+    const id = shape.probe + n;
+    return `{"id": ${id}, "name": "Fern ${id}", "tag": "herb"}`;
+  }
+  const tag = n % 3 === 0 ? '' : `,"tag":"bench-${n % 5}"`;
+  return `{"id":${benchId(n)},"name":"Bench plant ${n}"${tag}}`;
 }
 
 const SPACE = 2n ** 50n;

@@ -88,6 +88,17 @@ describe('renderReport', () => {
     expect(text).toContain('| real / koa | 1.20 (1.10–1.30) | 0.88 (0.80–0.95) |');
   });
 
+  it('names each window that did not reach 90 % of its offered rate', () => {
+    expect(renderReport(runs, options)).toContain('offered rate: none.');
+    const slow: Run = {
+      ...run(4, 'real', 100, 900),
+      windows: [{ offered: 1000, achieved: 899, cpuMicros: 100 }],
+    };
+    expect(renderReport([...runs, slow], options)).toContain(
+      'Windows under 90 % of their offered rate: rep 4 real @ 1000 (899).',
+    );
+  });
+
   it('gives the ablation as paired differences against the base case', () => {
     const text = renderReport(runs, { ...options, ablationBase: 'koa' });
     expect(text).toContain('| real | server | 20.0 (10.0–30.0) |');

@@ -151,6 +151,16 @@ export function renderReport(runs: readonly Run[], options: ReportOptions): stri
       `| ${run.rep} | ${run.name} | ${windows} | ${fixed(run.saturation.rps, 0)} | ${check} |`,
     );
   }
+  // A window the load did not reach measured another rate than its column says.
+  const missed = runs.flatMap((run) =>
+    run.windows
+      .filter((w) => w.achieved < 0.9 * w.offered)
+      .map((w) => `rep ${run.rep} ${run.name} @ ${w.offered} (${fixed(w.achieved, 0)})`),
+  );
+  out.push(
+    '',
+    `Windows under 90 % of their offered rate: ${missed.length === 0 ? 'none' : missed.join(', ')}.`,
+  );
   return `${out.join('\n')}\n`;
 }
 

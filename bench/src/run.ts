@@ -12,7 +12,8 @@ import {
   serverCase,
   standardCases,
 } from './cases.ts';
-import { type LoadResult, runLoad } from './load.ts';
+import { type BodyShape, type LoadResult, runLoad } from './load.ts';
+import { checkWritable, outPath } from './out-path.ts';
 import { storedPlants } from './peers/sqlite-commit.ts';
 import { type ChildServer, cpuMicros, freePort, startServer } from './proc.ts';
 import { median, type Pair, type Run, renderReport } from './report.ts';
@@ -24,12 +25,17 @@ const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
   options: {
     reps: { type: 'string', default: '5' },
+    // `probe`: issue 41's probe (`--body probe --schedule interleaved`, 5-s windows, no extras).
+    shape: { type: 'string', default: 'bench' },
+    body: { type: 'string' },
+    schedule: { type: 'string' },
     quick: { type: 'boolean', default: false },
     server: { type: 'string', multiple: true, default: [] },
     ablation: { type: 'boolean', default: false },
     rates: { type: 'string', default: '1000,2000,4000' },
-    seconds: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '3' },
+    seconds: { type: 'string' },
+    // Seconds at 2000 req/s before the windows: the JIT is still compiling long after 3 s.
+    warmup: { type: 'string', default: '20' },
     cases: { type: 'string' },
     out: { type: 'string' },
     'bad-bodies-rate': { type: 'string', default: '500' },
@@ -37,16 +43,35 @@ const { values: args } = parseArgs({
     assets: { type: 'string' },
   },
 });
+const shape = oneOf('shape', args.shape, ['bench', 'probe']);
+const probe = shape === 'probe';
+const bodyName = oneOf('body', args.body ?? shape, ['bench', 'probe']);
+const schedule = oneOf('schedule', args.schedule ?? (probe ? 'interleaved' : 'fresh'), [
+  'fresh',
+  'interleaved',
+]);
 const reps = args.quick ? 1 : positive('reps', args.reps);
-const seconds = args.quick ? 2 : positive('seconds', args.seconds);
-const warmup = args.quick ? 1 : positive('warmup', args.warmup);
+const seconds = args.quick ? 2 : positive('seconds', args.seconds ?? (probe ? '5' : '10'));
+// 0: none (the probe's cold start); see README.md "Two harnesses".
+const warmup = args.quick ? 1 : args.warmup === '0' ? 0 : positive('warmup', args.warmup);
 const rates = args.rates.split(',').map((rate) => positive('rates', rate));
 // Bad bodies (issue 28): each shape, and a create, for this long at this rate, on server builds.
 const badBodies = {
   rate: positive('bad-bodies-rate', args['bad-bodies-rate']),
   seconds: Math.min(seconds, 5),
 };
-const out = args.out ?? (args.quick ? 'quick' : args.ablation ? 'ablation' : 'latest');
+mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
+const out = outPath(
+  args.out ?? (args.quick ? 'quick' : args.ablation ? 'ablation' : probe ? 'probe' : 'latest'),
+  { benchDir: BENCH_DIR, cwd: process.cwd(), initCwd: process.env.INIT_CWD },
+);
+// Before anything runs: a report that cannot be written is said now, not after the run.
+try {
+  checkWritable(out);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
 
 const extras = args.server.map((entry) => {
   const [name, path] = entry.split(/=(.*)/s);
@@ -54,8 +79,10 @@ const extras = args.server.map((entry) => {
   return serverCase(name, path);
 });
 let cases: Case[] = [...(args.ablation ? ablationCases() : standardCases()), ...extras];
-if (args.cases !== undefined) {
-  const wanted = args.cases.split(',');
+// The probe set the server beside its minimal Koa only.
+const wantedCases = args.cases ?? (probe ? 'real,koa-minimal' : undefined);
+if (wantedCases !== undefined) {
+  const wanted = wantedCases.split(',');
   cases = cases.filter((c) => wanted.includes(c.name));
 }
 const names = new Set(cases.map((c) => c.name));
@@ -76,28 +103,18 @@ const pairs: Pair[] = [
 
 const loadBefore = loadavg();
 const started = new Date();
-const runs: Run[] = [];
-for (let rep = 1; rep <= reps; rep++) {
-  // Rotating order: each case runs at a different point of each repetition.
-  const order = cases.map((_, i) => cases[(i + rep - 1) % cases.length] as Case);
-  for (const c of order) {
-    const run = await measure(c, rep);
-    runs.push(run);
-    const cpu = run.windows.map((w) => `${w.cpuMicros.toFixed(1)} µs @ ${w.offered}`).join(', ');
-    const check = run.failures.length === 0 ? 'ok' : `FAILED: ${run.failures.join('; ')}`;
-    console.error(
-      `rep ${rep} ${c.name}: ${cpu}; ${run.saturation.rps.toFixed(0)} req/s saturated; ${check}`,
-    );
-  }
-}
+const runs: Run[] = schedule === 'fresh' ? await freshRuns() : await interleavedRuns();
+if (schedule === 'interleaved') runs.forEach(logRun);
 
 // The unauthenticated asset GETs, on `real` (a fresh process per repetition).
 const real = cases.find((c) => c.name === 'real');
 const assetGets =
   args.assets === undefined
-    ? args.quick
-      ? 50
-      : 200
+    ? probe
+      ? 0
+      : args.quick
+        ? 50
+        : 200
     : args.assets === '0'
       ? 0
       : positive('assets', args.assets);
@@ -120,7 +137,10 @@ const report = renderReport(runs, {
   title: `Bench: POST /plants${args.quick ? ' (quick: checks the harness, not a result)' : ''}`,
   about: [
     `${started.toISOString()} · Node ${process.versions.node} · ${cpus().length} × ${cpus()[0]?.model ?? '?'} · load average ${fmtLoad(loadBefore)} before, ${fmtLoad(loadavg())} after`,
-    `${reps} repetition(s), rotating order, each case a fresh process on a fresh SQLite file; warm-up ${warmup} s; windows of ${seconds} s at ${rates.join(', ')} req/s (20 connections), then saturation (50 connections); then, on the server's builds, a create and each bad body for ${badBodies.seconds} s at ${badBodies.rate} req/s (10 connections). CPU: the server process, all threads (/proc/<pid>/stat).`,
+    schedule === 'fresh'
+      ? `${reps} repetition(s), rotating order, each case a fresh process on a fresh SQLite file; warm-up ${warmup} s; windows of ${seconds} s at ${rates.join(', ')} req/s (20 connections), then saturation (50 connections); then, on the server's builds, a create and each bad body for ${badBodies.seconds} s at ${badBodies.rate} req/s (10 connections). CPU: the server process, all threads (/proc/<pid>/stat).`
+      : `Interleaved, as issue 41's probe: every case started once on a fresh SQLite file and warmed up ${warmup} s at 2000 req/s; then for each rate of ${rates.join(', ')} req/s in turn, ${reps} repetition(s) of one ${seconds}-s window per case (20 connections, rotating order), paired within a repetition; no saturation or bad bodies. CPU: the server process, all threads (/proc/<pid>/stat).`,
+    `Bodies: ${bodyName === 'probe' ? '`{"id": N, "name": "Fern N", "tag": "herb"}`, N counting up from Date.now() × 1000 at each start (ascending ids)' : '`{"id":benchId(n),"name":"Bench plant n"}`, a tag on two of three (scattered ids)'}; every id new to its store.`,
     `Command: \`pnpm bench -- ${process.argv
       .slice(2)
       .filter((arg) => arg !== '--')
@@ -135,19 +155,89 @@ const assetSection = assetRuns.length > 0 ? renderAssetGets(assetRuns, createMic
 const full = [report.trimEnd(), ...assetSection, ...(await renderMaintenanceDelays()), ''].join(
   '\n',
 );
-mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
-writeFileSync(join(BENCH_DIR, 'results', `${out}.md`), full);
+// Printed first: the figures survive a write that fails after all (a disk full).
 console.log(full);
+writeFileSync(out, full);
+console.error(`report: ${out}`);
 if ([...runs, ...assetRuns].some((run) => run.failures.length > 0)) process.exit(1);
 
-/** One run of `c`: start it fresh, warm up, the fixed-rate windows, saturation, stop, check. */
-async function measure(c: Case, rep: number): Promise<Run> {
+/** Each repetition runs every case, rotating, each a fresh process on a fresh file. */
+async function freshRuns(): Promise<Run[]> {
+  const done: Run[] = [];
+  for (let rep = 1; rep <= reps; rep++) {
+    // Rotating order: each case runs at a different point of each repetition.
+    const order = cases.map((_, i) => cases[(i + rep - 1) % cases.length] as Case);
+    for (const c of order) done.push(logRun(await measure(c, rep)));
+  }
+  return done;
+}
+
+/**
+ * The probe's schedule: every case up at once (one process each for the whole run), then rate
+ * by rate, per repetition one window per case in rotating order, so each pair of windows is
+ * taken close together in time.
+ */
+async function interleavedRuns(): Promise<Run[]> {
+  const live: Live[] = [];
+  const windows = new Map<string, Run['windows'][number][]>();
+  for (const c of cases) {
+    const started = await start(c);
+    if ('failed' in started) {
+      for (const up of live) await up.finish();
+      return [{ ...started.failed, rep: 1 }];
+    }
+    live.push(started);
+  }
+  const failed: string[] = [];
+  try {
+    for (const server of live) await server.warmUp();
+    // Rate by rate, as the probe did: its lowest rate came first, on the least warm processes.
+    for (const rate of rates) {
+      for (let rep = 1; rep <= reps; rep++) {
+        for (let i = 0; i < live.length; i++) {
+          const server = live[(i + rep - 1) % live.length] as Live;
+          const window = await server.window(rate);
+          const key = `${server.c.name} ${rep}`;
+          windows.set(key, [...(windows.get(key) ?? []), window]);
+          console.error(`rep ${rep} ${server.c.name}: ${window.cpuMicros.toFixed(1)} µs @ ${rate}`);
+        }
+      }
+    }
+  } catch (error) {
+    failed.push(`load failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const done: Run[] = [];
+  for (const server of live) {
+    const failures = await server.finish(failed);
+    for (let rep = 1; rep <= reps; rep++) {
+      const mine = windows.get(`${server.c.name} ${rep}`) ?? [];
+      mine.sort((a, b) => a.offered - b.offered);
+      const saturation = { rps: Number.NaN, p99Ms: Number.NaN };
+      done.push({ rep, name: server.c.name, windows: mine, saturation, failures });
+    }
+  }
+  return done;
+}
+
+interface Live {
+  readonly c: Case;
+  readonly port: number;
+  readonly token: string;
+  readonly pid: number;
+  readonly counter: { next: number };
+  readonly load: (connections: number, seconds: number, rate?: number) => Promise<LoadResult>;
+  readonly warmUp: () => Promise<void>;
+  /** One fixed-rate window: the server's CPU µs per answered request. */
+  readonly window: (rate: number) => Promise<Run['windows'][number]>;
+  /** SIGTERM, then the checks: the failures (empty when it passed); the folder goes if none. */
+  readonly finish: (earlier?: readonly string[]) => Promise<string[]>;
+}
+
+/** Starts `c` on a fresh SQLite file: a handle to load it, or why it did not start. */
+async function start(c: Case): Promise<Live | { failed: Omit<Run, 'rep'> }> {
   const folder = mkdtempSync(join(tmpdir(), `plant-store-bench-${c.name}-`));
   const database = join(folder, 'plants.db');
   const port = await freePort();
-  const windows: Run['windows'][number][] = [];
-  let bad: BadBodyRow[] | undefined;
-  let saturation = { rps: Number.NaN, p99Ms: Number.NaN };
   let server: ChildServer;
   let token: string;
   try {
@@ -155,59 +245,100 @@ async function measure(c: Case, rep: number): Promise<Run> {
     token = prepared.token;
     server = await startServer(c.args, prepared.env, port, join(folder, 'server.log'), BENCH_DIR);
   } catch (error) {
-    return { rep, name: c.name, windows, saturation, failures: [`${error}; kept ${folder}`] };
+    const saturation = { rps: Number.NaN, p99Ms: Number.NaN };
+    return {
+      failed: { name: c.name, windows: [], saturation, failures: [`${error}; kept ${folder}`] },
+    };
   }
   const counter = { next: 0 };
+  // The probe's ids: counting up from Date.now() × 1000 at the start (unique, ascending).
+  const body: BodyShape = bodyName === 'probe' ? { probe: Date.now() * 1000 } : 'bench';
   const loads: LoadResult[] = [];
   const load = async (connections: number, windowSeconds: number, rate?: number) => {
     const url = `http://127.0.0.1:${port}`;
-    const options = { url, token, connections, seconds: windowSeconds, counter };
+    const options = { url, token, connections, seconds: windowSeconds, counter, body };
     const result = await runLoad(rate === undefined ? options : { ...options, rate });
     loads.push(result);
     return result;
   };
-  const failures: string[] = [];
-  try {
-    await load(20, warmup, 2000);
-    for (const rate of rates) {
-      const before = cpuMicros(server.pid);
-      const result = await load(20, seconds, rate);
-      const used = cpuMicros(server.pid) - before;
-      windows.push({
-        offered: rate,
-        achieved: result.answered / result.seconds,
-        cpuMicros: used / result.answered,
-      });
+  const window = async (rate: number) => {
+    const before = cpuMicros(server.pid);
+    const result = await load(20, seconds, rate);
+    const used = cpuMicros(server.pid) - before;
+    return {
+      offered: rate,
+      achieved: result.answered / result.seconds,
+      cpuMicros: used / result.answered,
+    };
+  };
+  const finish = async (earlier: readonly string[] = []) => {
+    const failures = [...earlier];
+    const exit = await server.stop();
+    const sum = (key: 'ok' | 'non2xx' | 'errors') => loads.reduce((total, r) => total + r[key], 0);
+    const rows = storedPlants(database).length;
+    if (sum('non2xx') > 0) failures.push(`${sum('non2xx')} non-2xx answers`);
+    if (sum('errors') > 0) failures.push(`${sum('errors')} connection errors or timeouts`);
+    if (rows < sum('ok') || rows > counter.next) {
+      failures.push(`${rows} rows stored, expected ${sum('ok')}..${counter.next}`);
     }
+    if (exit !== 0) failures.push(`exit ${exit} after SIGTERM`);
+    if (failures.length === 0) rmSync(folder, { recursive: true, force: true });
+    else failures.push(`kept ${folder}`);
+    return failures;
+  };
+  const warmUp = async () => {
+    if (warmup > 0) await load(20, warmup, 2000);
+  };
+  return { c, port, token, pid: server.pid, counter, load, warmUp, window, finish };
+}
+
+/** One run of `c`: start it fresh, warm up, the fixed-rate windows, saturation, stop, check. */
+async function measure(c: Case, rep: number): Promise<Run> {
+  const started = await start(c);
+  if ('failed' in started) return { ...started.failed, rep };
+  const { load, token, port, pid, counter } = started;
+  const windows: Run['windows'][number][] = [];
+  let bad: BadBodyRow[] | undefined;
+  let saturation = { rps: Number.NaN, p99Ms: Number.NaN };
+  const failed: string[] = [];
+  try {
+    await started.warmUp();
+    for (const rate of rates) windows.push(await started.window(rate));
     const result = await load(50, seconds);
     saturation = { rps: result.answered / result.seconds, p99Ms: result.p99Ms };
-    if (c.cli !== undefined) {
+    if (c.cli !== undefined && !probe) {
       bad = await measureBadBodies({
         url: `http://127.0.0.1:${port}`,
         token,
-        pid: server.pid,
+        pid,
         counter,
         ...badBodies,
       });
-      for (const row of bad.filter((row) => row.unexpected > 0)) {
-        failures.push(`${row.unexpected} unexpected answers to ${row.name}`);
-      }
     }
   } catch (error) {
-    failures.push(`load failed: ${error instanceof Error ? error.message : String(error)}`);
+    failed.push(`load failed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const exit = await server.stop();
-  const sum = (key: 'ok' | 'non2xx' | 'errors') => loads.reduce((total, r) => total + r[key], 0);
-  const rows = storedPlants(database).length;
-  if (sum('non2xx') > 0) failures.push(`${sum('non2xx')} non-2xx answers`);
-  if (sum('errors') > 0) failures.push(`${sum('errors')} connection errors or timeouts`);
-  if (rows < sum('ok') || rows > counter.next) {
-    failures.push(`${rows} rows stored, expected ${sum('ok')}..${counter.next}`);
+  for (const row of bad?.filter((row) => row.unexpected > 0) ?? []) {
+    failed.push(`${row.unexpected} unexpected answers to ${row.name}`);
   }
-  if (exit !== 0) failures.push(`exit ${exit} after SIGTERM`);
-  if (failures.length === 0) rmSync(folder, { recursive: true, force: true });
-  else failures.push(`kept ${folder}`);
+  const failures = await started.finish(failed);
   return { rep, name: c.name, windows, saturation, failures, ...(bad ? { badBodies: bad } : {}) };
+}
+
+function logRun(run: Run): Run {
+  const cpu = run.windows.map((w) => `${w.cpuMicros.toFixed(1)} µs @ ${w.offered}`).join(', ');
+  const check = run.failures.length === 0 ? 'ok' : `FAILED: ${run.failures.join('; ')}`;
+  console.error(
+    `rep ${run.rep} ${run.name}: ${cpu}; ${run.saturation.rps.toFixed(0)} req/s saturated; ${check}`,
+  );
+  return run;
+}
+
+function oneOf<T extends string>(name: string, text: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(text)) {
+    throw new Error(`--${name} wants one of ${allowed.join(', ')}, not ${text}`);
+  }
+  return text as T;
 }
 
 function positive(name: string, text: string): number {

@@ -47,7 +47,6 @@ async function start(env: Record<string, string> = {}): Promise<Started> {
     PLANT_STORE_TOKENS: token,
     DATABASE_URL: join(folder, `plants-${databases++}.db`),
     RATE_LIMIT_PER_SECOND: '0',
-    ANONYMOUS_PER_SECOND: '0', // thousands of 404s make the log lines here
     ...env,
   });
   const { child } = server;
