@@ -37,7 +37,6 @@ export {
   type ParseJsonOptions,
   parseJson,
   parseJsonNumber,
-  stringifyJson,
 } from './json.ts';
 export {
   NEW_PLANT_JSON_LIMITS,
@@ -48,4 +47,6 @@ export {
 } from './plant.ts';
 export { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
 export { QUOTED_MAX_LENGTH, shortened } from './shortened.ts';
+export { stringifyJson } from './stringify-json.ts';
 export { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
+export { VALIDATION_FAILED_CODE } from './validation-failed.ts';
