@@ -1,13 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
-// Two tiers (see docs/architecture.md): `unit` runs in-process beside the code; `e2e` runs the
-// tools that spawn processes (redocly).
+// Two tiers (see docs/architecture.md): `unit` runs in-process beside the code, the contract
+// check (`redocly diff` in a worker thread) included; `e2e` runs the tools that spawn processes
+// (redocly lint) and the contract check's full matrix of breaking edits.
 export default defineConfig({
   test: {
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.test.ts'], testTimeout: 10_000 },
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'],
+          testTimeout: 10_000,
+        },
       },
       {
         extends: true,

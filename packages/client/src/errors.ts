@@ -1,4 +1,4 @@
-import { ERROR_CATALOG, ErrorBody, parseJson } from '@plant-store/schema';
+import { ErrorBody, VALIDATION_FAILED_CODE } from '@plant-store/schema/shapes';
 import type * as z from 'zod/mini';
 import type { ResponseOutcome } from './retry.ts';
 
@@ -145,7 +145,7 @@ export class PlantStoreValidationError extends PlantStoreError {
     super(message, {
       operationId: details.operationId,
       status: 0,
-      code: ERROR_CATALOG.validationFailed.code,
+      code: VALIDATION_FAILED_CODE,
       attempts: 0,
     });
     this.issues = details.issues;
@@ -185,7 +185,7 @@ export function errorFromResponse(
 function readErrorBody(text: string): ErrorBody | undefined {
   let json: unknown;
   try {
-    json = parseJson(text);
+    json = JSON.parse(text);
   } catch {
     return undefined;
   }

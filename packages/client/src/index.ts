@@ -1,4 +1,4 @@
-export type { NewPlantInput, Plant } from '@plant-store/schema';
+export type { NewPlantInput, Plant } from '@plant-store/schema/shapes';
 export { createPlantStoreClient, type PlantStoreClient } from './client.ts';
 export {
   PlantStoreError,

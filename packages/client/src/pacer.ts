@@ -1,4 +1,4 @@
-import { RATE_LIMIT_HEADERS } from '@plant-store/schema';
+import { RATE_LIMIT_HEADERS } from '@plant-store/schema/shapes';
 
 /** What an answer's `X-RateLimit-*` headers said (see `RATE_LIMIT_HEADERS`). */
 export interface RateLimitReading {

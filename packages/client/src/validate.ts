@@ -1,4 +1,4 @@
-import { formatIssues, NewPlant } from '@plant-store/schema';
+import { formatIssues, NewPlant } from '@plant-store/schema/shapes';
 import type * as z from 'zod/mini';
 
 /** A schema's verdict on a value: the parsed value, or every issue and their message. */

@@ -1,4 +1,4 @@
-import { isLosslessNumber } from 'lossless-json';
+import { isLosslessNumber } from './lossless-number.ts';
 
 /**
  * How an error message names the kind of a value that has the wrong type: `nothing` for a

@@ -1,3 +1,5 @@
+import { VALIDATION_FAILED_CODE } from './validation-failed.ts';
+
 /**
  * Every value the `error` field of an Error response can take. Codes are stable: a code's
  * meaning never changes, and new codes may be added. The first three digits are the HTTP
@@ -5,7 +7,7 @@
  */
 export const ERROR_CATALOG = {
   validationFailed: {
-    code: 40001,
+    code: VALIDATION_FAILED_CODE,
     status: 400,
     meaning:
       'The body is JSON but not a valid NewPlant; the message names the problems by field (the first five, then how many more).',

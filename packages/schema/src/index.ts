@@ -37,7 +37,6 @@ export {
   type ParseJsonOptions,
   parseJson,
   parseJsonNumber,
-  stringifyJson,
 } from './json.ts';
 export {
   NEW_PLANT_JSON_LIMITS,
@@ -49,4 +48,6 @@ export {
 export { PLANT_FIELDS, type PlantField, plantOf } from './plant-fields.ts';
 export { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
 export { QUOTED_MAX_LENGTH, shortened } from './shortened.ts';
+export { stringifyJson } from './stringify-json.ts';
 export { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
+export { VALIDATION_FAILED_CODE } from './validation-failed.ts';

@@ -1,7 +1,7 @@
-import { isLosslessNumber } from 'lossless-json';
 import * as z from 'zod/mini';
 import { describeValue } from './describe-value.ts';
-import { documented } from './documented.ts';
+import { isLosslessNumber } from './lossless-number.ts';
+import type { ZodFunctions } from './zod-functions.ts';
 
 /** Smallest value of a signed 64-bit integer (−2^63). */
 export const INT64_MIN = -(2n ** 63n);
@@ -24,27 +24,24 @@ export function isInt64(value: unknown): value is bigint | number {
 }
 
 /**
+ * A signed 64-bit integer built with `z` (zod/mini or full zod), accepted as `bigint` or as a
+ * safe-integer `number`, always produced as `bigint` so no digit is ever rounded.
+ */
+export function int64(zod: Pick<ZodFunctions, 'pipe' | 'custom' | 'transform'>) {
+  return zod.pipe(
+    zod.custom<bigint | number>(isInt64, { error: (issue) => int64Problem(issue.input) }),
+    zod.transform((value: bigint | number) => BigInt(value)),
+  );
+}
+
+/**
  * A signed 64-bit integer, accepted as `bigint` or as a safe-integer `number`, always
  * produced as `bigint` so no digit is ever rounded.
  *
  * @example
  * Int64.parse(42); // 42n
  */
-export const Int64 = documented(
-  z.pipe(
-    z.custom<bigint | number>(isInt64, { error: (issue) => int64Problem(issue.input) }),
-    z.transform((value: bigint | number) => BigInt(value)),
-  ),
-  {
-    type: 'integer',
-    format: 'int64',
-    // Exact bigints: the document is written with a lossless JSON serializer (openapi/serialize.ts),
-    // so the file holds -9223372036854775808 and 9223372036854775807 digit for digit.
-    minimum: INT64_MIN as unknown as number,
-    maximum: INT64_MAX as unknown as number,
-    description: `A signed 64-bit integer, ${INT64_MIN} to ${INT64_MAX}, accepted exactly.`,
-  },
-);
+export const Int64 = int64({ pipe: z.pipe, custom: z.custom, transform: z.transform });
 
 /**
  * What is wrong with a value that is not an Int64, in the words of the error catalog.

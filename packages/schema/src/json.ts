@@ -1,4 +1,4 @@
-import { isInteger, LosslessNumber, parse, stringify } from 'lossless-json';
+import { isInteger, LosslessNumber, parse } from 'lossless-json';
 import { shortened } from './shortened.ts';
 
 /** Thrown by {@link parseJson} for text that is not well-formed JSON. */
@@ -385,16 +385,4 @@ function keyAt(text: string, start: number): string {
   } catch {
     return raw;
   }
-}
-
-/**
- * Serializes a value to JSON, writing `bigint` values as exact JSON integers.
- *
- * @example
- * stringifyJson({ id: 2n ** 63n - 1n }); // '{"id":9223372036854775807}'
- */
-export function stringifyJson(value: unknown): string {
-  const text = stringify(value);
-  if (text === undefined) throw new TypeError('value cannot be serialized as JSON');
-  return text;
 }

@@ -1,28 +1,74 @@
 import * as z from 'zod/mini';
 import { describeValue } from './describe-value.ts';
-import { documented } from './documented.ts';
-import { Int64 } from './int64.ts';
+import { Int64, int64 } from './int64.ts';
 import type { FlatRecordLimits } from './json.ts';
 import { boundedText, NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
+import type { ZodFunctions } from './zod-functions.ts';
 
-const name = boundedText(NAME_MAX_LENGTH, 'The name of the plant');
-const tag = boundedText(TAG_MAX_LENGTH, 'Tag that specifies the type of the plant', 'optional');
-
-// A body that is not an object at all (`[]`, `5`, `null`): said in the catalog's words.
+// Every problem a Plant or NewPlant can have is phrased here (and in text.ts, int64.ts), in the
+// catalog's words, so no zod locale is needed (zod/mini loads none: a browser bundle stays
+// without one) and the client and the server phrase every problem alike: a body that is not an
+// object at all (`[]`, `5`, `null`), and unknown properties (`formatIssues` lists those itself).
 const objectOnly = {
-  error: (issue: z.core.$ZodRawIssue) =>
-    issue.code !== 'invalid_type'
-      ? undefined
-      : issue.input === undefined
-        ? 'is required'
-        : `must be an object (got ${describeValue(issue.input)})`,
+  error: (issue: z.core.$ZodRawIssue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((key) => JSON.stringify(key)).join(', ');
+      return `unknown propert${issue.keys.length === 1 ? 'y' : 'ies'}: ${keys}`;
+    }
+    if (issue.code !== 'invalid_type') return undefined;
+    return issue.input === undefined
+      ? 'is required'
+      : `must be an object (got ${describeValue(issue.input)})`;
+  },
 };
 
-const PlantSchema = documented(z.object({ name, tag: z.optional(tag) }, objectOnly), {
-  id: 'Plant',
-  description: 'A plant in the store, as returned by the API (it has no `id`).',
-  example: { name: 'Monstera', tag: 'indoor' },
-});
+/**
+ * Plant and NewPlant built with `zod` (zod/mini for the contract, full zod for the OpenAPI
+ * builder): the one list of their fields. NewPlant is every field of Plant plus the required
+ * int64 `id`, and strict: an unknown property is an error, never silently dropped. Plant is not
+ * strict: a later minor version may add optional response fields, and a client must keep
+ * working when it does.
+ */
+export function plantSchemas(
+  zod: Pick<
+    ZodFunctions,
+    | 'object'
+    | 'strictObject'
+    | 'optional'
+    | 'string'
+    | 'minLength'
+    | 'maxLength'
+    | 'refine'
+    | 'pipe'
+    | 'custom'
+    | 'transform'
+  >,
+  id = int64(zod),
+) {
+  const name = boundedText(zod, NAME_MAX_LENGTH);
+  const tag = boundedText(zod, TAG_MAX_LENGTH, 'optional');
+  return {
+    Plant: zod.object({ name, tag: zod.optional(tag) }, objectOnly),
+    NewPlant: zod.strictObject({ id, name, tag: zod.optional(tag) }, objectOnly),
+  };
+}
+
+// Only the functions used, not the namespace: a bundler then leaves the rest of zod out.
+const schemas = plantSchemas(
+  {
+    object: z.object,
+    strictObject: z.strictObject,
+    optional: z.optional,
+    string: z.string,
+    minLength: z.minLength,
+    maxLength: z.maxLength,
+    refine: z.refine,
+    pipe: z.pipe,
+    custom: z.custom,
+    transform: z.transform,
+  },
+  Int64,
+);
 
 /**
  * A plant as the API returns it: `tag` is absent or a string, never `undefined` (JSON cannot
@@ -37,21 +83,16 @@ export type Plant = { name: string; tag?: string };
  * zod types an optional key as `string | undefined`, although no value read from JSON or
  * built by `toPlant` ever holds `undefined`.
  */
-export const Plant = PlantSchema as unknown as z.ZodMiniType<Plant, z.input<typeof PlantSchema>>;
+export const Plant = schemas.Plant as unknown as z.ZodMiniType<
+  Plant,
+  z.input<typeof schemas.Plant>
+>;
 
 /**
  * The body of a create-plant request: every field of Plant plus the required int64 `id`.
  * Strict: an unknown property is an error, never silently dropped.
  */
-export const NewPlant = documented(
-  z.strictObject({ id: Int64, name, tag: z.optional(tag) }, objectOnly),
-  {
-    id: 'NewPlant',
-    description:
-      'A plant to create: all fields of Plant plus the required `id`. Unknown properties are rejected.',
-    example: { id: 10, name: 'Monstera', tag: 'indoor' },
-  },
-);
+export const NewPlant = schemas.NewPlant;
 /**
  * How far `parseJson` reads a body meant to be a NewPlant, a flat record (`flatRecord`): its
  * three fields, each key repeated with the same value at most a few times (16 members in all),

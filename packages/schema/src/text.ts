@@ -1,6 +1,5 @@
-import * as z from 'zod/mini';
 import { describeValue } from './describe-value.ts';
-import { documented } from './documented.ts';
+import type { ZodFunctions } from './zod-functions.ts';
 
 /** Longest accepted plant `name`, in characters (Unicode code points, as JSON Schema counts). */
 export const NAME_MAX_LENGTH = 200;
@@ -17,32 +16,26 @@ const NO_CONTROL_CHARACTERS = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');
 
 /**
  * A string of 1..`maxLength` characters that is well-formed Unicode (no lone surrogate)
- * and holds no control character. JSON Schema has no keyword for "well-formed": that rule is
- * stated in the document's description instead. A value of another type is refused with
- * `must be a string (got …)`; for an `optional` field the message adds that it may be left out
- * (a `tag: null` is not "no tag").
+ * and holds no control character, built with `z` (zod/mini or full zod). JSON Schema has no
+ * keyword for "well-formed": that rule is stated in the document's description instead. A value
+ * of another type is refused with `must be a string (got …)`; for an `optional` field the
+ * message adds that it may be left out (a `tag: null` is not "no tag").
  *
  * @example
- * const Name = boundedText(200, 'The name of the plant');
+ * const Name = boundedText(z, 200);
  */
 export function boundedText(
+  z: Pick<ZodFunctions, 'string' | 'minLength' | 'maxLength' | 'refine'>,
   maxLength: number,
-  description: string,
   presence: 'required' | 'optional' = 'required',
 ) {
   const expected = presence === 'optional' ? 'must be a string, or left out' : 'must be a string';
   const wrongType = (issue: { readonly input?: unknown }) =>
     issue.input === undefined ? 'is required' : `${expected} (got ${describeValue(issue.input)})`;
-  const text = z.string({ error: wrongType }).check(
+  return z.string({ error: wrongType }).check(
     z.minLength(1, 'must not be empty'),
     z.maxLength(maxLength, `must be at most ${maxLength} characters`),
     z.refine((s) => s.isWellFormed(), 'must be well-formed Unicode (no lone surrogate)'),
     z.refine((s) => NO_CONTROL_CHARACTERS.test(s), 'must not contain control characters'),
   );
-  return documented(text, {
-    description,
-    minLength: 1,
-    maxLength,
-    pattern: NO_CONTROL_CHARACTERS_PATTERN,
-  });
 }

@@ -188,7 +188,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -243,7 +243,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -258,7 +258,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -273,7 +273,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -299,7 +299,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -325,7 +325,7 @@ export interface components {
                 "X-RateLimit-Limit"?: number;
                 /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Remaining"?: number;
-                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                 "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
@@ -362,7 +362,7 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at `X-RateLimit-Limit` per second. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits (at most 1 at the default settings). Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
+                    /** @description Seconds (rounded up) until the allowance grows again: while `X-RateLimit-Remaining` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */
                     "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };

@@ -1,0 +1,245 @@
+import type { Contract } from '../contract.ts';
+import { INT64_MAX, INT64_MIN } from '../int64.ts';
+import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
+
+// What the OpenAPI document says in prose, one short string each: operations, schemas and
+// fields, tags, response headers and error statuses, and the named examples. Edit it here, then
+// run `pnpm openapi` (a unit test fails while the committed openapi.json differs). The long
+// description (info.description) is description.md beside this file. None of it is on the
+// browser's path (`@plant-store/schema/shapes`); document.ts only assembles the document.
+
+/** Per operation: its summary, description, and the description of its success response. */
+export const OPERATION_PROSE: Record<
+  keyof Contract,
+  { summary: string; description: string; response: string }
+> = {
+  createPlant: {
+    summary: 'Create a plant',
+    description: 'Creates a new plant in the store and returns it (without its id).',
+    response: 'Plant response',
+  },
+  getHealth: {
+    summary: 'Liveness probe',
+    description: 'Answers 200 while the process is alive. No credential needed.',
+    response: 'The process is alive.',
+  },
+  getReadiness: {
+    summary: 'Readiness probe',
+    description:
+      'Answers 200 when the store can commit (its last commit and a tiny write probe every few seconds succeeded), 503 when it cannot (disk full, read-only or deleted database file, database unreachable). No credential needed.',
+    response: 'The store can commit.',
+  },
+  getOpenApiDocument: {
+    summary: 'This OpenAPI document',
+    description: 'The OpenAPI 3.1 document of this API, as JSON. No credential needed.',
+    response: 'The OpenAPI document.',
+  },
+  getIndex: {
+    summary: 'Where the docs are',
+    description:
+      'Points to the API reference page (`/docs`) and this document (`/openapi.json`). No credential needed.',
+    response: 'The paths of the docs.',
+  },
+  getDocs: {
+    summary: 'API reference page',
+    description:
+      'This document rendered as an interactive HTML reference. The page and its script are served by this server: it loads nothing from any other host. No credential needed.',
+    response: 'The API reference page.',
+  },
+  getDocsScript: {
+    summary: 'API reference page script',
+    description: 'The script that renders the API reference page. No credential needed.',
+    response: 'The renderer script of the API reference page.',
+  },
+};
+
+/** The named schemas (components): description and example. */
+export const SCHEMA_PROSE = {
+  Error: {
+    description:
+      'An error response. `error` is a stable code from the catalog; `message` explains.',
+    example: { error: 40001, message: 'name: must not be empty' },
+  },
+  Plant: {
+    description: 'A plant in the store, as returned by the API (it has no `id`).',
+    example: { name: 'Monstera', tag: 'indoor' },
+  },
+  NewPlant: {
+    description:
+      'A plant to create: all fields of Plant plus the required `id`. Unknown properties are rejected.',
+    example: { id: 10, name: 'Monstera', tag: 'indoor' },
+  },
+  Health: { description: 'The probe answered.', example: { status: 'ok' } },
+  ApiIndex: {
+    description: 'Where this API describes itself: its reference page and this document.',
+    example: { docs: '/docs', openapi: '/openapi.json' },
+  },
+} as const;
+
+/** The fields' descriptions, by schema and field. */
+export const FIELD_PROSE = {
+  id: `A signed 64-bit integer, ${INT64_MIN} to ${INT64_MAX}, accepted exactly.`,
+  name: 'The name of the plant',
+  tag: 'Tag that specifies the type of the plant',
+  error: 'Code from the error catalog.',
+  message: 'What went wrong, for a person to read.',
+} as const;
+
+/** The unnamed response bodies. */
+export const BODY_PROSE = {
+  OpenApiDocument: 'An OpenAPI 3.1 document.',
+  HtmlPage: 'An HTML page.',
+  Script: 'A JavaScript program.',
+} as const;
+
+export const TAG_PROSE = {
+  plants: 'Create plants.',
+  operations:
+    'Probes and this document, for operators and tools. No credential needed. A deployment may serve them only on its internal address.',
+} as const;
+
+export const BEARER_PROSE =
+  'An opaque access token issued by the operator of the server (see "Getting a token" above): `Authorization: Bearer <token>`.';
+
+/** A response header the document declares. */
+export interface ResponseHeader {
+  /** The error statuses that carry it. */
+  readonly statuses: readonly number[];
+  /** Also on the success response of every operation that requires a credential. */
+  readonly onAuthenticatedSuccess?: boolean;
+  /** Always sent with those statuses (default); false when only some answers carry it. */
+  readonly required?: boolean;
+  readonly description: string;
+  readonly schema: { type: 'string' | 'integer'; minimum?: number };
+}
+
+/** The statuses an authenticated request can be answered with after its credential check. */
+export const AFTER_CREDENTIAL_CHECK = [400, 409, 413, 415, 429, 503] as const;
+const RATE_LIMIT_NOTE =
+  'Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits").';
+
+/**
+ * The response headers the document declares, each with the statuses that carry it. The
+ * server sets them where the error is raised (`ApiError` headers) or, for the rate-limit
+ * headers, after the credential check; declaring another header is one entry here.
+ */
+export const RESPONSE_HEADERS: Record<string, ResponseHeader> = {
+  'WWW-Authenticate': {
+    statuses: [401],
+    description:
+      'RFC 6750 challenge: `Bearer realm="plant-store"`, plus `error="invalid_token"` when a token was sent but refused.',
+    schema: { type: 'string' },
+  },
+  Allow: {
+    statuses: [405],
+    description: 'The methods the path supports, comma-separated (e.g. `POST`).',
+    schema: { type: 'string' },
+  },
+  'Retry-After': {
+    statuses: [429, 503],
+    description:
+      'Seconds to wait before retrying: until the rate limit allows another request (429; usually 1), or until the store is expected back (503).',
+    schema: { type: 'integer' },
+  },
+  [RATE_LIMIT_HEADERS.limit]: {
+    statuses: AFTER_CREDENTIAL_CHECK,
+    onAuthenticatedSuccess: true,
+    required: false,
+    description: `Requests per second this credential may sustain. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  [RATE_LIMIT_HEADERS.remaining]: {
+    statuses: AFTER_CREDENTIAL_CHECK,
+    onAuthenticatedSuccess: true,
+    required: false,
+    description: `Requests this credential may send right now without waiting (at most the burst the server allows); 0 means: pace at \`${RATE_LIMIT_HEADERS.limit}\` per second. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  [RATE_LIMIT_HEADERS.reset]: {
+    statuses: AFTER_CREDENTIAL_CHECK,
+    onAuthenticatedSuccess: true,
+    required: false,
+    description: `Seconds (rounded up) until the allowance grows again: while \`${RATE_LIMIT_HEADERS.remaining}\` is above 0, until the burst allowance is whole again (at most 60); at 0, until the next request fits. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+/** Per error status: the response component's name and description. */
+export const STATUS_RESPONSES: Record<number, { name: string; summary: string }> = {
+  400: { name: 'BadRequest', summary: 'The request body is missing, malformed or invalid.' },
+  401: { name: 'Unauthorized', summary: 'The bearer credential is missing or not valid.' },
+  404: {
+    name: 'NotFound',
+    summary:
+      'No operation exists at the requested path: any unknown path answers this (for example a server URL without its path prefix).',
+  },
+  405: {
+    name: 'MethodNotAllowed',
+    summary:
+      'The path exists, but not with the method sent (e.g. `GET /plants`); `Allow` lists the methods it supports.',
+  },
+  408: {
+    name: 'RequestTimeout',
+    summary: 'The request body did not arrive within the request timeout.',
+  },
+  409: { name: 'Conflict', summary: 'The id is taken by a plant with another name or tag.' },
+  413: { name: 'PayloadTooLarge', summary: 'The request body is over the size limit.' },
+  415: { name: 'UnsupportedMediaType', summary: 'The request body is not application/json.' },
+  417: {
+    name: 'ExpectationFailed',
+    summary: 'The request expects something other than `100-continue`.',
+  },
+  429: {
+    name: 'TooManyRequests',
+    summary: 'Over a rate limit (per credential, or per client address for refused credentials).',
+  },
+  500: { name: 'InternalError', summary: 'An unexpected server failure.' },
+  503: { name: 'ServiceUnavailable', summary: 'The store is unreachable; retry later.' },
+};
+
+/** A named example of a request or response body, as OpenAPI's Example Object. */
+export interface Example {
+  readonly summary: string;
+  readonly description?: string;
+  readonly value: unknown;
+}
+
+/**
+ * Named examples of each operation's request body and success body, shown by the reference
+ * page next to the schema. The tests check every one against the route's zod schema.
+ */
+export const OPERATION_EXAMPLES: Partial<
+  Record<keyof Contract, { request?: Record<string, Example>; response?: Record<string, Example> }>
+> = {
+  createPlant: {
+    request: {
+      withTag: {
+        summary: 'A plant with a tag',
+        value: { id: 10, name: 'Monstera', tag: 'indoor' },
+      },
+      withoutTag: {
+        summary: 'A plant without a tag (tag is optional)',
+        value: { id: 11, name: 'Fern' },
+      },
+    },
+    response: {
+      withTag: {
+        summary: 'Created, or an identical replay: the plant without its id',
+        description:
+          'Sending `{"id": 10, "name": "Monstera", "tag": "indoor"}` again answers the same 200.',
+        value: { name: 'Monstera', tag: 'indoor' },
+      },
+      withoutTag: {
+        summary: 'A plant created without a tag has no tag property',
+        value: { name: 'Fern' },
+      },
+    },
+  },
+  getHealth: { response: { ok: { summary: 'The process is alive', value: { status: 'ok' } } } },
+  getReadiness: { response: { ok: { summary: 'The store answers', value: { status: 'ok' } } } },
+  getIndex: {
+    response: {
+      paths: { summary: 'The docs', value: { docs: '/docs', openapi: '/openapi.json' } },
+    },
+  },
+};
