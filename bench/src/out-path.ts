@@ -2,13 +2,13 @@ import { closeSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 /**
- * Where `--out` puts the report. A bare name (no `/`, no `.md`) is `results/NAME.md`, as
+ * Where `--out` puts the report. A bare name (no `/`, no `.md`) is results/foo.md, as
  * before; anything else is a path, absolute or relative to the directory the user typed the
  * command in: pnpm runs the bench in `bench/` and passes that directory as `INIT_CWD`.
  *
  * @example
  * outPath('price', { benchDir: '/repo/bench', cwd: '/repo/bench' }); // '/repo/bench/results/price.md'
- * outPath('x.md', { benchDir: '/repo/bench', cwd: '/repo/bench', initCwd: '/home/me' }); // '/home/me/x.md'
+ * outPath('foo.md', { benchDir: '/repo/bench', cwd: '/repo/bench', initCwd: '/home/me' }); // '/home/me/foo.md'
  */
 export function outPath(
   out: string,
