@@ -2,7 +2,7 @@ import { closeSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 /**
- * Where `--out` puts the report. A bare name (no `/`, no `.md`) is results/foo.md, as
+ * Where `--out` puts the report. A bare name (no `/`, no `.md`) goes into `results/` with `.md` added, as
  * before; anything else is a path, absolute or relative to the directory the user typed the
  * command in: pnpm runs the bench in `bench/` and passes that directory as `INIT_CWD`.
  *
