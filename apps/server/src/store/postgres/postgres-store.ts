@@ -148,9 +148,9 @@ export class PostgresStore extends BatchedStore {
     values: unknown[],
     queryTimeoutMs?: number,
   ): Promise<Row[]> {
-    // pg honours a per-query `query_timeout` (its QueryConfig type does not list it).
-    const query: pg.QueryConfig & { query_timeout?: number } = { text, values };
-    if (queryTimeoutMs !== undefined) query.query_timeout = queryTimeoutMs;
+    // pg honours a per-query `query_timeout` (its QueryConfig type does not list it); without
+    // one, the pool's.
+    const query = { text, values, query_timeout: queryTimeoutMs } as pg.QueryConfig;
     for (let attempt = 1; ; attempt += 1) {
       try {
         return (await this.#handle.pool.query<Row>(query)).rows;
