@@ -8,13 +8,9 @@ export interface Migration {
 
 export type MigrationReport = { from: number; to: number; applied: number[] };
 
-export class SchemaTooNewError extends StoreOpenError {
-  override readonly name: string = 'SchemaTooNewError';
-}
-
 export function checkMigrations(migrations: readonly Migration[], from: number): void {
   if (from > migrations.length) {
-    throw new SchemaTooNewError(
+    throw new StoreOpenError(
       `The database schema is at version ${from}, but this server only knows versions up to ${migrations.length}; ` +
         'run a newer server or point it at another database.',
     );
