@@ -80,11 +80,8 @@ export async function migratePostgres(
     await client.query('COMMIT');
     committed = true;
     return { from, to: migrations.length, applied };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
   } finally {
     client.off('error', ignore);
-    client.release(!committed);
+    client.release(!committed); // a connection ended uncommitted rolls its transaction back
   }
 }
