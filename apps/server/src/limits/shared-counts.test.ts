@@ -43,6 +43,7 @@ function counted(store: CountStore) {
       return store.add(takes, now);
     },
     sweepSlice: (after, before) => store.sweepSlice(after, before),
+    close: () => store.close?.(),
   };
   return { store: wrapped, batches };
 }

@@ -1,6 +1,6 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import type { DatabaseHandle } from '../store/database.ts';
+import { openSqlite } from '../store/sqlite/driver.ts';
 
 /** A key's count in its fixed window, and when the window ends (ms since the epoch). */
 type Count = Readonly<{ points: number; endsAt: number }>;
@@ -15,6 +15,7 @@ export interface CountStore {
    * `before`; gives the last key looked at, undefined when the sweep is done.
    */
   sweepSlice(after: string, before: number): Settled<string | undefined>;
+  close?(): void;
 }
 
 const MAX_KEYS = 100_000;
@@ -35,7 +36,7 @@ export function memoryCounts(): CountStore {
         counts.set(key, count);
         return count;
       }),
-    sweepSlice: () => void counts.purgeStale(),
+    sweepSlice: () => undefined, // at most MAX_KEYS; an ended window starts over when used
   };
 }
 
@@ -48,40 +49,24 @@ const UPSERT = (now: string) => `ON CONFLICT (key) DO UPDATE SET
 const SLICE = `SELECT key, ends_at FROM rate_limits WHERE key > ? ORDER BY key LIMIT ${SWEEP_SLICE}`;
 
 /**
- * The `rate_limits` table of the process's database, shared by every process on it. SQLite:
- * no fsync for a batch (counts are not data) and at most 100 ms waiting for another's lock (a
- * sweep step 10 ms); a file made with auto_vacuum=INCREMENTAL gives the swept pages back.
+ * The `rate_limits` table of the process's database, shared by every process on it. SQLite: a
+ * connection of its own, without an fsync for a batch (counts are not data), waiting at most
+ * 100 ms for another's lock (a sweep step 10 ms); a file made with auto_vacuum=INCREMENTAL gives
+ * the swept pages back.
  */
 export function databaseCounts(handle: DatabaseHandle): CountStore {
   return handle.kind === 'sqlite'
-    ? sqliteCounts(handle.db)
+    ? sqliteCounts(handle.filename)
     : postgresCounts(handle.pool, handle.settings.connectTimeoutMs);
 }
 
-function sqliteCounts(db: BetterSqlite3.Database): CountStore {
+function sqliteCounts(filename: string): CountStore {
+  const db = openSqlite(filename, { fileMustExist: true, timeout: 100 });
+  db.pragma('synchronous = OFF');
   const upsert = db.prepare<[Take & { now: number }], { points: number; ends_at: number }>(
     `INSERT INTO rate_limits (key, points, ends_at) VALUES (@key, @points, @now + @durationMs)
     ${UPSERT('@now')}`,
   );
-  const [synchronous, busyTimeout] = ['synchronous', 'busy_timeout'].map((name) =>
-    db.pragma(name, { simple: true }),
-  );
-  const prepared = new Map<string, BetterSqlite3.Statement>();
-  const pragma = (text: string) => {
-    const statement = prepared.get(text) ?? db.prepare(`PRAGMA ${text}`);
-    prepared.set(text, statement);
-    return statement.reader ? statement.get() : statement.run();
-  };
-  const relaxed = <T>(waitMs: number, run: () => T): T => {
-    pragma('synchronous = 0');
-    pragma(`busy_timeout = ${waitMs}`);
-    try {
-      return run();
-    } finally {
-      pragma(`synchronous = ${synchronous}`);
-      pragma(`busy_timeout = ${busyTimeout}`);
-    }
-  };
   const add = db.transaction((takes: readonly Take[], now: number) =>
     takes.map((take) => {
       const row = upsert.get({ ...take, now });
@@ -93,17 +78,23 @@ function sqliteCounts(db: BetterSqlite3.Database): CountStore {
   const incremental = db.pragma('auto_vacuum', { simple: true }) === 2;
   const free = db.prepare('PRAGMA freelist_count').pluck();
   return {
-    add: (takes, now) => relaxed(100, () => add.immediate(takes, now)),
+    add: (takes, now) => add.immediate(takes, now),
     sweepSlice: (after, before) => {
-      const upTo = last.get(after);
-      if (upTo !== null && upTo !== undefined) {
-        relaxed(10, () => drop.run(after, upTo, before));
-        return upTo;
+      db.pragma('busy_timeout = 10');
+      try {
+        const upTo = last.get(after);
+        if (upTo !== null && upTo !== undefined) {
+          drop.run(after, upTo, before);
+          return upTo;
+        }
+        if (!incremental || free.get() === 0) return undefined;
+        db.exec('PRAGMA incremental_vacuum(200)'); // 200 pages a step
+        return after;
+      } finally {
+        db.pragma('busy_timeout = 100');
       }
-      if (!incremental || free.get() === 0) return undefined;
-      relaxed(10, () => db.exec('PRAGMA incremental_vacuum(200)')); // 200 pages a step
-      return after;
     },
+    close: () => db.close(),
   };
 }
 
@@ -249,6 +240,7 @@ export class SharedCounts {
   close(): void {
     this.#closed = true;
     clearInterval(this.#sweep);
+    this.#store.close?.();
   }
 
   #state(key: string, now: number): KeyState {

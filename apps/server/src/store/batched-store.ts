@@ -132,33 +132,29 @@ export abstract class BatchedStore implements PlantStore {
     });
   }
 
+  /** The slot is freed and the next batch scheduled before the creates hear back. */
   #startBatch() {
     const batch = this.#waiting.splice(0, this.#options.maxBatchSize ?? 1000);
     const started = performance.now();
-    let results: ReturnType<BatchedStore['commitBatch']>;
-    try {
-      results = this.commitBatch(batch.map((entry) => entry.plant));
-    } catch (error) {
-      return this.#settle(batch, started, error);
-    }
-    if (!(results instanceof Promise)) return this.#settle(batch, started, undefined, results);
-    // The slot is freed and the next batch scheduled before the creates hear back.
-    const finish = (error: unknown, values?: readonly RowResult[]) => {
-      this.#inFlight.delete(done);
-      this.#schedule();
-      this.#settle(batch, started, error, values);
-    };
-    const done: Promise<void> = results.then((values) => finish(undefined, values), finish);
+    const done: Promise<void> = new Promise<readonly RowResult[]>((resolve) =>
+      resolve(this.commitBatch(batch.map((entry) => entry.plant))),
+    ).then(
+      (values) => this.#finish(done, batch, started, undefined, values),
+      (error: unknown) => this.#finish(done, batch, started, error),
+    );
     this.#inFlight.add(done);
   }
 
   /** Readiness follows the batch: one row unreachable means all are. */
-  #settle(
+  #finish(
+    done: Promise<void>,
     batch: readonly Waiting[],
     started: number,
     error: unknown,
     results?: readonly RowResult[],
   ) {
+    this.#inFlight.delete(done);
+    this.#schedule();
     const seconds = (performance.now() - started) / 1000;
     this.#options.observer?.onCommit?.(batch.length, seconds, results !== undefined);
     if (results === undefined) {

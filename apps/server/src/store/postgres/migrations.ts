@@ -4,7 +4,6 @@ import { checkMigrations, type Migration, type MigrationReport } from '../migrat
 /** The PostgreSQL schema, oldest first. Append new versions; never edit a released one. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
-    version: 1,
     name: 'create plants',
     sql: `
       CREATE TABLE plants (
@@ -16,7 +15,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 2,
     name: 'create tokens',
     // Only a token's SHA-256 (hex) is kept.
     sql: `
@@ -32,7 +30,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 3,
     name: 'create rate limits',
     // Counts, not data: not in the WAL.
     sql: `
@@ -66,27 +63,25 @@ export async function migratePostgres(
       )
     `);
     const { rows } = await client.query<{ version: number }>(
-      'SELECT version FROM schema_migrations',
+      'SELECT coalesce(max(version), 0) AS version FROM schema_migrations',
     );
-    const applied = new Set(rows.map((row) => row.version));
-    const from = Math.max(0, ...applied);
+    const from = rows[0]?.version ?? 0;
     checkMigrations(migrations, from);
-    const pending = migrations.filter((migration) => !applied.has(migration.version));
-    for (const migration of pending) {
-      await client.query(migration.sql);
+    const applied: number[] = [];
+    for (const [index, { name, sql }] of migrations.slice(from).entries()) {
+      await client.query(sql);
+      const version = from + index + 1;
       await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
-        migration.version,
-        migration.name,
+        version,
+        name,
       ]);
+      applied.push(version);
     }
     await client.query('COMMIT');
     committed = true;
-    return { from, to: migrations.length, applied: pending.map((migration) => migration.version) };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    return { from, to: migrations.length, applied };
   } finally {
     client.off('error', ignore);
-    client.release(!committed);
+    client.release(!committed); // a connection ended uncommitted rolls its transaction back
   }
 }

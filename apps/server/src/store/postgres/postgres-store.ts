@@ -99,20 +99,16 @@ export class PostgresStore extends BatchedStore {
             lookUpError = error;
             return [];
           });
-    const existing = new Map(rows.map((row) => [row.id, row]));
+    const stored = new Map(rows.map((row) => [row.id, row]));
     return plants.map((plant, index): RowResult => {
       const problem = problems[index] ?? failed.get(plant.id);
       if (problem !== undefined) return { ok: false, error: problem };
-      const winner = first.get(plant.id);
-      if (created.has(plant.id) && winner !== undefined) {
-        return { ok: true, value: winner === plant ? 'created' : outcomeAgainst(winner, plant) };
-      }
-      const row = existing.get(plant.id);
-      if (row !== undefined) return { ok: true, value: outcomeAgainst(row, plant) };
-      return {
-        ok: false,
-        error: lookUpError ?? new Error(`Plant ${plant.id} was neither inserted nor found`),
-      };
+      // The batch's first plant of the id when it inserted it, else the row that was there.
+      const against = created.has(plant.id) ? first.get(plant.id) : stored.get(plant.id);
+      if (against === plant) return { ok: true, value: 'created' };
+      if (against !== undefined) return { ok: true, value: outcomeAgainst(against, plant) };
+      const error = lookUpError ?? new Error(`Plant ${plant.id} was neither inserted nor found`);
+      return { ok: false, error };
     });
   }
 
@@ -148,9 +144,9 @@ export class PostgresStore extends BatchedStore {
     values: unknown[],
     queryTimeoutMs?: number,
   ): Promise<Row[]> {
-    // pg honours a per-query `query_timeout` (its QueryConfig type does not list it).
-    const query: pg.QueryConfig & { query_timeout?: number } = { text, values };
-    if (queryTimeoutMs !== undefined) query.query_timeout = queryTimeoutMs;
+    // pg honours a per-query `query_timeout` (its QueryConfig type does not list it); without
+    // one, the pool's.
+    const query = { text, values, query_timeout: queryTimeoutMs } as pg.QueryConfig;
     for (let attempt = 1; ; attempt += 1) {
       try {
         return (await this.#handle.pool.query<Row>(query)).rows;

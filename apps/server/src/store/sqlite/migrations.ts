@@ -4,7 +4,6 @@ import { checkMigrations, type Migration, type MigrationReport } from '../migrat
 /** The SQLite schema, oldest first. Append new versions; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
   {
-    version: 1,
     name: 'create plants',
     sql: `
       CREATE TABLE plants (
@@ -16,7 +15,6 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 2,
     name: 'create tokens',
     // Only a token's SHA-256 (hex) is kept; times are ISO-8601 UTC with milliseconds.
     sql: `
@@ -32,7 +30,6 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 3,
     name: 'create rate limits',
     sql: `
       CREATE TABLE rate_limits (
@@ -50,12 +47,12 @@ export function migrate(db: Database, migrations: readonly Migration[] = MIGRATI
     .transaction((): MigrationReport => {
       const from = schemaVersion(db);
       checkMigrations(migrations, from);
-      const pending = migrations.slice(from);
-      for (const migration of pending) {
+      const applied = migrations.slice(from).map((migration, index) => {
         db.exec(migration.sql);
-        db.pragma(`user_version = ${migration.version}`);
-      }
-      return { from, to: migrations.length, applied: pending.map((m) => m.version) };
+        db.pragma(`user_version = ${from + index + 1}`);
+        return from + index + 1;
+      });
+      return { from, to: migrations.length, applied };
     })
     .immediate();
 }

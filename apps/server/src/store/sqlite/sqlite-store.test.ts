@@ -3,8 +3,7 @@ import path from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import { describe, expect, it } from 'vitest';
 import { tempSqliteStores } from '../../../test/support/temp-sqlite-stores.ts';
-import { SchemaTooNewError } from '../migration-list.ts';
-import { StoreUnavailableError } from '../plant-store.ts';
+import { StoreOpenError, StoreUnavailableError } from '../plant-store.ts';
 import { openSqlite } from './driver.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { openDatabase } from './open-database.ts';
@@ -93,7 +92,7 @@ describe('persistence', () => {
     const db = openSqlite(temp.filename);
     db.pragma('user_version = 99');
     db.close();
-    expect(() => openStore()).toThrow(SchemaTooNewError);
+    expect(() => openStore()).toThrow(StoreOpenError);
     expect(() => openStore()).toThrow(/version 99/);
   });
 
