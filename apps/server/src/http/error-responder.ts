@@ -36,4 +36,3 @@ export function rawErrorAnswer(error: ApiError, headers: OutgoingHttpHeaders = {
     '\r\n',
   );
 }
-
