@@ -19,22 +19,21 @@ interface AppOptions {
   readonly tokens: TokenRegistry;
   readonly bodyLimitBytes: number;
   readonly logger: Logger;
-  readonly metrics?: ServiceMetrics;
-  readonly rateLimits?: RateLimits;
+  readonly metrics?: ServiceMetrics | undefined;
+  readonly rateLimits?: RateLimits | undefined;
   /** CORS is off when absent or empty. */
-  readonly corsOrigins?: readonly string[];
+  readonly corsOrigins?: readonly string[] | undefined;
   /** Proxies whose `X-Forwarded-For` is believed (TRUST_PROXY). */
-  readonly trustProxy?: readonly string[];
-  readonly docsAssets?: string;
+  readonly trustProxy?: readonly string[] | undefined;
   /** The shutdown's state: `/readyz` 503 while draining, `Connection: close` once closing. */
-  readonly lifecycle?: Lifecycle;
+  readonly lifecycle: Lifecycle;
 }
 
 /**
  * The Koa application: request context, CORS, the contract's routes, 404/405 for the rest.
  *
  * @example
- * const app = createApp({ store, tokens, bodyLimitBytes: 65536, logger });
+ * const app = createApp({ store, tokens, bodyLimitBytes: 65536, logger, lifecycle });
  */
 export function createApp(options: AppOptions): Koa<AppState> {
   const { rateLimits, corsOrigins = [] } = options;
@@ -44,16 +43,13 @@ export function createApp(options: AppOptions): Koa<AppState> {
     tokens: options.tokens,
     bodyLimitBytes: options.bodyLimitBytes,
     ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
-    around: serveDocsAssets(options.docsAssets),
+    around: serveDocsAssets(),
   });
-  const { lifecycle } = options;
-  if (lifecycle) {
-    // Once the listener is closed an answer closes its connection (Koa skips it once sent).
-    app.use(async (ctx, next) => {
-      await next();
-      if (lifecycle.closing) ctx.set('Connection', 'close');
-    });
-  }
+  // Once the listener is closed an answer closes its connection (Koa skips it once sent).
+  app.use(async (ctx, next) => {
+    await next();
+    if (options.lifecycle.closing) ctx.set('Connection', 'close');
+  });
   app.use(requestContext(options.logger, options.metrics));
   const trust = proxyTrust(options.trustProxy ?? []);
   if (trust) {

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { CONFIG_VARIABLES, numericRanges, readVariable } from '../test/support/config-variables.ts';
 import {
-  CONFIG_VARIABLES,
   ConfigError,
   DEFAULTS,
   loadConfig,
   loadStoreConfig,
   MAX_TIMER_MS,
   maskUrl,
-  numericRanges,
   parseDatabase,
-  readVariable,
 } from './config.ts';
 
 const TOKEN = 'a-long-enough-token-0123';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 export const MAX_TIMER_MS = 86_400_000;
 const MAX_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
-type NumberRange = { min: number; max: number; unit?: 'milliseconds' | 'seconds' };
+export type NumberRange = { min: number; max: number; unit?: 'milliseconds' | 'seconds' };
 const PORT_RANGE = { min: 0, max: 65_535 };
 const MS = (min: number): NumberRange => ({ min, max: MAX_TIMER_MS, unit: 'milliseconds' });
 const COUNT = (min: number) => ({ min, max: 1_000_000 });
@@ -27,7 +27,7 @@ const origin = z
 const environments = ['development', 'test', 'production'] as const;
 
 /** The one registry of the variables the server reads (a test keeps docs/operations.md in step). */
-const Env = z.object({
+export const Env = z.object({
   NODE_ENV: oneOf(environments, '(unset means development)').default('development'), // production: a credential required
   PORT: integer(PORT_RANGE).default(3000), // TCP port of the API (0: any free port)
   HOST: nonEmpty.default('127.0.0.1'), // address to listen on
@@ -52,23 +52,6 @@ const Env = z.object({
   SHUTDOWN_DELAY_MS: integer(MS(0)).default(0), // /readyz 503 for this long before closing
   WEB_CONCURRENCY: integer({ min: 1, max: 256 }).default(1), // HTTP worker processes (cluster.ts)
 });
-
-export function numericRanges(): Record<string, NumberRange> {
-  const ranges: Record<string, NumberRange> = {};
-  for (const [name, schema] of Object.entries(Env.shape)) {
-    const inner = 'unwrap' in schema ? (schema.unwrap() as z.ZodType) : schema;
-    const range = inner.meta()?.range as NumberRange | undefined;
-    if (range) ranges[name] = range;
-  }
-  return ranges;
-}
-
-/** One variable read as the server reads it (`undefined`: unset, so its default if it has one). */
-export function readVariable(name: string, value: string | undefined): unknown {
-  const schema = (Env.shape as Record<string, z.ZodType>)[name];
-  if (schema === undefined) throw new Error(`${name} is not a configuration variable`);
-  return schema.parse(value);
-}
 
 /** A value as an error message shows it: quoted (spaces and emptiness visible), and short. */
 function shown(value: unknown): string {
@@ -185,8 +168,6 @@ export function maskUrl(url: string): string {
     .replace(/^([^:/?#]+:\/\/[^:@/?#]*):[^@/?#]*@/, '$1:***@')
     .replace(/([?&]password=)[^&#]*/gi, '$1***');
 }
-
-export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.shape);
 
 export type Config = ReturnType<typeof loadConfig>;
 /** 0 turns a limit off. */

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { AddressInfo, Server } from 'node:net';
 
 /**
@@ -8,13 +9,7 @@ import type { AddressInfo, Server } from 'node:net';
  * const url = await listenOn(http.createServer(handler), 3000, '127.0.0.1');
  */
 export async function listenOn(server: Server, port: number, host: string): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await once(server.listen(port, host), 'listening'); // `once` rejects on 'error'
   const { port: bound, address, family } = server.address() as AddressInfo;
   return `http://${family === 'IPv6' ? `[${address}]` : address}:${bound}`;
 }

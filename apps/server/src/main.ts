@@ -112,7 +112,7 @@ function announce(
 ): void {
   const metrics = metricsUrl === undefined ? null : `${metricsUrl}/metrics`;
   if (config.production) {
-    const announcer = logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
+    const announcer = logger.child({}, { level: 'info' });
     announcer.info(
       { url, database: config.database.shown, metrics },
       `Plant Store is listening on ${url}`,
@@ -140,47 +140,37 @@ function announce(
 
 /** A failed start: one line on stderr (the stack with LOG_LEVEL=debug or trace), exit 1. */
 function failedToStart(error: unknown, config: Config | undefined): never {
-  console.error(`plant-store: ${startupFailure(error, config)}`);
+  const reason = error instanceof Error ? error.message : String(error);
+  const line =
+    error instanceof StartupError
+      ? error.message
+      : ((config && listenFailure(error, config)) ??
+        `failed to start: ${reason} (LOG_LEVEL=debug prints the stack)`);
+  console.error(`plant-store: ${line}`);
   const debug = config?.logLevel === 'debug' || config?.logLevel === 'trace';
   if (debug && error instanceof Error) console.error(error.stack);
   process.exit(1);
 }
 
-/** The one line for a failed start: the error's own words when it is a StartupError. */
-function startupFailure(error: unknown, config: Config | undefined): string {
-  if (error instanceof StartupError) return error.message;
-  const listen = config === undefined ? undefined : listenFailure(error, config);
-  if (listen !== undefined) return listen;
-  const reason = error instanceof Error ? error.message : String(error);
-  return `failed to start: ${reason} (LOG_LEVEL=debug prints the stack)`;
-}
+/** What to do about a listener that could not bind, by Node's code (PORT/HOST: the settings). */
+const LISTEN_HINTS: Record<string, string> = {
+  EADDRINUSE:
+    'the port is already in use; stop the process that holds it or set PORT to a free port',
+  EACCES: 'permission denied (ports below 1024 need privileges); set PORT to 1024 or above',
+  ENOTFOUND: `the host name ADDRESS does not resolve; set HOST to an address of this machine (127.0.0.1, or 0.0.0.0 for all)`,
+  EADDRNOTAVAIL: `no network interface of this machine has that address; set HOST to one it has (127.0.0.1, or 0.0.0.0 for all)`,
+};
 
 /** A listener that could not bind (Node's error carries `address` and `port`). */
 function listenFailure(error: unknown, config: Config): string | undefined {
-  const syscall = error instanceof Error && 'syscall' in error ? error.syscall : undefined;
-  if (!(error instanceof Error) || !['listen', 'getaddrinfo'].includes(String(syscall))) {
-    return undefined;
-  }
-  const port = 'port' in error ? Number(error.port) : config.port;
-  const address = String(
-    ('address' in error && error.address) || ('hostname' in error && error.hostname) || config.host,
-  );
-  const metrics = config.metrics !== undefined && port === config.metrics.port;
-  const [portSetting, hostSetting] = metrics ? ['METRICS_PORT', 'METRICS_HOST'] : ['PORT', 'HOST'];
-  const where = `cannot listen on ${address}:${port}`;
-  switch ('code' in error ? error.code : undefined) {
-    case 'EADDRINUSE':
-      return `${where}: the port is already in use; stop the process that holds it or set ${portSetting} to a free port`;
-    case 'EACCES':
-      return `${where}: permission denied (ports below 1024 need privileges); set ${portSetting} to 1024 or above`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return `${where}: the host name ${address} does not resolve; set ${hostSetting} to an address of this machine (127.0.0.1, or 0.0.0.0 for all)`;
-    case 'EADDRNOTAVAIL':
-      return `${where}: no network interface of this machine has that address; set ${hostSetting} to one it has (127.0.0.1, or 0.0.0.0 for all)`;
-    default:
-      return `${where}: ${error.message}`;
-  }
+  const { syscall, code, ...at } = (error ?? {}) as Record<string, unknown>;
+  if (!(error instanceof Error) || !['listen', 'getaddrinfo'].includes(String(syscall))) return;
+  const port = at.port === undefined ? config.port : Number(at.port);
+  const address = String(at.address || at.hostname || config.host);
+  const metrics = config.metrics !== undefined && port === config.metrics.port ? 'METRICS_' : '';
+  const hint = LISTEN_HINTS[code === 'EAI_AGAIN' ? 'ENOTFOUND' : String(code)];
+  const why = hint?.replace(/\b(PORT|HOST)\b/g, `${metrics}$1`).replace('ADDRESS', address);
+  return `cannot listen on ${address}:${port}: ${why ?? error.message}`;
 }
 
 main();

@@ -17,7 +17,7 @@ import { listenOn } from './listen.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import { measureStore } from './observability/store-timing.ts';
 import type { BatchedStoreOptions } from './store/batched-store.ts';
-import { type DatabaseHandle, openDatabaseHandle } from './store/database.ts';
+import { openDatabaseHandle } from './store/database.ts';
 import type { PlantStore } from './store/plant-store.ts';
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
 
@@ -64,15 +64,12 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const resources = await openResources(config, logger, opened);
     const lifecycle: Lifecycle = { draining: false, closing: false };
     const app = createApp({
+      ...resources,
       lifecycle,
-      store: resources.store,
-      tokens: resources.tokens,
-      bodyLimitBytes: config.bodyLimitBytes,
       logger,
-      ...(resources.metrics ? { metrics: resources.metrics } : {}),
-      ...(resources.rateLimits ? { rateLimits: resources.rateLimits } : {}),
-      ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
-      ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
+      bodyLimitBytes: config.bodyLimitBytes,
+      corsOrigins: config.corsOrigins,
+      trustProxy: config.trustProxy,
     });
     // The API's listener (in a cluster worker, the port it shares), on Node's settings.
     const max = config.maxConnections ?? 0;
@@ -137,14 +134,23 @@ async function openResources(config: ServerConfig, logger: Logger, opened: Clean
     onError: (error, context) => logger.warn(`${context}: ${error.message}`),
   });
   opened.push(() => handle.close());
-  const store = await openPlantStore(handle, {
+  const storeOptions: BatchedStoreOptions = {
     onReadinessChange: (readiness) => {
       if (readiness.ready) return logger.info('ready again: the store commits');
       const { code, message, action } = readiness.cause;
       logger.error({ cause: code }, `not ready (${code}): ${message}. ${action}`);
     },
     ...(service ? { observer: service.storeObserver() } : {}),
-  });
+  };
+  // pg is loaded only for PostgreSQL.
+  const store =
+    handle.kind === 'sqlite'
+      ? createSqliteStore({ ...storeOptions, filename: handle.filename, db: handle.db })
+      : await (await import('./store/postgres/postgres-store.ts')).createPostgresStore({
+          ...storeOptions,
+          url: handle.url,
+          handle,
+        });
   opened.push(() => store.close());
   const tokens = tokenStore(handle);
   // A server that could accept nobody refuses to start.
@@ -176,16 +182,4 @@ async function openResources(config: ServerConfig, logger: Logger, opened: Clean
     ...(rateLimits ? { rateLimits } : {}),
     ...(service ? { metrics: service } : {}),
   };
-}
-
-/** The plant store on the process's database handle (pg is loaded only for PostgreSQL). */
-async function openPlantStore(
-  handle: DatabaseHandle,
-  options: BatchedStoreOptions,
-): Promise<PlantStore> {
-  if (handle.kind === 'sqlite') {
-    return createSqliteStore({ ...options, filename: handle.filename, db: handle.db });
-  }
-  const { createPostgresStore } = await import('./store/postgres/postgres-store.ts');
-  return createPostgresStore({ ...options, url: handle.url, handle });
 }

@@ -20,9 +20,26 @@ const FILE_SYSTEM_REASONS: Record<string, string> = {
 };
 
 /** Reads the token (narrowing its file to 0600), or makes one there that outlives restarts. */
-export async function loadDevelopmentToken(file: string) {
+export async function loadDevelopmentToken(
+  file: string,
+): Promise<{ token: string; file: string; created: boolean }> {
   try {
-    return await readOrMake(file);
+    makePrivateDirectory(dirname(file));
+    const made = randomBytes(32).toString('base64url');
+    // `wx`: two processes starting at once do not overwrite each other's token.
+    const created = await writeFile(file, `${made}\n`, { mode: 0o600, flag: 'wx' }).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? false : Promise.reject(error)),
+    );
+    if (created) return { token: made, file, created };
+    const token = (await readFile(file, 'utf8')).trim();
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) {
+      throw new ConfigError(
+        `Invalid development token file ${file}: it does not hold a token; delete it to get a new one`,
+      );
+    }
+    await chmod(file, 0o600);
+    return { token, file, created };
   } catch (error) {
     if (error instanceof StartupError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? '';
@@ -34,26 +51,4 @@ export async function loadDevelopmentToken(file: string) {
       { cause: error },
     );
   }
-}
-
-async function readOrMake(
-  file: string,
-): Promise<{ token: string; file: string; created: boolean }> {
-  makePrivateDirectory(dirname(file));
-  const made = randomBytes(32).toString('base64url');
-  // `wx`: two processes starting at once do not overwrite each other's token.
-  try {
-    await writeFile(file, `${made}\n`, { mode: 0o600, flag: 'wx' });
-    return { token: made, file, created: true };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  const token = (await readFile(file, 'utf8')).trim();
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) {
-    throw new ConfigError(
-      `Invalid development token file ${file}: it does not hold a token; delete it to get a new one`,
-    );
-  }
-  await chmod(file, 0o600);
-  return { token, file, created: false };
 }

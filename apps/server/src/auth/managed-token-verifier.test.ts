@@ -2,15 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSqliteTokenStore } from '../../test/support/token-stores.ts';
+import {
+  type ClosableTokenStore,
+  createSqliteTokenStore,
+} from '../../test/support/token-stores.ts';
 import { StoreUnavailableError } from '../store/plant-store.ts';
 import { createManagedToken } from './manage-tokens.ts';
 import { ManagedTokenVerifier } from './managed-token-verifier.ts';
 import { generateToken } from './token-format.ts';
-import type { TokenStore } from './token-store.ts';
 
 let folder: string;
-let store: TokenStore;
+let store: ClosableTokenStore;
 let clock: number;
 const now = () => clock;
 

@@ -65,18 +65,13 @@ const isNameTaken = (error: unknown) =>
     (error as { constraint?: unknown }).constraint === 'tokens_active_name');
 
 /**
- * The managed tokens on the process's database handle, which closing the store leaves open. A
- * failed look-up is a StoreUnavailableError (503: the client retries), never a 500.
+ * The managed tokens on the process's database handle (closed with it). A failed look-up is a
+ * StoreUnavailableError (503: the client retries), never a 500.
  * @example
  * const tokens = tokenStore(await openDatabaseHandle(config.database));
  */
 export function tokenStore(handle: DatabaseHandle) {
-  const query = handle.kind === 'sqlite' ? sqliteQuery(handle.db) : postgresQuery(handle.pool);
-  let closed = false;
-  const run: Query = async (sql, values) => {
-    if (closed) throw new StoreUnavailableError('The token store is closed');
-    return query(sql, values);
-  };
+  const run = handle.kind === 'sqlite' ? sqliteQuery(handle.db) : postgresQuery(handle.pool);
   return {
     // Revokes the name's expired holder first (the one holder a name can have, so an insert after
     // it cannot find the name taken but by a concurrent create); TokenNameTakenError when active.
@@ -110,9 +105,6 @@ export function tokenStore(handle: DatabaseHandle) {
         });
       });
       return row === undefined ? undefined : toRecord(row);
-    },
-    close: async () => {
-      closed = true;
     },
   };
 }

@@ -28,11 +28,6 @@ interface ContractRouterOptions {
 /** Not OPTIONS, which `allowedMethods` would answer 200: no route has it, so it gets a 405. */
 const ROUTER_METHODS = ['HEAD', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE'];
 
-/** `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router). */
-function toRouterPath(path: string): string {
-  return path.replace(/\{([^}]+)\}/g, ':$1');
-}
-
 /**
  * The @koa/router routes of the contract: bearer and body headers checked, body read and
  * validated, the handler's result sent with the route's status and `responseType`.
@@ -63,7 +58,9 @@ export function contractRouter(
       const body = readBody ? await readBody(ctx) : undefined;
       await (around ? around(ctx, () => send(ctx, body)) : send(ctx, body));
     };
-    router.register(toRouterPath(route.path), [route.method], [serve], {
+    // `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router).
+    const path = route.path.replace(/\{([^}]+)\}/g, ':$1');
+    router.register(path, [route.method], [serve], {
       name: route.operationId,
     });
   }

@@ -1,4 +1,4 @@
-import { type OutgoingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http';
+import { type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
 import type { ApiError } from './api-error.ts';
 
 /** Most bytes of an Error body, whatever the request: its message is cut to fit. */
@@ -35,16 +35,4 @@ export function rawErrorAnswer(error: ApiError, headers: OutgoingHttpHeaders = {
   return [`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`, ...lines, '', body].join(
     '\r\n',
   );
-}
-
-/** Answers `response` with `error` in the Error shape (for answers made outside Koa). */
-export function writeErrorAnswer(response: ServerResponse, error: ApiError): void {
-  const body = errorBodyJson(error);
-  response.writeHead(error.status, {
-    ...error.headers,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(body),
-    'Cache-Control': 'no-store',
-  });
-  response.end(body);
 }

@@ -2,13 +2,12 @@ import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManagedToken, revokeManagedToken } from '../../src/auth/manage-tokens.ts';
 import { generateToken } from '../../src/auth/token-format.ts';
-import type { TokenStore } from '../../src/auth/token-store.ts';
 import { exchange, type RawReply } from '../security/exchange.ts';
 import { OpenApiResponseValidator } from '../support/openapi-validator.ts';
 import { openSocket } from '../support/raw-socket.ts';
 import { type PlantRow, readPlantRows } from '../support/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
-import { createSqliteTokenStore } from '../support/token-stores.ts';
+import { type ClosableTokenStore, createSqliteTokenStore } from '../support/token-stores.ts';
 
 // Abuse cases against the real server (in this process, real sockets on 127.0.0.1, a real
 // SQLite file). Each checks the answer (Error shape, valid against the OpenAPI document) and
@@ -48,7 +47,7 @@ function rows(server: TestServer): PlantRow[] {
 
 describe('credentials', () => {
   let server: TestServer;
-  let tokens: TokenStore;
+  let tokens: ClosableTokenStore;
   let expired: string;
   let revoked: string;
   let active: string;

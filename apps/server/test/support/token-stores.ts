@@ -3,6 +3,9 @@ import { type PostgresConfig, parseDatabase } from '../../src/config.ts';
 import { openDatabaseHandle } from '../../src/store/database.ts';
 import { openDatabase } from '../../src/store/sqlite/open-database.ts';
 
+/** A token store on a connection of its own, which `close` closes. */
+export type ClosableTokenStore = TokenStore & { close(): Promise<void> };
+
 /**
  * The managed tokens of the SQLite file `filename` on a connection of their own (opened and
  * migrated as the server opens it); closing the store closes that connection.
@@ -10,16 +13,14 @@ import { openDatabase } from '../../src/store/sqlite/open-database.ts';
  * @example
  * const tokens = createSqliteTokenStore({ filename: join(folder, 'plants.db') });
  */
-export function createSqliteTokenStore({ filename }: { readonly filename: string }): TokenStore {
+export function createSqliteTokenStore({
+  filename,
+}: {
+  readonly filename: string;
+}): ClosableTokenStore {
   const db = openDatabase(filename);
-  const store = tokenStore({ kind: 'sqlite', filename, db, close: async () => void db.close() });
-  return {
-    ...store,
-    close: async () => {
-      await store.close();
-      db.close();
-    },
-  };
+  const close = async () => void db.close();
+  return { ...tokenStore({ kind: 'sqlite', filename, db, close }), close };
 }
 
 /**
@@ -32,14 +33,7 @@ export function createSqliteTokenStore({ filename }: { readonly filename: string
 export async function openTokenStore(
   url: string,
   postgres: Partial<PostgresConfig> = {},
-): Promise<TokenStore> {
+): Promise<ClosableTokenStore> {
   const handle = await openDatabaseHandle(parseDatabase(url), { postgres });
-  const store = tokenStore(handle);
-  return {
-    ...store,
-    close: async () => {
-      await store.close();
-      await handle.close();
-    },
-  };
+  return { ...tokenStore(handle), close: () => handle.close() };
 }
