@@ -1,4 +1,3 @@
-import { isAscii } from 'node:buffer';
 import { unzipSync } from 'node:zlib';
 import {
   ERROR_MESSAGES,
@@ -10,7 +9,8 @@ import {
   parseJson,
 } from '@plant-store/schema';
 import { parse as parseContentType } from 'content-type';
-import getRawBody from 'raw-body';
+import bodyParser from 'koa-bodyparser';
+import typeIs from 'type-is';
 import type * as z from 'zod/mini';
 import { ApiError } from './api-error.ts';
 import type { AppContext } from './app-state.ts';
@@ -35,6 +35,14 @@ export function jsonBody(
   schema: z.ZodMiniType,
   limitBytes: number,
 ): (ctx: AppContext) => Promise<unknown> {
+  const parse = bodyParser({
+    enableTypes: ['text'],
+    extendTypes: { text: JSON_TYPES },
+    textLimit: String(limitBytes),
+    // One character per byte (decoded strictly below: utf-8 here would turn bad bytes into
+    // U+FFFD); 'binary' is Node's own latin1, iconv-lite's decodes byte by byte in JavaScript.
+    encoding: 'binary',
+  });
   const tooLarge = () =>
     new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
   // Refuses what the headers rule out (400, 415, 413) before a byte is read.
@@ -42,9 +50,11 @@ export function jsonBody(
     const headers = ctx.req.headers;
     const declaredLength = Number(headers['content-length'] ?? 0);
     if (headers['transfer-encoding'] === undefined && declaredLength === 0) throw missingBody();
+    // type-is, with the types koa-bodyparser reads: what passes here is what it reads.
     // content-type 2 never throws: no declared charset slips past a stray `;`.
-    const { type, parameters } = parseContentType(headers['content-type'] ?? '');
-    if (!ctx.is(JSON_TYPES)) {
+    const contentType = headers['content-type'] ?? '';
+    const { type, parameters } = parseContentType(contentType);
+    if (!typeIs.is(contentType, JSON_TYPES)) {
       throw new ApiError(
         'unsupportedMediaType',
         ERROR_MESSAGES.unsupportedMediaType.notJson(type || 'no content type'),
@@ -59,12 +69,16 @@ export function jsonBody(
     }
     // Before a byte is read, encoded or not: co-body's `~~length` misreads 2^31 and more.
     if (declaredLength > limitBytes) throw tooLarge();
-    // raw-body reads the bytes as sent, at most `limitBytes`; Node's zlib then decodes them to
-    // at most `limitBytes`: a body is bounded on the wire and decoded (issue 41).
-    const sent = await getRawBody(ctx.req, { limit: limitBytes, length: declaredLength || null });
+    // koa-bodyparser reads the bytes as sent, at most `limitBytes` (co-body inflates only a body
+    // that names a coding, and bounds only what comes out); Node's zlib then decodes them to at
+    // most `limitBytes`: a body is bounded on the wire and decoded (issue 41).
+    delete headers['content-encoding'];
+    await parse(ctx, async () => undefined);
+    const sent = ctx.request.rawBody ?? '';
     if (coding === 'identity') return validated(schema, sent);
     try {
-      return validated(schema, unzipSync(sent, { maxOutputLength: limitBytes }));
+      const decoded = unzipSync(Buffer.from(sent, 'latin1'), { maxOutputLength: limitBytes });
+      return validated(schema, decoded.toString('latin1'));
     } catch (error) {
       // zlib's own errors (`Z_DATA_ERROR`…) are a 400 (to-api-error.ts).
       if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
@@ -73,13 +87,15 @@ export function jsonBody(
   };
 }
 
-function validated(schema: z.ZodMiniType, bytes: Buffer): unknown {
-  let text: string;
-  try {
-    // Only a body with a byte above 0x7F is decoded as UTF-8; ASCII is its own text.
-    text = isAscii(bytes) ? bytes.toString('latin1') : UTF8.decode(bytes);
-  } catch {
-    throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
+function validated(schema: z.ZodMiniType, latin1: string): unknown {
+  let text = latin1;
+  // Only a body with a byte above 0x7F (two bytes in UTF-8) is decoded; ASCII is its own text.
+  if (Buffer.byteLength(latin1) !== latin1.length) {
+    try {
+      text = UTF8.decode(Buffer.from(latin1, 'latin1'));
+    } catch {
+      throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
+    }
   }
   if (text.trim() === '') throw missingBody();
   let value: unknown;

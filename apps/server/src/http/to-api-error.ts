@@ -14,7 +14,7 @@ export function toApiError(error: unknown): ApiError {
     });
   }
   const { status, type, limit, code } = (error ?? {}) as Record<string, unknown>;
-  // Errors of the body reader (raw-body).
+  // Errors of the body reader (raw-body, behind koa-bodyparser).
   if (type === 'entity.too.large' || status === 413) {
     return new ApiError(
       'payloadTooLarge',
