@@ -98,11 +98,11 @@ async function attack(
           /^HTTP\/1\.[01] (\d{3})/.exec(chunk.toString('latin1'))?.[1] ?? 'garbled',
         );
       });
-      const closed = once(socket, 'close').then(() => performance.now() < until);
       socket.on('error', () => undefined);
+      const ended = closed(socket);
       await Promise.race([
-        plan.drive(socket, until, tally).then(() => closed),
-        closed,
+        plan.drive(socket, until, tally).then(() => ended),
+        ended,
         delay(Math.max(0, until - performance.now())),
       ]);
       const wasCut = socket.destroyed && performance.now() < until;
@@ -151,16 +151,29 @@ async function write(socket: Socket, bytes: string | Buffer, tally: Tally): Prom
   if (socket.destroyed) return false;
   tally.bytesWritten += bytes.length;
   if (socket.write(bytes)) return true;
-  await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.once('drain', done);
+    socket.once('close', done);
+  });
   return !socket.destroyed;
+}
+
+/** Resolves when `socket` has closed (a reset too: unlike events.once, an error never rejects). */
+function closed(socket: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    if (socket.closed) resolve();
+    else socket.once('close', () => resolve());
+  });
 }
 
 /** Resolves when the time is up or the connection is gone, whichever comes first. */
 function holdOpen(socket: Socket, until: number): Promise<void> {
-  return Promise.race([
-    once(socket, 'close').then(() => undefined),
-    delay(Math.max(0, until - performance.now())),
-  ]);
+  return Promise.race([closed(socket), delay(Math.max(0, until - performance.now()))]);
 }
 
 const DOCS_SCRIPT_REQUEST = `GET ${contract.getDocsScript.path} HTTP/1.1\r\nHost: plant-store\r\n\r\n`;
@@ -186,7 +199,7 @@ const idle: Drive = (socket, until) => holdOpen(socket, until);
 const slowHeaders: Drive = async (socket, until, tally) => {
   if (!(await write(socket, 'GET / HTTP/1.1\r\nHost: plant-store\r\n', tally))) return;
   for (let n = 0; performance.now() < until; n++) {
-    await Promise.race([delay(1_000), once(socket, 'close')]);
+    await Promise.race([delay(1_000), closed(socket)]);
     if (!(await write(socket, `X-Slow-${n}: x\r\n`, tally))) return;
   }
 };
@@ -402,7 +415,7 @@ export async function createOnItsOwn(
   const head = `POST /plants HTTP/1.1\r\nHost: plant-store\r\nAuthorization: Bearer ${target.token}\r\nContent-Type: application/json\r\nConnection: close\r\n`;
   const received: Buffer[] = [];
   socket.on('data', (piece: Buffer) => received.push(piece));
-  const closed = once(socket, 'close');
+  const ended = closed(socket);
   if (framing === 'whole') {
     socket.write(`${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   } else {
@@ -413,7 +426,7 @@ export async function createOnItsOwn(
     ]);
     for (let at = 0; at < wire.length; at += 60_000) socket.write(wire.subarray(at, at + 60_000));
   }
-  await closed;
+  await ended;
   const status = /^HTTP\/1\.1 (\d{3}) /.exec(Buffer.concat(received).toString('latin1'))?.[1];
   return Number(status ?? 0);
 }
