@@ -23,6 +23,8 @@ const CLIENTS = 4;
  * fewer they are the less their spread hides it).
  */
 const CREATE_EVERY_MS = 200;
+/** The instances' refused-credential limit (per client address, a minute). */
+export const AUTH_FAILURES_PER_MINUTE = 10;
 /** A create not answered within this is abandoned and counted as failed. */
 export const CREATE_DEADLINE_MS = 5_000;
 
@@ -75,8 +77,20 @@ export async function startEdgeStage(proxy: ProxyKind, databaseUrl: string): Pro
   const token = `edge-${randomBytes(16).toString('base64url')}`;
   const ports = [await freePort(), await freePort()] as const;
   const instances: SpawnedServer[] = ports.map((port) =>
-    // No request log: the creates' own CPU is then small beside what an attack may cost.
-    spawnServer(instanceEnv(port, { workers: 1, databaseUrl, env: { LOG_LEVEL: 'warn' } }, token)),
+    // No request log: the creates' own CPU is then small beside what an attack may cost. The
+    // refused-credential limit on (the other limits off: one credential at full speed), to
+    // show it keys on the client X-Forwarded-For names, not on the proxy.
+    spawnServer(
+      instanceEnv(
+        port,
+        {
+          workers: 1,
+          databaseUrl,
+          env: { LOG_LEVEL: 'warn', AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE) },
+        },
+        token,
+      ),
+    ),
   );
   let running: ProxyProcess | undefined;
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
