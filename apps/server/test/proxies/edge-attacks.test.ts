@@ -1,4 +1,5 @@
-import { Agent } from 'node:http';
+import { Agent, type IncomingHttpHeaders, request } from 'node:http';
+import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestSchema, type TestSchema } from '../support/postgres.ts';
 import { createOnItsOwn, EDGE_ATTACKS, paddedCreate } from './edge-attacks.ts';
@@ -107,4 +108,58 @@ describe.each(['nginx', 'haproxy'] as const)('behind %s as shipped', (proxy) => 
       agent.destroy();
     }
   });
+
+  it.each([
+    [contract.getOpenApiDocument.path, 'identity'],
+    [contract.getDocs.path, 'gzip'],
+    [contract.getDocsScript.path, 'br'],
+  ])(
+    '%s (%s) through the proxy: what an instance sends, and 304 for its ETag',
+    async (path, encoding) => {
+      // Asked twice (the second from the proxy's cache, with nginx), then revalidated.
+      const url = `http://${stage.target.host}:${stage.target.port}${path}`;
+      const headers = {
+        'accept-encoding': encoding === 'identity' ? 'identity' : `${encoding}, identity`,
+      };
+      const direct = await rawGet(stage.instanceUrl, path, headers);
+      for (let i = 0; i < 2; i++) {
+        const through = await rawGet(url, path, headers);
+        expect(through.status).toBe(200);
+        expect(through.headers['content-encoding']).toBe(direct.headers['content-encoding']);
+        expect(through.headers['content-type']).toBe(direct.headers['content-type']);
+        expect(through.headers.etag).toBe(direct.headers.etag);
+        expect(
+          through.body.equals(direct.body),
+          `${path} body, ${i === 0 ? 'first' : 'again'}`,
+        ).toBe(true);
+      }
+      const etag = direct.headers.etag ?? '';
+      expect((await rawGet(url, path, { ...headers, 'if-none-match': etag })).status).toBe(304);
+    },
+  );
 });
+
+/** GET `path` from `base` (no decoding): its status, headers and body bytes. */
+function rawGet(
+  base: string,
+  path: string,
+  headers: Readonly<Record<string, string>>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    request({ host: hostname, port: Number(port), path, headers, agent: false }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () =>
+        resolve({
+          status: incoming.statusCode ?? 0,
+          headers: incoming.headers,
+          body: Buffer.concat(chunks),
+        }),
+      );
+      incoming.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}

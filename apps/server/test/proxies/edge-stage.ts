@@ -60,6 +60,8 @@ export interface EdgeStage {
   readonly target: { readonly host: string; readonly port: number };
   /** The credential the instances accept. */
   readonly token: string;
+  /** The first instance's own URL (to compare an answer through the proxy with). */
+  readonly instanceUrl: string;
   /** The instances' CPU time so far (both processes), in µs. */
   backendCpuMicros(): number;
   /**
@@ -101,7 +103,7 @@ export async function startEdgeStage(proxy: ProxyKind, databaseUrl: string): Pro
     await Promise.all(instances.map((instance) => instance.exited));
   };
   try {
-    await Promise.all(instances.map((instance) => instance.ready));
+    const [instanceUrl = ''] = await Promise.all(instances.map((instance) => instance.ready));
     const listenPort = await freePort();
     running = await startProxy(proxy, listenPort, (folder) =>
       shippedConfig(proxy, listenPort, ports, folder),
@@ -145,11 +147,11 @@ export async function startEdgeStage(proxy: ProxyKind, databaseUrl: string): Pro
     let baselineCreates = 0;
     const alone = await cpuOver(backendCpuMicros, async () => {
       const began = performance.now();
-      baselineCreates = (await load(() => performance.now() - began > 6_000)).length;
+      baselineCreates = (await load(() => performance.now() - began > 4_000)).length;
     });
     const microsPerCreate = (alone.micros - idleMicrosPerMs * alone.ms) / baselineCreates;
 
-    const measure = async <T>(work: () => Promise<T>, settleMs = 500): Promise<Measured<T>> => {
+    const measure = async <T>(work: () => Promise<T>, settleMs = 300): Promise<Measured<T>> => {
       let done = false;
       const began = performance.now();
       const cpuBefore = backendCpuMicros();
@@ -181,6 +183,7 @@ export async function startEdgeStage(proxy: ProxyKind, databaseUrl: string): Pro
       cpuMsPerCreate: microsPerCreate / 1000,
       target: { host: '127.0.0.1', port: listenPort },
       token,
+      instanceUrl,
       backendCpuMicros,
       measure,
       log: () => `${proxyProcess.output()}${proxyProcess.errorLog()}`,
