@@ -22,7 +22,7 @@ const CLIENTS = 4;
  * attack; their own CPU, ~1.4 ms each at this pace, is taken off an attack's cost, and the
  * fewer they are the less their spread hides it).
  */
-const CREATE_EVERY_MS = 200;
+export const CREATE_EVERY_MS = 200;
 /** The instances' refused-credential limit (per client address, a minute). */
 export const AUTH_FAILURES_PER_MINUTE = 10;
 /** A create not answered within this is abandoned and counted as failed. */
@@ -43,12 +43,20 @@ export interface Measured<T> {
   readonly creates: CreatesSummary;
   /**
    * The instances' CPU time over the window, in ms, and what is left of it once their idle CPU
-   * over the window and the legitimate creates' own CPU (their number × the stage's CPU per
-   * create) are taken off: what the attack cost them.
+   * over the window and the legitimate creates' own CPU are taken off (the control window's
+   * CPU per ms × the window, or else the stage's idle CPU per ms × the window plus its CPU per
+   * create × the creates): what the attack cost them.
    */
   readonly backendCpuMs: number;
   readonly backendCpuAboveIdleMs: number;
   readonly windowMs: number;
+}
+
+export interface MeasureOptions {
+  /** The creates alone for this long first: the attack's CPU is compared with theirs. */
+  readonly controlMs?: number;
+  /** Each client's pace (CREATE_EVERY_MS by default). */
+  readonly createEveryMs?: number;
 }
 
 export interface EdgeStage {
@@ -65,10 +73,13 @@ export interface EdgeStage {
   /** The instances' CPU time so far (both processes), in µs. */
   backendCpuMicros(): number;
   /**
-   * Runs `work` while the legitimate client creates, and for `settleMs` after it ends (what
-   * the instances still do for it counts); reports the creates and the instances' CPU.
+   * Runs `work` while the legitimate client creates, and for 300 ms after it ends (what the
+   * instances still do for it counts); reports the creates and the instances' CPU. With
+   * `controlMs`, the creates first run alone that long, and the instances' CPU per ms then
+   * is what the attack's window is compared with (the CPU a create costs drifts with the
+   * machine's other work: a control window just before is steadier than the stage's figures).
    */
-  measure<T>(work: () => Promise<T>, settleMs?: number): Promise<Measured<T>>;
+  measure<T>(work: () => Promise<T>, options?: MeasureOptions): Promise<Measured<T>>;
   /** The proxy's log, for a failure's message. */
   log(): string;
   stop(): Promise<void>;
@@ -118,13 +129,16 @@ export async function startEdgeStage(proxy: ProxyKind, databaseUrl: string): Pro
         localAddress: CLIENT_ADDRESS,
       });
     /** The legitimate clients' creates until `stopped()` is true. */
-    const load = async (stopped: () => boolean): Promise<CreateOutcome[]> => {
+    const load = async (
+      stopped: () => boolean,
+      everyMs = CREATE_EVERY_MS,
+    ): Promise<CreateOutcome[]> => {
       const outcomes: CreateOutcome[] = [];
       const client = async () => {
         while (!stopped()) {
           const began = performance.now();
           outcomes.push(await create());
-          await delay(Math.max(0, CREATE_EVERY_MS - (performance.now() - began)));
+          await delay(Math.max(0, everyMs - (performance.now() - began)));
         }
       };
       await Promise.all(Array.from({ length: CLIENTS }, client));
@@ -151,15 +165,28 @@ export async function startEdgeStage(proxy: ProxyKind, databaseUrl: string): Pro
     });
     const microsPerCreate = (alone.micros - idleMicrosPerMs * alone.ms) / baselineCreates;
 
-    const measure = async <T>(work: () => Promise<T>, settleMs = 300): Promise<Measured<T>> => {
+    const measure = async <T>(
+      work: () => Promise<T>,
+      options: MeasureOptions = {},
+    ): Promise<Measured<T>> => {
+      const { createEveryMs = CREATE_EVERY_MS } = options;
+      let control: number | undefined; // the instances' CPU per ms under the creates alone
+      if (options.controlMs !== undefined) {
+        const { controlMs } = options;
+        const alone = await cpuOver(backendCpuMicros, async () => {
+          const began = performance.now();
+          await load(() => performance.now() - began > controlMs, createEveryMs);
+        });
+        control = alone.micros / alone.ms;
+      }
       let done = false;
       const began = performance.now();
       const cpuBefore = backendCpuMicros();
-      const creates = load(() => done);
+      const creates = load(() => done, createEveryMs);
       let result: T;
       try {
         result = await work();
-        await delay(settleMs);
+        await delay(300);
       } finally {
         done = true;
       }
@@ -171,7 +198,9 @@ export async function startEdgeStage(proxy: ProxyKind, databaseUrl: string): Pro
         creates: summarize(outcomes),
         backendCpuMs: Math.round(backendCpu / 1000),
         backendCpuAboveIdleMs: Math.round(
-          (backendCpu - idleMicrosPerMs * windowMs - microsPerCreate * outcomes.length) / 1000,
+          (control === undefined
+            ? backendCpu - idleMicrosPerMs * windowMs - microsPerCreate * outcomes.length
+            : backendCpu - control * windowMs) / 1000,
         ),
         windowMs: Math.round(windowMs),
       };
