@@ -17,8 +17,9 @@ import { createThroughProxy } from './rolling-restart.ts';
 // from many addresses 127.1.x.y while a client on 127.0.0.2 creates plants through the same
 // proxy: at least 99 % of its creates are answered 200 within 5 s (a slower one counts as
 // failed), and an attack with a refused or unwanted body costs the two instances at most
-// 150 ms of CPU above their idle rate (under the creates alone) over the same time (from
-// /proc/<pid>/stat: through the shipped nginx before issue 41, 80–100 ms; directly, 8.4–9.1 s).
+// 150 ms of CPU above what they spend under the creates alone over the same time (from
+// /proc/<pid>/stat, against a control window of the creates just before: through the shipped
+// nginx before issue 41, 80–100 ms; through haproxy then, 1.7–4.1 s; directly, 8.4–9.1 s).
 
 const ATTACK_MS = 8_000;
 /** The creates alone before an attack with an unwanted body, to compare its CPU with (ms). */
