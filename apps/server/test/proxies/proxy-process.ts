@@ -42,15 +42,18 @@ export function shippedConfig(
           [/^pid \S+;$/m, `pid ${join(folder, 'nginx.pid')};`],
           [/^error_log \S+ /m, `error_log ${join(folder, 'error.log')} `],
           [/^(\s*access_log) \S+;$/m, `$1 ${join(folder, 'access.log')};`],
+          [/^(\s*proxy_cache_path) \S+ /m, `$1 ${join(folder, 'docs-cache')} `],
         ]
       : [
           [/^(\s*bind) :80$/m, `$1 127.0.0.1:${listenPort}`],
-          [/^(\s*server a) 127\.0\.0\.1:3001 /m, `$1 127.0.0.1:${upstreamPorts[0]} `],
-          [/^(\s*server b) 127\.0\.0\.1:3002 /m, `$1 127.0.0.1:${upstreamPorts[1]} `],
+          // Each instance is named in two backends (plant_store, docs_assets).
+          [/^(\s*server a) 127\.0\.0\.1:3001 /gm, `$1 127.0.0.1:${upstreamPorts[0]} `],
+          [/^(\s*server b) 127\.0\.0\.1:3002 /gm, `$1 127.0.0.1:${upstreamPorts[1]} `],
         ];
   let text = readFileSync(join(DEPLOY, file), 'utf8');
   for (const [pattern, replacement] of replacements) {
-    if (!pattern.test(text)) throw new Error(`deploy/${file} has no line matching ${pattern}`);
+    if (text.match(pattern) === null)
+      throw new Error(`deploy/${file} has no line matching ${pattern}`);
     text = text.replace(pattern, replacement);
   }
   return text;
