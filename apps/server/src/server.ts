@@ -39,7 +39,6 @@ type ServerConfig = Pick<Config, 'port' | 'host' | 'database' | 'tokens' | 'body
     readonly timeouts?: Partial<HttpTimeouts>;
   };
 
-/** What a start opened, each with its close. */
 type CleanUp = Array<() => Promise<void>>;
 
 /** Closes what was opened, last first (the HTTP server drains before the stores close). */
@@ -142,7 +141,6 @@ async function openResources(config: ServerConfig, logger: Logger, opened: Clean
     },
     ...(service ? { observer: service.storeObserver() } : {}),
   };
-  // pg is loaded only for PostgreSQL.
   const store =
     handle.kind === 'sqlite'
       ? createSqliteStore({ ...storeOptions, filename: handle.filename, db: handle.db })

@@ -144,8 +144,7 @@ export class PostgresStore extends BatchedStore {
     values: unknown[],
     queryTimeoutMs?: number,
   ): Promise<Row[]> {
-    // pg honours a per-query `query_timeout` (its QueryConfig type does not list it); without
-    // one, the pool's.
+    // pg honours a per-query `query_timeout`, which its QueryConfig type does not list.
     const query = { text, values, query_timeout: queryTimeoutMs } as pg.QueryConfig;
     for (let attempt = 1; ; attempt += 1) {
       try {
