@@ -21,7 +21,6 @@ interface AppOptions {
   readonly logger: Logger;
   readonly metrics?: ServiceMetrics | undefined;
   readonly rateLimits?: RateLimits | undefined;
-  /** CORS is off when absent or empty. */
   readonly corsOrigins?: readonly string[] | undefined;
   readonly trustProxy?: readonly string[] | undefined;
   readonly lifecycle: Lifecycle;

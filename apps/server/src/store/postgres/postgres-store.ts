@@ -65,7 +65,6 @@ export class PostgresStore extends BatchedStore {
     return this.#handle.settings;
   }
 
-  // A silent connection gives up after connectTimeoutMs.
   protected async query1(): Promise<void> {
     await this.#query('SELECT 1', [], this.#handle.settings.connectTimeoutMs);
   }
