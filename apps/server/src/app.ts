@@ -21,11 +21,8 @@ interface AppOptions {
   readonly logger: Logger;
   readonly metrics?: ServiceMetrics | undefined;
   readonly rateLimits?: RateLimits | undefined;
-  /** CORS is off when absent or empty. */
   readonly corsOrigins?: readonly string[] | undefined;
-  /** Proxies whose `X-Forwarded-For` is believed (TRUST_PROXY). */
   readonly trustProxy?: readonly string[] | undefined;
-  /** The shutdown's state: `/readyz` 503 while draining, `Connection: close` once closing. */
   readonly lifecycle: Lifecycle;
 }
 

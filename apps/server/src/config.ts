@@ -170,7 +170,6 @@ export function maskUrl(url: string): string {
 }
 
 export type Config = ReturnType<typeof loadConfig>;
-/** 0 turns a limit off. */
 export type RateLimitConfig = Config['rateLimit'];
 export type PostgresConfig = Config['postgres'];
 export type StoreConfig = ReturnType<typeof loadStoreConfig>;
@@ -225,7 +224,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: values.HOST,
     ...loadStoreConfig(env),
     tokens,
-    /** No token outside production: the development token in the data directory is accepted. */
     developmentToken: !production && tokens.length === 0,
     bodyLimitBytes: values.BODY_LIMIT,
     logLevel: values.LOG_LEVEL,
@@ -248,8 +246,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * The configuration of an empty environment: every default, as the server uses it. Written
- * once, in Env above; tests, helpers and the docs check (docs-tables.test.ts) read it here.
+ * The configuration of an empty environment: every default, as the server uses it.
  * @example
  * const limit = DEFAULTS.bodyLimitBytes; // BODY_LIMIT's default, in bytes
  */

@@ -2,8 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo, Server } from 'node:net';
 
 /**
- * Listens on `host:port` and resolves with the base URL (`http://127.0.0.1:3000`, an IPv6
- * address in brackets); rejects with Node's error when it cannot (the port is taken, say).
+ * Listens on `host:port`; resolves with the base URL (`http://127.0.0.1:3000`, IPv6 in brackets).
  *
  * @example
  * const url = await listenOn(http.createServer(handler), 3000, '127.0.0.1');

@@ -22,7 +22,6 @@ import type { PlantStore } from './store/plant-store.ts';
 import { createSqliteStore } from './store/sqlite/sqlite-store.ts';
 
 export interface RunningServer {
-  /** Base URL, e.g. `http://127.0.0.1:3000`. */
   readonly url: string;
   readonly server: Server;
   readonly store: PlantStore;
@@ -39,7 +38,6 @@ type ServerConfig = Pick<Config, 'port' | 'host' | 'database' | 'tokens' | 'body
     readonly timeouts?: Partial<HttpTimeouts>;
   };
 
-/** What a start opened, each with its close. */
 type CleanUp = Array<() => Promise<void>>;
 
 /** Closes what was opened, last first (the HTTP server drains before the stores close). */
@@ -118,7 +116,6 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
 
 /** The database (one handle), the plants, the managed tokens and the rate limits on it, the metrics. */
 async function openResources(config: ServerConfig, logger: Logger, opened: CleanUp) {
-  // prom-client is loaded only when something serves the metrics (METRICS_PORT).
   const service = config.metrics
     ? new (await import('./observability/metrics.ts')).ServiceMetrics()
     : undefined;
@@ -142,7 +139,6 @@ async function openResources(config: ServerConfig, logger: Logger, opened: Clean
     },
     ...(service ? { observer: service.storeObserver() } : {}),
   };
-  // pg is loaded only for PostgreSQL.
   const store =
     handle.kind === 'sqlite'
       ? createSqliteStore({ ...storeOptions, filename: handle.filename, db: handle.db })

@@ -21,7 +21,6 @@ export class ManagedTokenVerifier {
     { maxEntries = 10_000, now = Date.now } = {},
   ) {
     this.#now = now;
-    // The expiry checks' clock, read at every lookup.
     const cache = { max: maxEntries, perf: { now }, ttlResolution: 0 };
     this.#valid = new LRUCache({ ...cache, ttl: TOKEN_CACHE_TTL_MS });
     this.#refused = new LRUCache({ ...cache, ttl: 2000 });

@@ -6,7 +6,6 @@ export type Credential = { readonly name: string };
 export type Found = Credential | undefined | Promise<Credential | undefined>;
 type ManagedTokens = { verify(token: string, digest: string): Found };
 
-/** How tokens are kept and looked up. */
 export function digestToken(token: string): string {
   return hash('sha256', token, 'hex');
 }

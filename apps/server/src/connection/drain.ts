@@ -7,9 +7,8 @@ const SHUTDOWN_GRACE_MS = 8_000;
 
 /**
  * The shutdown on Node's public API: `/readyz` 503 for `delayMs` (all else served, keep-alive
- * connections kept), then `server.close()` (stops accepting and, on Node 19 and later, closes
- * the idle connections), answers close their connections, and what is still open after
- * SHUTDOWN_GRACE_MS is closed (`closeAllConnections`).
+ * connections kept), then `server.close()` (idle connections close too), and what is still open
+ * after SHUTDOWN_GRACE_MS is closed (`closeAllConnections`).
  * @example
  * const lifecycle = { draining: false, closing: false };
  * await drainOnShutdown(server, lifecycle, 5_000);

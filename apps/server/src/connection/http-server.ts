@@ -67,7 +67,6 @@ export function createHttpServer(handle: RequestListener, options: HttpServerOpt
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (answered.has(socket)) return;
     const current = answering.get(socket);
-    // The request whose body broke or stalled while its handler waits for it.
     const waiting = current !== undefined && !current.headersSent && !current.req.complete;
     // Else (a reset, a slowloris cut by `headersTimeout`) the socket just closes.
     if (!socket.writable || !(waiting || error.code?.startsWith('HPE_'))) {

@@ -1,7 +1,6 @@
 import { type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
 import type { ApiError } from './api-error.ts';
 
-/** Most bytes of an Error body, whatever the request: its message is cut to fit. */
 export const MAX_ERROR_BODY_BYTES = 1024;
 
 /** The Error body as JSON of at most {@link MAX_ERROR_BODY_BYTES} bytes, whatever the message. */

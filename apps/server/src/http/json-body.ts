@@ -45,7 +45,6 @@ export function jsonBody(
   });
   const tooLarge = () =>
     new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
-  // Refuses what the headers rule out (400, 415, 413) before a byte is read.
   return async function readJsonBody(ctx) {
     const headers = ctx.req.headers;
     const declaredLength = Number(headers['content-length'] ?? 0);
@@ -69,9 +68,8 @@ export function jsonBody(
     }
     // Before a byte is read, encoded or not: co-body's `~~length` misreads 2^31 and more.
     if (declaredLength > limitBytes) throw tooLarge();
-    // koa-bodyparser reads the bytes as sent, at most `limitBytes` (co-body inflates only a body
-    // that names a coding, and bounds only what comes out); Node's zlib then decodes them to at
-    // most `limitBytes`: a body is bounded on the wire and decoded (issue 41).
+    // koa-bodyparser reads the bytes as sent (co-body would bound only what it inflates); Node's
+    // zlib then decodes them, each to at most `limitBytes`.
     delete headers['content-encoding'];
     await parse(ctx, async () => undefined);
     const sent = ctx.request.rawBody ?? '';

@@ -22,7 +22,6 @@ export function rateLimited(limits: RateLimits, authenticate: RequestStep): Requ
       throw error;
     });
   };
-  // Decided in memory, the checks run without a promise.
   return function limitedAuthentication(ctx: AppContext) {
     limits.refuseSpentAddress(addressKey(ctx.ip));
     let checked: void | Promise<void>;

@@ -4,7 +4,6 @@ import { openSqlite } from '../store/sqlite/driver.ts';
 
 /** A key's count in its fixed window, and when the window ends (ms since the epoch). */
 type Count = Readonly<{ points: number; endsAt: number }>;
-/** `points` more for `key`, in a window of `durationMs` from its first point. */
 type Take = Readonly<{ key: string; points: number; durationMs: number }>;
 
 /** Adds every take (distinct keys) at `now` in one go, giving the counts after. */
@@ -50,9 +49,8 @@ const SLICE = `SELECT key, ends_at FROM rate_limits WHERE key > ? ORDER BY key L
 
 /**
  * The `rate_limits` table of the process's database, shared by every process on it. SQLite: a
- * connection of its own, without an fsync for a batch (counts are not data), waiting at most
- * 100 ms for another's lock (a sweep step 10 ms); a file made with auto_vacuum=INCREMENTAL gives
- * the swept pages back.
+ * connection of its own, no fsync for a batch (counts are not data); a file made with
+ * auto_vacuum=INCREMENTAL gives the swept pages back.
  */
 export function databaseCounts(handle: DatabaseHandle): CountStore {
   return handle.kind === 'sqlite'
@@ -145,7 +143,6 @@ function decide(state: { spentUntil: number }, limit: number, count: Count): Dec
   };
 }
 
-/** A value decided in memory, or a promise of it when a batch had to ask the store. */
 export type Settled<T> = T | Promise<T>;
 
 /** `then` on a value or a promise: a value goes on without waiting for a microtask. */
@@ -194,10 +191,7 @@ export class SharedCounts {
     this.#sweep = setInterval(sweep, SWEEP_EVERY_MS).unref();
   }
 
-  /**
-   * Deletes the rows whose window ended SWEEP_EVERY_MS ago or more, a slice per turn of the
-   * event loop; one sweep at a time. Resolves with the slices it took.
-   */
+  /** A slice per turn of the event loop, one sweep at a time; resolves with the slices it took. */
   async sweep(): Promise<number> {
     if (this.#sweeping) return 0;
     this.#sweeping = true;

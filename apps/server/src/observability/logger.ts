@@ -36,10 +36,9 @@ export function createLogger(
     );
   }
   if (options.destination) return pino(settings, options.destination);
-  // Lines written together once 4 KiB wait, or every second; past 8 MiB waiting (a reader
-  // that stopped) new lines are dropped. (sonic-boom measures its last pending piece again at
-  // every line, so the pieces stay small: 4 KiB, not 16.) Node makes the pipes it wraps non-blocking: a stalled
-  // reader then means EAGAIN (retried), not a blocked pool thread keeping the process alive.
+  // Past 8 MiB waiting (a stalled reader) lines are dropped. Pieces of 4 KiB, not 16: sonic-boom
+  // measures its last pending piece again at every line. Node makes the pipes it wraps (touched
+  // below) non-blocking: a stalled reader means EAGAIN (retried), not a pool thread held for good.
   void process.stdout.isTTY;
   void process.stderr.isTTY;
   const destination = pino.destination({

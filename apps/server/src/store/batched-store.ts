@@ -9,10 +9,8 @@ import {
 } from './plant-store.ts';
 
 export interface BatchedStoreOptions {
-  /** Default 1000. */
   readonly maxBatchSize?: number;
   readonly observer?: StoreObserver;
-  /** Default 2000 ms. */
   readonly probeIntervalMs?: number;
   /** Told once per readiness transition. */
   readonly onReadinessChange?: (readiness: Readiness, previous: Readiness) => void;

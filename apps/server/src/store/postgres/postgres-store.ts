@@ -65,7 +65,6 @@ export class PostgresStore extends BatchedStore {
     return this.#handle.settings;
   }
 
-  // A silent connection gives up after connectTimeoutMs.
   protected async query1(): Promise<void> {
     await this.#query('SELECT 1', [], this.#handle.settings.connectTimeoutMs);
   }
@@ -144,8 +143,7 @@ export class PostgresStore extends BatchedStore {
     values: unknown[],
     queryTimeoutMs?: number,
   ): Promise<Row[]> {
-    // pg honours a per-query `query_timeout` (its QueryConfig type does not list it); without
-    // one, the pool's.
+    // pg honours a per-query `query_timeout`, which its QueryConfig type does not list.
     const query = { text, values, query_timeout: queryTimeoutMs } as pg.QueryConfig;
     for (let attempt = 1; ; attempt += 1) {
       try {

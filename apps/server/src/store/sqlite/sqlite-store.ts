@@ -114,10 +114,7 @@ export class SqliteStore extends BatchedStore {
     }
   }
 
-  /**
-   * Deleting, renaming or replacing a file changes its directory's mtime, so while the directory
-   * is as a full check left it, one stat answers (stat-ing the -wal made each fsync dearer).
-   */
+  /** Deleting, renaming or replacing a file changes its directory's mtime: unchanged, one stat. */
   #checkFiles(): void {
     // Not bigint: no BigInts made per batch; mtimeMs keeps the nanoseconds a double can hold.
     const directory = statSync(this.#directory, { throwIfNoEntry: false });
