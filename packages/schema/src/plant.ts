@@ -39,9 +39,8 @@ export function plantSchemas(
     | 'minLength'
     | 'maxLength'
     | 'refine'
-    | 'pipe'
     | 'custom'
-    | 'transform'
+    | 'overwrite'
   >,
   id = int64(zod),
 ) {
@@ -63,9 +62,8 @@ const schemas = plantSchemas(
     minLength: z.minLength,
     maxLength: z.maxLength,
     refine: z.refine,
-    pipe: z.pipe,
     custom: z.custom,
-    transform: z.transform,
+    overwrite: z.overwrite,
   },
   Int64,
 );
