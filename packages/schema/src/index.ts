@@ -2,7 +2,9 @@ export {
   type Contract,
   contract,
   createPlant,
+  createPlantCall,
   defineRoute,
+  defineRouteCall,
   getDocs,
   getDocsScript,
   getHealth,
@@ -14,8 +16,10 @@ export {
   type ResponseType,
   type Route,
   type RouteBody,
+  type RouteCall,
   type RouteInput,
   type RouteResult,
+  routeOf,
 } from './contract.ts';
 export { ErrorBody } from './error-body.ts';
 export {
