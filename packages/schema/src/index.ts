@@ -42,8 +42,8 @@ export {
   parseJson,
   parseJsonNumber,
 } from './json.ts';
+export { NEW_PLANT_JSON_LIMITS } from './new-plant-json-limits.ts';
 export {
-  NEW_PLANT_JSON_LIMITS,
   NewPlant,
   type NewPlantInput,
   Plant,
