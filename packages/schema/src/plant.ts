@@ -31,15 +31,7 @@ const objectOnly = {
 export function plantSchemas(
   zod: Pick<
     ZodFunctions,
-    | 'object'
-    | 'strictObject'
-    | 'optional'
-    | 'string'
-    | 'minLength'
-    | 'maxLength'
-    | 'refine'
-    | 'custom'
-    | 'overwrite'
+    'object' | 'strictObject' | 'optional' | 'string' | 'refine' | 'custom' | 'overwrite'
   >,
   id = int64(zod),
 ) {
@@ -58,8 +50,6 @@ const schemas = plantSchemas(
     strictObject: z.strictObject,
     optional: z.optional,
     string: z.string,
-    minLength: z.minLength,
-    maxLength: z.maxLength,
     refine: z.refine,
     custom: z.custom,
     overwrite: z.overwrite,

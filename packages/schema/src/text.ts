@@ -1,3 +1,4 @@
+import type { core } from 'zod/mini';
 import { describeValue } from './describe-value.ts';
 import type { ZodFunctions } from './zod-functions.ts';
 
@@ -15,6 +16,41 @@ export const NO_CONTROL_CHARACTERS_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]
 const NO_CONTROL_CHARACTERS = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');
 
 /**
+ * The check that a string has 1..`maxLength` characters (code points), with the issue zod's
+ * `z.minLength(1)` / `z.maxLength(maxLength)` report (`too_small` / `too_big`, `origin: 'string'`,
+ * the bound, `inclusive`). One function check instead of those two: the same rule and issue with
+ * ~1.1 KB (minified) less of zod in a browser bundle. The OpenAPI builder states the bounds as
+ * `minLength` / `maxLength` (openapi/classic.ts), as it states the control-character `pattern`.
+ *
+ * @example
+ * z.string().check(textLength(200));
+ */
+export function textLength(maxLength: number) {
+  return (payload: core.ParsePayload<string>): void => {
+    const text = payload.value;
+    if (text === '') {
+      payload.issues.push({
+        origin: 'string',
+        code: 'too_small',
+        minimum: 1,
+        inclusive: true,
+        input: text,
+        message: 'must not be empty',
+      });
+    } else if (text.length > maxLength && Array.from(text).length > maxLength) {
+      payload.issues.push({
+        origin: 'string',
+        code: 'too_big',
+        maximum: maxLength,
+        inclusive: true,
+        input: text,
+        message: `must be at most ${maxLength} characters`,
+      });
+    }
+  };
+}
+
+/**
  * A string of 1..`maxLength` characters that is well-formed Unicode (no lone surrogate)
  * and holds no control character, built with `z` (zod/mini or full zod). JSON Schema has no
  * keyword for "well-formed": that rule is stated in the document's description instead. A value
@@ -25,7 +61,7 @@ const NO_CONTROL_CHARACTERS = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');
  * const Name = boundedText(z, 200);
  */
 export function boundedText(
-  z: Pick<ZodFunctions, 'string' | 'minLength' | 'maxLength' | 'refine'>,
+  z: Pick<ZodFunctions, 'string' | 'refine'>,
   maxLength: number,
   presence: 'required' | 'optional' = 'required',
 ) {
@@ -33,8 +69,7 @@ export function boundedText(
   const wrongType = (issue: { readonly input?: unknown }) =>
     issue.input === undefined ? 'is required' : `${expected} (got ${describeValue(issue.input)})`;
   return z.string({ error: wrongType }).check(
-    z.minLength(1, 'must not be empty'),
-    z.maxLength(maxLength, `must be at most ${maxLength} characters`),
+    textLength(maxLength),
     z.refine((s) => s.isWellFormed(), 'must be well-formed Unicode (no lone surrogate)'),
     z.refine((s) => NO_CONTROL_CHARACTERS.test(s), 'must not contain control characters'),
   );
