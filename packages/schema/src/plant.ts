@@ -31,7 +31,7 @@ const objectOnly = {
 export function plantSchemas(
   zod: Pick<
     ZodFunctions,
-    'object' | 'strictObject' | 'optional' | 'string' | 'refine' | 'custom' | 'overwrite'
+    'object' | 'strictObject' | 'optional' | 'string' | 'custom' | 'overwrite'
   >,
   id = int64(zod),
 ) {
@@ -50,7 +50,6 @@ const schemas = plantSchemas(
     strictObject: z.strictObject,
     optional: z.optional,
     string: z.string,
-    refine: z.refine,
     custom: z.custom,
     overwrite: z.overwrite,
   },

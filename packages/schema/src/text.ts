@@ -16,36 +16,49 @@ export const NO_CONTROL_CHARACTERS_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]
 const NO_CONTROL_CHARACTERS = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');
 
 /**
- * The check that a string has 1..`maxLength` characters (code points), with the issue zod's
- * `z.minLength(1)` / `z.maxLength(maxLength)` report (`too_small` / `too_big`, `origin: 'string'`,
- * the bound, `inclusive`). One function check instead of those two: the same rule and issue with
- * ~1.1 KB (minified) less of zod in a browser bundle. The OpenAPI builder states the bounds as
- * `minLength` / `maxLength` (openapi/classic.ts), as it states the control-character `pattern`.
+ * The rules of a name or tag as one function check: 1..`maxLength` characters (code points),
+ * well-formed Unicode, no control character. Each broken rule adds the issue zod's own check
+ * would (`z.minLength(1)` / `z.maxLength(maxLength)`: `too_small` / `too_big` with
+ * `origin: 'string'`, the bound and `inclusive`; `z.refine`: `custom`), and every rule is checked
+ * (`continue: true`), as with those checks. One function instead of four zod checks: ~1.2 KB
+ * (minified) less of zod in a browser bundle. The OpenAPI builder states the bounds as
+ * `minLength` / `maxLength` and the pattern (openapi/classic.ts).
  *
  * @example
- * z.string().check(textLength(200));
+ * z.string().check(textRules(200));
  */
-export function textLength(maxLength: number) {
+export function textRules(maxLength: number) {
   return (payload: core.ParsePayload<string>): void => {
-    const text = payload.value;
-    if (text === '') {
-      payload.issues.push({
+    const input = payload.value;
+    const { issues } = payload;
+    if (input === '') {
+      issues.push({
         origin: 'string',
         code: 'too_small',
         minimum: 1,
         inclusive: true,
-        input: text,
+        input,
         message: 'must not be empty',
+        continue: true,
       });
-    } else if (text.length > maxLength && Array.from(text).length > maxLength) {
-      payload.issues.push({
+    } else if (input.length > maxLength && Array.from(input).length > maxLength) {
+      issues.push({
         origin: 'string',
         code: 'too_big',
         maximum: maxLength,
         inclusive: true,
-        input: text,
+        input,
         message: `must be at most ${maxLength} characters`,
+        continue: true,
       });
+    }
+    if (!input.isWellFormed()) {
+      const message = 'must be well-formed Unicode (no lone surrogate)';
+      issues.push({ code: 'custom', input, message, continue: true });
+    }
+    if (!NO_CONTROL_CHARACTERS.test(input)) {
+      const message = 'must not contain control characters';
+      issues.push({ code: 'custom', input, message, continue: true });
     }
   };
 }
@@ -61,16 +74,12 @@ export function textLength(maxLength: number) {
  * const Name = boundedText(z, 200);
  */
 export function boundedText(
-  z: Pick<ZodFunctions, 'string' | 'refine'>,
+  z: Pick<ZodFunctions, 'string'>,
   maxLength: number,
   presence: 'required' | 'optional' = 'required',
 ) {
   const expected = presence === 'optional' ? 'must be a string, or left out' : 'must be a string';
   const wrongType = (issue: { readonly input?: unknown }) =>
     issue.input === undefined ? 'is required' : `${expected} (got ${describeValue(issue.input)})`;
-  return z.string({ error: wrongType }).check(
-    textLength(maxLength),
-    z.refine((s) => s.isWellFormed(), 'must be well-formed Unicode (no lone surrogate)'),
-    z.refine((s) => NO_CONTROL_CHARACTERS.test(s), 'must not contain control characters'),
-  );
+  return z.string({ error: wrongType }).check(textRules(maxLength));
 }

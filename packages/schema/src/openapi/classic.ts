@@ -57,7 +57,7 @@ export function documentedTwins(): ReadonlyMap<unknown, Schema> {
     maximum: INT64_MAX as unknown as number,
     description: FIELD_PROSE.id,
   });
-  // The length bounds are one function check (text.ts `textLength`), which zod-to-openapi cannot
+  // The length bounds are one function check (text.ts `textRules`), which zod-to-openapi cannot
   // read: stated here, as the pattern is.
   describe(field(plants.Plant, 'name'), {
     description: FIELD_PROSE.name,
