@@ -27,18 +27,17 @@ export function isInt64(value: unknown): value is bigint | number {
  * A signed 64-bit integer built with `z` (zod/mini or full zod), accepted as `bigint` or as a
  * safe-integer `number`, always produced as `bigint` so no digit is ever rounded.
  *
- * The conversion is a `z.overwrite` check on the `z.custom`, not `z.pipe(…, z.transform(…))`:
- * the same validation and output (a refused value stops at the custom, whose check aborts), with
- * ~1.1 KB (minified) less of zod in a browser bundle. `overwrite` is typed as keeping the type,
- * so the output type is stated here: after the check the value is always a `bigint`.
+ * The conversion is a function check on the `z.custom` (what `z.overwrite` does, with less of
+ * zod in a browser bundle), not `z.pipe(…, z.transform(…))`: the same validation and output, a
+ * refused value stops at the custom (its check aborts, so the conversion does not run). The check
+ * keeps the type in zod's eyes, so the output type is stated here: always a `bigint`.
  */
-export function int64(zod: Pick<ZodFunctions, 'custom' | 'overwrite'>) {
+export function int64(zod: Pick<ZodFunctions, 'custom'>) {
   return zod
     .custom<bigint | number>(isInt64, { error: (issue) => int64Problem(issue.input) })
-    .check(zod.overwrite((value) => BigInt(value))) as unknown as z.ZodMiniType<
-    bigint,
-    bigint | number
-  >;
+    .check((payload) => {
+      payload.value = BigInt(payload.value);
+    }) as unknown as z.ZodMiniType<bigint, bigint | number>;
 }
 
 /**
@@ -48,7 +47,7 @@ export function int64(zod: Pick<ZodFunctions, 'custom' | 'overwrite'>) {
  * @example
  * Int64.parse(42); // 42n
  */
-export const Int64 = int64({ custom: z.custom, overwrite: z.overwrite });
+export const Int64 = int64({ custom: z.custom });
 
 /**
  * What is wrong with a value that is not an Int64, in the words of the error catalog.

@@ -29,10 +29,7 @@ const objectOnly = {
  * working when it does.
  */
 export function plantSchemas(
-  zod: Pick<
-    ZodFunctions,
-    'object' | 'strictObject' | 'optional' | 'string' | 'custom' | 'overwrite'
-  >,
+  zod: Pick<ZodFunctions, 'object' | 'strictObject' | 'optional' | 'string' | 'custom'>,
   id = int64(zod),
 ) {
   const name = boundedText(zod, NAME_MAX_LENGTH);
@@ -51,7 +48,6 @@ const schemas = plantSchemas(
     optional: z.optional,
     string: z.string,
     custom: z.custom,
-    overwrite: z.overwrite,
   },
   Int64,
 );
