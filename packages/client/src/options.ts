@@ -1,3 +1,4 @@
+import { describeValue } from '@plant-store/schema/shapes';
 import { type $Fetch, ofetch } from 'ofetch';
 import { type RetryPolicy, wait } from './retry.ts';
 
@@ -92,15 +93,15 @@ export function resolveClientConfig(options: PlantStoreClientOptions): ClientCon
 
 function nonEmptyString(name: string, value: unknown): asserts value is string {
   if (typeof value !== 'string' || value.trim() === '') {
-    const got = typeof value === 'string' ? JSON.stringify(value) : describeType(value);
+    // `undefined` by name: what an unset `process.env.X!` gives.
+    const got =
+      typeof value === 'string'
+        ? JSON.stringify(value)
+        : value === undefined
+          ? 'undefined'
+          : describeValue(value);
     throw new TypeError(`${name} must be a non-empty string, got ${got}`);
   }
-}
-
-function describeType(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  const type = typeof value;
-  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
 /** What a numeric option must be, as its `RangeError` says it. */

@@ -21,6 +21,7 @@ export {
   type RouteResult,
   routeOf,
 } from './contract.ts';
+export { describeValue } from './describe-value.ts';
 export { ErrorBody } from './error-body.ts';
 export {
   ERROR_CATALOG,

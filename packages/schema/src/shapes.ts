@@ -4,6 +4,7 @@
 // reads them with JSON.parse). The full contract is the package's main entry.
 export { createPlant } from './create-plant.ts';
 export { createPlantCall } from './create-plant-call.ts';
+export { describeValue } from './describe-value.ts';
 export { ErrorBody } from './error-body.ts';
 export { formatIssues } from './format-issues.ts';
 export { INT64_MAX, INT64_MIN, Int64, isInt64 } from './int64.ts';
