@@ -27,6 +27,8 @@ export default defineConfig({
           globalSetup: ['@plant-store/server/testing/server-build-setup'],
           // Runs last and alone (turbo: `^test:e2e`); the consumer's install waits on I/O.
           maxWorkers: 2,
+          // After the unit project (vitest runs projects with different maxWorkers in groups).
+          sequence: { groupOrder: 1 },
           testTimeout: 180_000,
           hookTimeout: 180_000,
         },

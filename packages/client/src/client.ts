@@ -1,10 +1,10 @@
 import {
-  createPlant,
+  createPlantCall,
   formatIssues,
   type HttpMethod,
   type NewPlantInput,
   type Plant,
-  type Route,
+  type RouteCall,
   type RouteInput,
   type RouteResult,
   stringifyJson,
@@ -86,7 +86,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 export function clientFromConfig(config: ClientConfig): PlantStoreClient {
   const pacer = config.pace ? new Pacer(config.sleep) : undefined;
   return {
-    createPlant: (newPlant) => callRoute(config, createPlant, newPlant, pacer),
+    createPlant: (newPlant) => callRoute(config, createPlantCall, newPlant, pacer),
   };
 }
 
@@ -102,7 +102,7 @@ export function clientFromConfig(config: ClientConfig): PlantStoreClient {
  * const plant = await callRoute(config, contract.createPlant, { id: 10n, name: 'Monstera' });
  * const health = await callRoute(config, contract.getHealth, undefined);
  */
-export async function callRoute<R extends Route>(
+export async function callRoute<R extends RouteCall>(
   config: ClientConfig,
   route: R,
   input: RouteInput<R>,
@@ -125,7 +125,7 @@ function pacingReading(outcome: AttemptOutcome) {
     : { reading: undefined, refused: false };
 }
 
-function encodeBody(route: Route, input: unknown): string | undefined {
+function encodeBody(route: RouteCall, input: unknown): string | undefined {
   if (route.body === undefined) return undefined;
   const verdict = validateBody(route.body, input);
   if (!verdict.ok) {
@@ -154,7 +154,7 @@ interface RequestSettings {
  * // { url: 'http://api.test/plants', method: 'POST', headers: { accept, content-type, authorization }, … }
  */
 export function buildHttpRequest(
-  route: Route,
+  route: RouteCall,
   settings: RequestSettings,
   body: string | undefined,
 ): HttpRequest {
@@ -182,7 +182,7 @@ export function buildHttpRequest(
  * @example
  * const plant = readResponse(contract.createPlant, url, await sendWithRetries(send, policy));
  */
-export function readResponse(route: Route, url: string, result: RetriedOutcome): unknown {
+export function readResponse(route: RouteCall, url: string, result: RetriedOutcome): unknown {
   const { outcome, attempts } = result;
   const { operationId } = route;
   if (outcome.kind === 'failure') {
@@ -200,7 +200,7 @@ export function readResponse(route: Route, url: string, result: RetriedOutcome):
   return readSuccessBody(route, outcome, attempts);
 }
 
-function readSuccessBody(route: Route, response: ResponseOutcome, attempts: number): unknown {
+function readSuccessBody(route: RouteCall, response: ResponseOutcome, attempts: number): unknown {
   const details = { operationId: route.operationId, status: response.status, attempts };
   const prefix = `${route.operationId}: the ${response.status} response`;
   let json: unknown;

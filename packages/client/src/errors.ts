@@ -51,12 +51,13 @@ export interface PlantStoreErrorDetails {
  */
 export class PlantStoreError extends Error {
   override readonly name: string = 'PlantStoreError';
-  readonly operationId: string;
-  readonly status: number;
-  readonly code: number | undefined;
+  // `declare`: set by the constructor, so no class field is emitted for them (bundle size).
+  declare readonly operationId: string;
+  declare readonly status: number;
+  declare readonly code: number | undefined;
   /** See {@link PlantStoreErrorDetails.retryAfter}. */
-  readonly retryAfter: number | undefined;
-  readonly attempts: number;
+  declare readonly retryAfter: number | undefined;
+  declare readonly attempts: number;
 
   constructor(message: string, details: PlantStoreErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -93,8 +94,8 @@ export interface PlantStoreNetworkErrorDetails {
  */
 export class PlantStoreNetworkError extends PlantStoreError {
   override readonly name: string = 'PlantStoreNetworkError';
-  readonly url: string;
-  readonly timedOut: boolean;
+  declare readonly url: string;
+  declare readonly timedOut: boolean;
 
   constructor(details: PlantStoreNetworkErrorDetails) {
     const what = details.timedOut ? 'timed out' : `failed (${describeCause(details.cause)})`;
@@ -136,7 +137,7 @@ function describeCause(cause: unknown): string {
 export class PlantStoreValidationError extends PlantStoreError {
   override readonly name: string = 'PlantStoreValidationError';
   /** Every problem zod found, with its path. */
-  readonly issues: readonly z.core.$ZodIssue[];
+  declare readonly issues: readonly z.core.$ZodIssue[];
 
   constructor(
     message: string,

@@ -1,3 +1,4 @@
+import { describeValue } from '@plant-store/schema/shapes';
 import { type $Fetch, ofetch } from 'ofetch';
 import { type RetryPolicy, wait } from './retry.ts';
 
@@ -62,30 +63,27 @@ export const CLIENT_DEFAULTS = {
  * // { retries: 2, retryDelayMs: 250, maxRetryDelayMs: 10000 }
  */
 export function resolveClientConfig(options: PlantStoreClientOptions): ClientConfig {
+  const { baseUrl, token } = options;
   // Checked for type first: `process.env.TOKEN!` is `undefined` at run time when the variable
   // is unset, and a template or `URL.parse` would turn it into the string "undefined".
-  nonEmptyString('baseUrl', options.baseUrl);
-  nonEmptyString('token', options.token);
-  const url = URL.parse(options.baseUrl);
-  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new TypeError(
-      `baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`,
-    );
+  nonEmptyString('baseUrl', baseUrl);
+  nonEmptyString('token', token);
+  if (!/^https?:$/.test(URL.parse(baseUrl)?.protocol ?? '')) {
+    throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
   }
-  if (!/^[\x21-\x7e]+$/.test(options.token)) {
+  if (!/^[\x21-\x7e]+$/.test(token)) {
     throw new TypeError('token must be a non-empty string of visible ASCII characters');
   }
+  const number = (name: keyof typeof CLIENT_DEFAULTS, rule: NumberRule) =>
+    checkedNumber(name, options[name] ?? CLIENT_DEFAULTS[name], rule);
   return {
-    baseUrl: options.baseUrl,
-    token: options.token,
-    timeoutMs: positive('timeoutMs', options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs),
+    baseUrl,
+    token,
+    timeoutMs: number('timeoutMs', '> 0'),
     retry: {
-      retries: count('retries', options.retries ?? CLIENT_DEFAULTS.retries),
-      retryDelayMs: duration('retryDelayMs', options.retryDelayMs ?? CLIENT_DEFAULTS.retryDelayMs),
-      maxRetryDelayMs: duration(
-        'maxRetryDelayMs',
-        options.maxRetryDelayMs ?? CLIENT_DEFAULTS.maxRetryDelayMs,
-      ),
+      retries: number('retries', 'a whole number >= 0'),
+      retryDelayMs: number('retryDelayMs', '>= 0'),
+      maxRetryDelayMs: number('maxRetryDelayMs', '>= 0'),
     },
     fetcher: options.fetch ? ofetch.create({}, { fetch: options.fetch }) : ofetch,
     sleep: wait,
@@ -93,34 +91,26 @@ export function resolveClientConfig(options: PlantStoreClientOptions): ClientCon
   };
 }
 
-function nonEmptyString(name: string, value: unknown): void {
+function nonEmptyString(name: string, value: unknown): asserts value is string {
   if (typeof value !== 'string' || value.trim() === '') {
-    const got = typeof value === 'string' ? JSON.stringify(value) : describeType(value);
+    // `undefined` by name: what an unset `process.env.X!` gives.
+    const got =
+      typeof value === 'string'
+        ? JSON.stringify(value)
+        : value === undefined
+          ? 'undefined'
+          : describeValue(value);
     throw new TypeError(`${name} must be a non-empty string, got ${got}`);
   }
 }
 
-function describeType(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  const type = typeof value;
-  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
+/** What a numeric option must be, as its `RangeError` says it. */
+type NumberRule = '> 0' | '>= 0' | 'a whole number >= 0';
 
-function positive(name: string, value: number): number {
-  if (!(Number.isFinite(value) && value > 0))
-    throw new RangeError(`${name} must be > 0, got ${value}`);
-  return value;
-}
-
-function duration(name: string, value: number): number {
-  if (!(Number.isFinite(value) && value >= 0))
-    throw new RangeError(`${name} must be >= 0, got ${value}`);
-  return value;
-}
-
-function count(name: string, value: number): number {
-  if (!(Number.isSafeInteger(value) && value >= 0)) {
-    throw new RangeError(`${name} must be a whole number >= 0, got ${value}`);
-  }
+function checkedNumber(name: string, value: number, rule: NumberRule): number {
+  const ok =
+    rule === '> 0' ? value > 0 : value >= 0 && (rule === '>= 0' || Number.isSafeInteger(value));
+  if (!(Number.isFinite(value) && ok))
+    throw new RangeError(`${name} must be ${rule}, got ${value}`);
   return value;
 }

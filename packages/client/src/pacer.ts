@@ -11,6 +11,17 @@ export interface RateLimitReading {
 }
 
 /**
+ * A header value that is a whole number of digits (blanks around it allowed), as a `number`;
+ * `undefined` for no header or anything else (`-1`, `1.5`, `lots`).
+ *
+ * @example
+ * headerNumber(' 120 '); // 120
+ */
+export function headerNumber(value: string | null | undefined): number | undefined {
+  return value != null && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
+}
+
+/**
  * Reads the rate-limit headers of an answer; `undefined` when they are missing or not
  * whole numbers (the server's limit is off, or another server).
  *
@@ -19,13 +30,9 @@ export interface RateLimitReading {
  * // { limit: 100, remaining: 7, reset: 2 }
  */
 export function readRateLimit(headers: Headers): RateLimitReading | undefined {
-  const number = (name: string) => {
-    const value = headers.get(name);
-    return value !== null && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
-  };
-  const limit = number(RATE_LIMIT_HEADERS.limit);
-  const remaining = number(RATE_LIMIT_HEADERS.remaining);
-  const reset = number(RATE_LIMIT_HEADERS.reset);
+  const limit = headerNumber(headers.get(RATE_LIMIT_HEADERS.limit));
+  const remaining = headerNumber(headers.get(RATE_LIMIT_HEADERS.remaining));
+  const reset = headerNumber(headers.get(RATE_LIMIT_HEADERS.reset));
   if (limit === undefined || limit < 1 || remaining === undefined) return undefined;
   return { limit, remaining, reset: reset ?? 0 };
 }

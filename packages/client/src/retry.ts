@@ -1,5 +1,5 @@
 import { type $Fetch, FetchError } from 'ofetch';
-import { type RateLimitReading, readRateLimit } from './pacer.ts';
+import { headerNumber, type RateLimitReading, readRateLimit } from './pacer.ts';
 
 /** One HTTP attempt that got a response (any status). */
 export interface ResponseOutcome {
@@ -89,7 +89,6 @@ export function nextRetryDelay(
   return asked > policy.maxRetryDelayMs ? undefined : Math.max(backoff, asked);
 }
 
-const DELTA_SECONDS = /^\s*(\d+)\s*$/;
 // Every HTTP-date form (IMF-fixdate, RFC 850, asctime) starts with a day name.
 const HTTP_DATE = /^\s*[A-Za-z]{3}/;
 
@@ -107,11 +106,8 @@ export function parseRetryAfter(
   now = Date.now(),
 ): number | undefined {
   if (value === null || value === undefined) return undefined;
-  const delta = DELTA_SECONDS.exec(value);
-  if (delta) {
-    const seconds = Number(delta[1]);
-    return Number.isSafeInteger(seconds) ? seconds : undefined;
-  }
+  const seconds = headerNumber(value);
+  if (seconds !== undefined) return Number.isSafeInteger(seconds) ? seconds : undefined;
   if (!HTTP_DATE.test(value)) return undefined;
   const date = Date.parse(value);
   if (Number.isNaN(date)) return undefined;

@@ -9,6 +9,7 @@ import {
 } from './operation-routes.ts';
 
 export { createPlant } from './create-plant.ts';
+export { createPlantCall } from './create-plant-call.ts';
 export {
   getDocs,
   getDocsScript,

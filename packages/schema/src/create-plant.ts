@@ -1,15 +1,9 @@
-import { NewPlant, Plant } from './plant.ts';
-import { defineRoute } from './route.ts';
+import { createPlantCall } from './create-plant-call.ts';
+import { routeOf } from './route.ts';
 
-/** `POST /plants`: the one operation the client calls (its own module, so a bundle holds only it). */
-export const createPlant = defineRoute({
-  operationId: 'createPlant',
-  method: 'post',
-  path: '/plants',
+/** `POST /plants`: the one operation the client calls (its call is `createPlantCall`). */
+export const createPlant = /* @__PURE__ */ routeOf(createPlantCall, {
   tag: 'plants',
-  auth: 'bearer',
-  body: NewPlant,
-  response: { status: 200, schema: Plant },
   errors: [
     'validationFailed',
     'malformedJson',

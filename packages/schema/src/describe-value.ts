@@ -13,18 +13,7 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (isLosslessNumber(value)) return 'a number';
-  switch (typeof value) {
-    case 'string':
-      return 'a string';
-    case 'number':
-    case 'bigint':
-      return 'a number';
-    case 'boolean':
-      return 'a boolean';
-    case 'object':
-      return 'an object';
-    default:
-      return `a ${typeof value}`;
-  }
+  // A bigint and a LosslessNumber are numbers to the sender; every other kind is its `typeof`.
+  const type = typeof value === 'bigint' || isLosslessNumber(value) ? 'number' : typeof value;
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }

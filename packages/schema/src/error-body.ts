@@ -1,14 +1,12 @@
 import * as z from 'zod/mini';
 import type { ZodFunctions } from './zod-functions.ts';
 
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
-
-/** True for a 32-bit signed integer (`z.int32()` accepts the same, with more of zod to bundle). */
+/**
+ * True for a 32-bit signed integer (`z.int32()` accepts the same, with more of zod to bundle):
+ * `value | 0` is the number as an int32, the same number only when it is one.
+ */
 export function isInt32(value: unknown): value is number {
-  return (
-    Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX
-  );
+  return typeof value === 'number' && value === (value | 0);
 }
 
 /**

@@ -2,7 +2,9 @@ export {
   type Contract,
   contract,
   createPlant,
+  createPlantCall,
   defineRoute,
+  defineRouteCall,
   getDocs,
   getDocsScript,
   getHealth,
@@ -14,9 +16,12 @@ export {
   type ResponseType,
   type Route,
   type RouteBody,
+  type RouteCall,
   type RouteInput,
   type RouteResult,
+  routeOf,
 } from './contract.ts';
+export { describeValue } from './describe-value.ts';
 export { ErrorBody } from './error-body.ts';
 export {
   ERROR_CATALOG,
@@ -38,8 +43,8 @@ export {
   parseJson,
   parseJsonNumber,
 } from './json.ts';
+export { NEW_PLANT_JSON_LIMITS } from './new-plant-json-limits.ts';
 export {
-  NEW_PLANT_JSON_LIMITS,
   NewPlant,
   type NewPlantInput,
   Plant,

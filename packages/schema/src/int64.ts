@@ -26,12 +26,18 @@ export function isInt64(value: unknown): value is bigint | number {
 /**
  * A signed 64-bit integer built with `z` (zod/mini or full zod), accepted as `bigint` or as a
  * safe-integer `number`, always produced as `bigint` so no digit is ever rounded.
+ *
+ * The conversion is a function check on the `z.custom` (what `z.overwrite` does, with less of
+ * zod in a browser bundle), not `z.pipe(…, z.transform(…))`: the same validation and output, a
+ * refused value stops at the custom (its check aborts, so the conversion does not run). The check
+ * keeps the type in zod's eyes, so the output type is stated here: always a `bigint`.
  */
-export function int64(zod: Pick<ZodFunctions, 'pipe' | 'custom' | 'transform'>) {
-  return zod.pipe(
-    zod.custom<bigint | number>(isInt64, { error: (issue) => int64Problem(issue.input) }),
-    zod.transform((value: bigint | number) => BigInt(value)),
-  );
+export function int64(zod: Pick<ZodFunctions, 'custom'>) {
+  return zod
+    .custom<bigint | number>(isInt64, { error: (issue) => int64Problem(issue.input) })
+    .check((payload) => {
+      payload.value = BigInt(payload.value);
+    }) as unknown as z.ZodMiniType<bigint, bigint | number>;
 }
 
 /**
@@ -41,7 +47,7 @@ export function int64(zod: Pick<ZodFunctions, 'pipe' | 'custom' | 'transform'>) 
  * @example
  * Int64.parse(42); // 42n
  */
-export const Int64 = int64({ pipe: z.pipe, custom: z.custom, transform: z.transform });
+export const Int64 = int64({ custom: z.custom });
 
 /**
  * What is wrong with a value that is not an Int64, in the words of the error catalog.

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import { describeValue } from './describe-value.ts';
 import { Int64, int64 } from './int64.ts';
-import type { FlatRecordLimits } from './json.ts';
 import { boundedText, NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
 import type { ZodFunctions } from './zod-functions.ts';
 
@@ -30,19 +29,7 @@ const objectOnly = {
  * working when it does.
  */
 export function plantSchemas(
-  zod: Pick<
-    ZodFunctions,
-    | 'object'
-    | 'strictObject'
-    | 'optional'
-    | 'string'
-    | 'minLength'
-    | 'maxLength'
-    | 'refine'
-    | 'pipe'
-    | 'custom'
-    | 'transform'
-  >,
+  zod: Pick<ZodFunctions, 'object' | 'strictObject' | 'optional' | 'string' | 'custom'>,
   id = int64(zod),
 ) {
   const name = boundedText(zod, NAME_MAX_LENGTH);
@@ -60,12 +47,7 @@ const schemas = plantSchemas(
     strictObject: z.strictObject,
     optional: z.optional,
     string: z.string,
-    minLength: z.minLength,
-    maxLength: z.maxLength,
-    refine: z.refine,
-    pipe: z.pipe,
     custom: z.custom,
-    transform: z.transform,
   },
   Int64,
 );
@@ -93,17 +75,6 @@ export const Plant = schemas.Plant as unknown as z.ZodMiniType<
  * Strict: an unknown property is an error, never silently dropped.
  */
 export const NewPlant = schemas.NewPlant;
-/**
- * How far `parseJson` reads a body meant to be a NewPlant, a flat record (`flatRecord`): its
- * three fields, each key repeated with the same value at most a few times (16 members in all),
- * and strings up to 12 characters of JSON text (`\uD83C\uDF3F`) per character of the longest
- * name and then some, so a string cut there is still too long wherever a name's limit applies.
- */
-export const NEW_PLANT_JSON_LIMITS: FlatRecordLimits = {
-  maxMembers: 16,
-  maxStringLength: 12 * (NAME_MAX_LENGTH + 2),
-};
-
 /** What a caller may pass: `id` as a safe-integer `number` or as a `bigint`. */
 export type NewPlantInput = z.input<typeof NewPlant>;
 /** What validation yields: `id` always a `bigint`. */

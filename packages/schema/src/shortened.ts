@@ -12,10 +12,7 @@ export const QUOTED_MAX_LENGTH = 40;
 export function shortened(text: string, maxLength = QUOTED_MAX_LENGTH): string {
   // A code point takes one or two UTF-16 units: a text this short has few enough of them.
   if (text.length <= maxLength) return text;
-  const width = (at: number) => ((text.codePointAt(at) ?? 0) > 0xffff ? 2 : 1);
-  let end = 0;
-  for (let kept = 0; kept < maxLength - 1 && end < text.length; kept += 1) end += width(end);
-  // Exactly one code point left: the whole text fits.
-  if (end >= text.length || end + width(end) >= text.length) return text;
-  return `${text.slice(0, end)}…`;
+  // `Array.from` splits a string into its code points (a lone surrogate is one of its own).
+  const points = Array.from(text);
+  return points.length <= maxLength ? text : `${points.slice(0, maxLength - 1).join('')}…`;
 }

@@ -1,3 +1,4 @@
+import type { core } from 'zod/mini';
 import { describeValue } from './describe-value.ts';
 import type { ZodFunctions } from './zod-functions.ts';
 
@@ -15,6 +16,54 @@ export const NO_CONTROL_CHARACTERS_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]
 const NO_CONTROL_CHARACTERS = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');
 
 /**
+ * The rules of a name or tag as one function check: 1..`maxLength` characters (code points),
+ * well-formed Unicode, no control character. Each broken rule adds the issue zod's own check
+ * would (`z.minLength(1)` / `z.maxLength(maxLength)`: `too_small` / `too_big` with
+ * `origin: 'string'`, the bound and `inclusive`; `z.refine`: `custom`), and every rule is checked
+ * (`continue: true`), as with those checks. One function instead of four zod checks: ~1.2 KB
+ * (minified) less of zod in a browser bundle. The OpenAPI builder states the bounds as
+ * `minLength` / `maxLength` and the pattern (openapi/classic.ts).
+ *
+ * @example
+ * z.string().check(textRules(200));
+ */
+export function textRules(maxLength: number) {
+  return (payload: core.ParsePayload<string>): void => {
+    const input = payload.value;
+    const { issues } = payload;
+    if (input === '') {
+      issues.push({
+        origin: 'string',
+        code: 'too_small',
+        minimum: 1,
+        inclusive: true,
+        input,
+        message: 'must not be empty',
+        continue: true,
+      });
+    } else if (input.length > maxLength && Array.from(input).length > maxLength) {
+      issues.push({
+        origin: 'string',
+        code: 'too_big',
+        maximum: maxLength,
+        inclusive: true,
+        input,
+        message: `must be at most ${maxLength} characters`,
+        continue: true,
+      });
+    }
+    if (!input.isWellFormed()) {
+      const message = 'must be well-formed Unicode (no lone surrogate)';
+      issues.push({ code: 'custom', input, message, continue: true });
+    }
+    if (!NO_CONTROL_CHARACTERS.test(input)) {
+      const message = 'must not contain control characters';
+      issues.push({ code: 'custom', input, message, continue: true });
+    }
+  };
+}
+
+/**
  * A string of 1..`maxLength` characters that is well-formed Unicode (no lone surrogate)
  * and holds no control character, built with `z` (zod/mini or full zod). JSON Schema has no
  * keyword for "well-formed": that rule is stated in the document's description instead. A value
@@ -25,17 +74,12 @@ const NO_CONTROL_CHARACTERS = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');
  * const Name = boundedText(z, 200);
  */
 export function boundedText(
-  z: Pick<ZodFunctions, 'string' | 'minLength' | 'maxLength' | 'refine'>,
+  z: Pick<ZodFunctions, 'string'>,
   maxLength: number,
   presence: 'required' | 'optional' = 'required',
 ) {
   const expected = presence === 'optional' ? 'must be a string, or left out' : 'must be a string';
   const wrongType = (issue: { readonly input?: unknown }) =>
     issue.input === undefined ? 'is required' : `${expected} (got ${describeValue(issue.input)})`;
-  return z.string({ error: wrongType }).check(
-    z.minLength(1, 'must not be empty'),
-    z.maxLength(maxLength, `must be at most ${maxLength} characters`),
-    z.refine((s) => s.isWellFormed(), 'must be well-formed Unicode (no lone surrogate)'),
-    z.refine((s) => NO_CONTROL_CHARACTERS.test(s), 'must not contain control characters'),
-  );
+  return z.string({ error: wrongType }).check(textRules(maxLength));
 }

@@ -4,7 +4,7 @@ import { ErrorBody, errorBody } from '../error-body.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { OPERATION_SCHEMAS, operationSchemas } from '../operation-routes.ts';
 import { NewPlant, Plant, plantSchemas } from '../plant.ts';
-import { NO_CONTROL_CHARACTERS_PATTERN } from '../text.ts';
+import { NAME_MAX_LENGTH, NO_CONTROL_CHARACTERS_PATTERN, TAG_MAX_LENGTH } from '../text.ts';
 import type { ZodFunctions } from '../zod-functions.ts';
 import { BODY_PROSE, FIELD_PROSE, SCHEMA_PROSE } from './prose.ts';
 
@@ -57,8 +57,20 @@ export function documentedTwins(): ReadonlyMap<unknown, Schema> {
     maximum: INT64_MAX as unknown as number,
     description: FIELD_PROSE.id,
   });
-  describe(field(plants.Plant, 'name'), { description: FIELD_PROSE.name, ...text });
-  describe(field(plants.Plant, 'tag'), { description: FIELD_PROSE.tag, ...text });
+  // The length bounds are one function check (text.ts `textRules`), which zod-to-openapi cannot
+  // read: stated here, as the pattern is.
+  describe(field(plants.Plant, 'name'), {
+    description: FIELD_PROSE.name,
+    minLength: 1,
+    maxLength: NAME_MAX_LENGTH,
+    ...text,
+  });
+  describe(field(plants.Plant, 'tag'), {
+    description: FIELD_PROSE.tag,
+    minLength: 1,
+    maxLength: TAG_MAX_LENGTH,
+    ...text,
+  });
   describe(field(error, 'error'), {
     type: 'integer',
     format: 'int32',
