@@ -26,7 +26,7 @@ export const ERROR_CATALOG = {
     code: 40004,
     status: 400,
     meaning:
-      'The HTTP request itself is malformed (request line, headers, chunked framing of the body, headers over 16 KiB, more than 2000 header fields, or no Host header in HTTP/1.1); the connection is closed.',
+      'The HTTP request itself is malformed (request line, headers, chunked framing of the body, headers over 16 KiB, or no Host header in HTTP/1.1); the connection is closed.',
   },
   jsonTooDeep: {
     code: 40005,
@@ -81,7 +81,7 @@ export const ERROR_CATALOG = {
     code: 42901,
     status: 429,
     meaning:
-      'Too many requests: this credential is over its rate limit, or this client address sent too many requests with a refused credential or without one; retry after the Retry-After seconds.',
+      'Too many requests: this credential is over its rate limit, or this client address sent too many requests with a refused credential; retry after the Retry-After seconds.',
   },
   internal: {
     code: 50001,
