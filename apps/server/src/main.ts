@@ -144,33 +144,11 @@ function failedToStart(error: unknown, config: Config | undefined): never {
   const line =
     error instanceof StartupError
       ? error.message
-      : ((config && listenFailure(error, config)) ??
-        `failed to start: ${reason} (LOG_LEVEL=debug prints the stack)`);
+      : `failed to start: ${reason} (LOG_LEVEL=debug prints the stack)`;
   console.error(`plant-store: ${line}`);
   const debug = config?.logLevel === 'debug' || config?.logLevel === 'trace';
   if (debug && error instanceof Error) console.error(error.stack);
   process.exit(1);
-}
-
-/** What to do about a listener that could not bind, by Node's code (PORT/HOST: the settings). */
-const LISTEN_HINTS: Record<string, string> = {
-  EADDRINUSE:
-    'the port is already in use; stop the process that holds it or set PORT to a free port',
-  EACCES: 'permission denied (ports below 1024 need privileges); set PORT to 1024 or above',
-  ENOTFOUND: `the host name ADDRESS does not resolve; set HOST to an address of this machine (127.0.0.1, or 0.0.0.0 for all)`,
-  EADDRNOTAVAIL: `no network interface of this machine has that address; set HOST to one it has (127.0.0.1, or 0.0.0.0 for all)`,
-};
-
-/** A listener that could not bind (Node's error carries `address` and `port`). */
-function listenFailure(error: unknown, config: Config): string | undefined {
-  const { syscall, code, ...at } = (error ?? {}) as Record<string, unknown>;
-  if (!(error instanceof Error) || !['listen', 'getaddrinfo'].includes(String(syscall))) return;
-  const port = at.port === undefined ? config.port : Number(at.port);
-  const address = String(at.address || at.hostname || config.host);
-  const metrics = config.metrics !== undefined && port === config.metrics.port ? 'METRICS_' : '';
-  const hint = LISTEN_HINTS[code === 'EAI_AGAIN' ? 'ENOTFOUND' : String(code)];
-  const why = hint?.replace(/\b(PORT|HOST)\b/g, `${metrics}$1`).replace('ADDRESS', address);
-  return `cannot listen on ${address}:${port}: ${why ?? error.message}`;
 }
 
 main();
