@@ -5,12 +5,7 @@ import { developmentTokenPath, loadDevelopmentToken } from './auth/development-t
 import { runPrimary, SHUTDOWN_MESSAGE } from './cluster.ts';
 import { type Config, loadConfig, StartupError } from './config.ts';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
-import {
-  createLogger,
-  EXIT_FLUSH_MS,
-  exitAfterLogs,
-  wantsPrettyLogs,
-} from './observability/logger.ts';
+import { createLogger, EXIT_FLUSH_MS, exitAfterLogs } from './observability/logger.ts';
 import { startServer } from './server.ts';
 import { looseDirectoryWarning } from './store/private-files.ts';
 
@@ -27,9 +22,7 @@ async function main(): Promise<void> {
 }
 
 async function run(config: Config): Promise<void> {
-  const baseLogger = createLogger(config.logLevel, {
-    pretty: wantsPrettyLogs(config.production, process.stdout.isTTY),
-  });
+  const baseLogger = createLogger(config.logLevel);
   // A data directory others may enter: one warning, with the start-up line.
   const { kind } = config.database;
   const dataDirectory = dirname(developmentTokenPath(config.database));
