@@ -48,11 +48,7 @@ async function run(config: Config): Promise<void> {
     if (development) console.log(tryIt(url, development));
   };
   if (config.webConcurrency > 1 && cluster.isPrimary) {
-    const { webConcurrency: workers, port, host, metrics } = config;
-    const onListening = (url: string) => started(baseLogger, url);
-    process.exit(
-      await runPrimary({ workers, port, host, logger: baseLogger, onListening, metrics }),
-    );
+    process.exit(await runPrimary(config, baseLogger, (url) => started(baseLogger, url)));
   }
   const worker = cluster.worker;
   const logger = worker ? baseLogger.child({ pid: process.pid, worker: worker.id }) : baseLogger;
