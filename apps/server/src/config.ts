@@ -229,11 +229,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-/**
- * The configuration of an empty environment: every default, as the server uses it.
- * @example
- * const limit = DEFAULTS.bodyLimitBytes; // BODY_LIMIT's default, in bytes
- */
+/** The configuration of an empty environment: every default, as the server uses it. */
 export const DEFAULTS: Config = loadConfig({});
 
 /**

@@ -5,9 +5,6 @@ import { StartupError } from './config.ts';
 /**
  * Listens on `host:port`; resolves with the base URL (`http://127.0.0.1:3000`, IPv6 in brackets).
  * A failure is one start-up line: `cannot listen on HOST:PORT: <Node's message>`.
- *
- * @example
- * const url = await listenOn(http.createServer(handler), 3000, '127.0.0.1');
  */
 export async function listenOn(server: Server, port: number, host: string): Promise<string> {
   try {

@@ -2,12 +2,7 @@ import { write } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
-/**
- * JSON lines on stdout (or on `destination`); `redact` guards against a stray token.
- *
- * @example
- * const logger = createLogger('info');
- */
+/** JSON lines on stdout (or on `destination`); `redact` guards against a stray token. */
 export function createLogger(
   level: string,
   options: { readonly destination?: DestinationStream } = {},
@@ -45,12 +40,7 @@ export const EXIT_FLUSH_MS = 1000;
 
 let stdout: ReturnType<typeof pino.destination> | undefined;
 
-/**
- * Exits once the buffered lines are written, or after `EXIT_FLUSH_MS` (a stalled reader).
- *
- * @example
- * await exitAfterLogs(logger, 0);
- */
+/** Exits once the buffered lines are written, or after `EXIT_FLUSH_MS` (a stalled reader). */
 export async function exitAfterLogs(logger: Logger, code: number): Promise<never> {
   const flushed = new Promise<void>((resolve) => logger.flush(() => resolve()));
   await Promise.race([flushed, sleep(EXIT_FLUSH_MS)]);

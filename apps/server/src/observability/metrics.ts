@@ -11,9 +11,6 @@ export type RateLimitName = 'token' | 'address';
 /**
  * A registry of their own, so apps in one process (tests) never clash. `route` is the contract
  * path or `unmatched`, so a scan cannot add series.
- *
- * @example
- * const text = await new ServiceMetrics().registry.metrics();
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
