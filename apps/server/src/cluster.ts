@@ -71,7 +71,7 @@ export async function runPrimary(
     listening.add(worker.id);
     if (started || listening.size < workers) return;
     started = true;
-    logger.info({ workers: workers }, 'all workers serving');
+    logger.info({ workers }, 'all workers serving');
     const host = address.addressType === 6 ? `[${address.address}]` : address.address;
     onListening(`http://${host}:${address.port}`);
   });
