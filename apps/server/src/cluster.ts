@@ -1,6 +1,7 @@
 import cluster, { type Address, type Worker } from 'node:cluster';
 import { createServer } from 'node:net';
 import type { Logger } from 'pino';
+import type { Config } from './config.ts';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
 import { listenOn } from './listen.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
@@ -16,35 +17,29 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /** How long the primary waits for its workers after a signal before it kills them. */
 const STOP_TIMEOUT_MS = 30_000;
 
-interface PrimaryOptions {
-  readonly workers: number;
-  readonly port: number;
-  readonly host: string;
-  readonly logger: Logger;
-  /** Called once, when every worker of the first start listens. */
-  readonly onListening: (url: string) => void;
-  /** METRICS_PORT: every worker's metrics added up, on a listener of the primary. */
-  readonly metrics?: { readonly port: number; readonly host: string } | undefined;
-}
-
 /**
- * Keeps `workers` workers running; one dying before all first listen fails the start (a
- * replacement would fail again), later ones are replaced after a backoff. The first signal is
- * forwarded to every worker; resolves with 0 once all exited with 0, else 1.
+ * Keeps WEB_CONCURRENCY workers running; one dying before all first listen fails the start (a
+ * replacement would fail again), later ones are replaced after a backoff. `onListening` is
+ * called once, when every worker of the first start listens; METRICS_PORT serves every
+ * worker's metrics added up, on a listener of the primary. The first signal is forwarded to
+ * every worker; resolves with 0 once all exited with 0, else 1.
  * @example
- * process.exit(await runPrimary({ workers: 4, logger, onListening: console.log }));
+ * process.exit(await runPrimary(loadConfig(), logger, console.log));
  */
-export async function runPrimary(options: PrimaryOptions): Promise<number> {
-  const { logger } = options;
+export async function runPrimary(
+  config: Pick<Config, 'webConcurrency' | 'port' | 'host' | 'metrics'>,
+  logger: Logger,
+  onListening: (url: string) => void,
+): Promise<number> {
+  const workers = config.webConcurrency;
   // A port in use fails the start here, with one line, rather than in every worker.
   const probe = createServer();
-  await listenOn(probe, options.port, options.host);
+  await listenOn(probe, config.port, config.host);
   await new Promise((resolve) => probe.close(resolve));
   let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
-  if (options.metrics) {
+  if (config.metrics) {
     const { clusterMetrics } = await import('./observability/cluster-metrics.ts');
-    const allWorkers = clusterMetrics();
-    metrics = await startMetricsServer(allWorkers, options.metrics, logger);
+    metrics = await startMetricsServer(clusterMetrics(), config.metrics, logger);
     logger.info({ metrics: `${metrics.url}/metrics` }, 'metrics of all workers');
   }
   let stopping = false;
@@ -74,11 +69,11 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
 
   cluster.on('listening', (worker: Worker, address: Address) => {
     listening.add(worker.id);
-    if (started || listening.size < options.workers) return;
+    if (started || listening.size < workers) return;
     started = true;
-    logger.info({ workers: options.workers }, 'all workers serving');
+    logger.info({ workers }, 'all workers serving');
     const host = address.addressType === 6 ? `[${address.address}]` : address.address;
-    options.onListening(`http://${host}:${address.port}`);
+    onListening(`http://${host}:${address.port}`);
   });
   cluster.on('exit', (worker: Worker, code: number, signal: string) => {
     live.delete(worker);
@@ -98,7 +93,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
     if (code !== 0) failed = true;
     if (live.size === 0) stopped();
   });
-  for (let i = 0; i < options.workers; i += 1) fork();
+  for (let i = 0; i < workers; i += 1) fork();
 
   await done;
   await metrics?.close().catch(() => undefined);

@@ -361,10 +361,6 @@ describe('operations settings', () => {
     [{ METRICS_PORT: '65536' }, /METRICS_PORT: "65536" is not a whole number from 0 to 65535/],
     [{ RATE_LIMIT_BURST: '0' }, /RATE_LIMIT_BURST: "0" is not a whole number from 1 to/],
     [
-      { RATE_LIMIT_PER_MINUTE: '6000' },
-      /RATE_LIMIT_PER_MINUTE is no longer read: set RATE_LIMIT_PER_SECOND/,
-    ],
-    [
       { TRUST_PROXY: '10.0.0.0/33' },
       /^Invalid configuration: TRUST_PROXY.0: each entry must be an IP address/,
     ],
@@ -381,18 +377,6 @@ describe('operations settings', () => {
     [{ WEB_CONCURRENCY: '257' }, /WEB_CONCURRENCY: "257" is not a whole number from 1 to 256/],
   ])('name the problem in %o', (env, message) => {
     expect(() => load(env)).toThrow(message);
-  });
-});
-
-describe('TRUST_PROXY_HOPS (replaced by TRUST_PROXY)', () => {
-  it.each(['0', '1', '2'])('=%s refuses to start, saying what to set instead', (value) => {
-    expect(() => load({ TRUST_PROXY_HOPS: value })).toThrow(
-      new ConfigError(
-        'Invalid configuration: TRUST_PROXY_HOPS is no longer read: set TRUST_PROXY to the ' +
-          'addresses or networks of your reverse proxies (e.g. TRUST_PROXY=127.0.0.1 for a proxy ' +
-          'on this machine), and remove TRUST_PROXY_HOPS',
-      ),
-    );
   });
 });
 

@@ -188,16 +188,6 @@ export const NO_CREDENTIAL_MESSAGE =
   '(comma-separated bearer tokens), or issue a managed token in this database first with ' +
   '`plant-store tokens create --name <consumer>` (node dist/cli.js tokens create …, same DATABASE_URL)';
 
-/** Variables no longer read, and what replaces them: ignoring one would silently change a limit. */
-const RETIRED: Record<string, string> = {
-  RATE_LIMIT_PER_MINUTE:
-    `set RATE_LIMIT_PER_SECOND (sustained requests per second per credential, default ${Env.shape.RATE_LIMIT_PER_SECOND.parse(undefined)}) and ` +
-    `RATE_LIMIT_BURST (requests at once, default ${Env.shape.RATE_LIMIT_BURST.parse(undefined)}) instead`,
-  TRUST_PROXY_HOPS:
-    'set TRUST_PROXY to the addresses or networks of your reverse proxies (e.g. ' +
-    'TRUST_PROXY=127.0.0.1 for a proxy on this machine)',
-};
-
 /**
  * Reads and validates the configuration: the one place the environment is read.
  * @example
@@ -205,12 +195,6 @@ const RETIRED: Record<string, string> = {
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
   const values = parseEnv(Env, env);
-  for (const [name, instead] of Object.entries(RETIRED)) {
-    if (env[name] === undefined) continue;
-    throw new ConfigError(
-      `Invalid configuration: ${name} is no longer read: ${instead}, and remove ${name}`,
-    );
-  }
   if (values.METRICS_PORT === values.PORT && values.PORT !== 0) {
     throw new ConfigError(
       'Invalid configuration: METRICS_PORT: must differ from PORT (metrics have their own listener)',
@@ -245,11 +229,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-/**
- * The configuration of an empty environment: every default, as the server uses it.
- * @example
- * const limit = DEFAULTS.bodyLimitBytes; // BODY_LIMIT's default, in bytes
- */
+/** The configuration of an empty environment: every default, as the server uses it. */
 export const DEFAULTS: Config = loadConfig({});
 
 /**

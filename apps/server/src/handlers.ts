@@ -25,14 +25,14 @@ async function servedAsFile(): Promise<never> {
   throw new Error('answered as a static file by docs/serve-docs-assets.ts');
 }
 
-export function contractHandlers(store: PlantStore, lifecycle?: Lifecycle): ContractHandlers {
+export function contractHandlers(store: PlantStore, lifecycle: Lifecycle): ContractHandlers {
   return {
     createPlant: (body) => createPlant(store, body),
     getHealth: async () => ({ status: 'ok' }),
     // Ready means able to commit (the one operation is a write), not merely reachable.
     getReadiness: async () => {
       const retry = { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) };
-      if (lifecycle?.draining) {
+      if (lifecycle.draining) {
         throw new ApiError('storeUnavailable', ERROR_MESSAGES.storeUnavailable.shuttingDown, retry);
       }
       const readiness = store.readiness();

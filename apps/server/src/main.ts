@@ -5,17 +5,14 @@ import { developmentTokenPath, loadDevelopmentToken } from './auth/development-t
 import { runPrimary, SHUTDOWN_MESSAGE } from './cluster.ts';
 import { type Config, loadConfig, StartupError } from './config.ts';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
-import {
-  createLogger,
-  EXIT_FLUSH_MS,
-  exitAfterLogs,
-  wantsPrettyLogs,
-} from './observability/logger.ts';
-import { startServer } from './server.ts';
+import { createLogger, EXIT_FLUSH_MS, exitAfterLogs } from './observability/logger.ts';
+import { type RunningServer, startServer } from './server.ts';
 import { looseDirectoryWarning } from './store/private-files.ts';
 
 /** How long a shutdown may take after SHUTDOWN_DELAY_MS, logs included, before exit 1. */
 const SHUTDOWN_BOUND_MS = 10_000;
+type DevelopmentToken = Awaited<ReturnType<typeof loadDevelopmentToken>>;
+
 async function main(): Promise<void> {
   let config: Config | undefined;
   try {
@@ -27,53 +24,43 @@ async function main(): Promise<void> {
 }
 
 async function run(config: Config): Promise<void> {
-  const baseLogger = createLogger(config.logLevel, {
-    pretty: wantsPrettyLogs(config.production, process.stdout.isTTY),
-  });
+  const baseLogger = createLogger(config.logLevel);
   // A data directory others may enter: one warning, with the start-up line.
-  const { kind } = config.database;
-  const dataDirectory = dirname(developmentTokenPath(config.database));
+  const tokenFile = developmentTokenPath(config.database);
   const loose =
-    kind === 'sqlite' || config.developmentToken ? looseDirectoryWarning(dataDirectory) : undefined;
-  const warnLoose = (logger: Logger) => loose !== undefined && logger.warn(loose);
+    config.database.kind === 'sqlite' || config.developmentToken
+      ? looseDirectoryWarning(dirname(tokenFile))
+      : undefined;
   // No PLANT_STORE_TOKENS outside production: one token kept in the data directory.
-  const development = config.developmentToken
-    ? await loadDevelopmentToken(developmentTokenPath(config.database))
-    : undefined;
+  const development = config.developmentToken ? await loadDevelopmentToken(tokenFile) : undefined;
+  /** The start-up message whatever LOG_LEVEL says: one JSON line in production, else plain text. */
+  const started = (logger: Logger, url: string, metricsUrl?: string) => {
+    if (loose !== undefined) logger.warn(loose);
+    const metrics = metricsUrl === undefined ? null : `${metricsUrl}/metrics`;
+    if (config.production) {
+      const announcer = logger.child({}, { level: 'info' });
+      const fields = { url, database: config.database.shown, metrics };
+      announcer.info(fields, `Plant Store is listening on ${url}`);
+      return announcer.flush(); // now, not with the next 4 KiB of lines or the next second
+    }
+    console.log(`Plant Store is listening on ${url} (${config.database.shown})`);
+    if (metrics !== null) console.log(`Metrics: ${metrics}`);
+    if (development) console.log(tryIt(url, development));
+  };
   if (config.webConcurrency > 1 && cluster.isPrimary) {
-    process.exit(
-      await runPrimary({
-        workers: config.webConcurrency,
-        port: config.port,
-        host: config.host,
-        logger: baseLogger,
-        onListening: (url) => {
-          warnLoose(baseLogger);
-          announce(url, baseLogger, config, development);
-        },
-        metrics: config.metrics,
-      }),
-    );
+    process.exit(await runPrimary(config, baseLogger, (url) => started(baseLogger, url)));
   }
   const worker = cluster.worker;
+  const logger = worker ? baseLogger.child({ pid: process.pid, worker: worker.id }) : baseLogger;
+  let running: RunningServer | undefined;
+  // A signal drains and exits 0; a second is absorbed (Ctrl-C under a script runner comes twice).
   // A worker absorbs signals (Ctrl-C and systemd's KillMode signal the whole group) and stops
   // when its primary says so (at once, if not serving yet).
-  let stopWorker: () => void = () => process.exit(0);
-  if (worker) {
-    for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => undefined);
-    process.on('message', (message) => message === SHUTDOWN_MESSAGE && stopWorker());
-  }
-  const logger = worker ? baseLogger.child({ pid: process.pid, worker: worker.id }) : baseLogger;
-  const running = await startServer(
-    development ? { ...config, tokens: [development.token] } : config,
-    logger,
-  );
-
-  // A signal drains and exits 0; a second is absorbed (Ctrl-C under a script runner comes twice).
   let stopping = false;
   const shutdown = (signal?: string) => {
     if (stopping) return;
     stopping = true;
+    if (running === undefined) process.exit(0);
     logger.info(signal ? { signal } : {}, 'shutting down');
     const boundMs = config.shutdownDelayMs + SHUTDOWN_BOUND_MS - EXIT_FLUSH_MS;
     setTimeout(() => {
@@ -93,49 +80,28 @@ async function run(config: Config): Promise<void> {
       },
     );
   };
-  if (worker) {
-    stopWorker = () => shutdown();
-    return void logger.info('worker serving');
-  }
-  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => shutdown(signal));
-  warnLoose(logger);
-  announce(running.url, logger, config, development, running.metricsUrl);
+  const onSignal = worker ? () => undefined : shutdown; // Node passes the signal's name
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, onSignal);
+  if (worker) process.on('message', (message) => message === SHUTDOWN_MESSAGE && shutdown());
+  const tokens = development ? [development.token] : config.tokens;
+  running = await startServer({ ...config, tokens }, logger);
+  if (worker) return void logger.info('worker serving');
+  started(logger, running.url, running.metricsUrl);
 }
 
-/** The start-up message whatever LOG_LEVEL says: one JSON line in production, else plain text. */
-function announce(
-  url: string,
-  logger: Logger,
-  config: Config,
-  development: Awaited<ReturnType<typeof loadDevelopmentToken>> | undefined,
-  metricsUrl?: string,
-): void {
-  const metrics = metricsUrl === undefined ? null : `${metricsUrl}/metrics`;
-  if (config.production) {
-    const announcer = logger.child({}, { level: 'info' });
-    announcer.info(
-      { url, database: config.database.shown, metrics },
-      `Plant Store is listening on ${url}`,
-    );
-    announcer.flush(); // now, not with the next 4 KiB of lines or the next second
-    return;
-  }
-  console.log(`Plant Store is listening on ${url} (${config.database.shown})`);
-  if (metrics !== null) console.log(`Metrics: ${metrics}`);
-  if (development === undefined) return;
-  console.log(
-    [
-      '',
-      `No PLANT_STORE_TOKENS configured: this server accepts the development token ${development.created ? 'made now and kept' : 'kept'} in ${development.file}:`,
-      `  ${development.token}`,
-      'Try it:',
-      `  curl -sS -X POST ${url}/plants \\`,
-      `    -H 'Authorization: Bearer ${development.token}' \\`,
-      `    -H 'Content-Type: application/json' \\`,
-      `    -d '{"id": 1, "name": "Monstera", "tag": "indoor"}'`,
-      '',
-    ].join('\n'),
-  );
+/** How to use the development token (kept in the data directory), as a curl command. */
+function tryIt(url: string, { token, file, created }: DevelopmentToken): string {
+  return [
+    '',
+    `No PLANT_STORE_TOKENS configured: this server accepts the development token ${created ? 'made now and kept' : 'kept'} in ${file}:`,
+    `  ${token}`,
+    'Try it:',
+    `  curl -sS -X POST ${url}/plants \\`,
+    `    -H 'Authorization: Bearer ${token}' \\`,
+    `    -H 'Content-Type: application/json' \\`,
+    `    -d '{"id": 1, "name": "Monstera", "tag": "indoor"}'`,
+    '',
+  ].join('\n');
 }
 
 /** A failed start: one line on stderr (the stack with LOG_LEVEL=debug or trace), exit 1. */
@@ -144,33 +110,11 @@ function failedToStart(error: unknown, config: Config | undefined): never {
   const line =
     error instanceof StartupError
       ? error.message
-      : ((config && listenFailure(error, config)) ??
-        `failed to start: ${reason} (LOG_LEVEL=debug prints the stack)`);
+      : `failed to start: ${reason} (LOG_LEVEL=debug prints the stack)`;
   console.error(`plant-store: ${line}`);
   const debug = config?.logLevel === 'debug' || config?.logLevel === 'trace';
   if (debug && error instanceof Error) console.error(error.stack);
   process.exit(1);
-}
-
-/** What to do about a listener that could not bind, by Node's code (PORT/HOST: the settings). */
-const LISTEN_HINTS: Record<string, string> = {
-  EADDRINUSE:
-    'the port is already in use; stop the process that holds it or set PORT to a free port',
-  EACCES: 'permission denied (ports below 1024 need privileges); set PORT to 1024 or above',
-  ENOTFOUND: `the host name ADDRESS does not resolve; set HOST to an address of this machine (127.0.0.1, or 0.0.0.0 for all)`,
-  EADDRNOTAVAIL: `no network interface of this machine has that address; set HOST to one it has (127.0.0.1, or 0.0.0.0 for all)`,
-};
-
-/** A listener that could not bind (Node's error carries `address` and `port`). */
-function listenFailure(error: unknown, config: Config): string | undefined {
-  const { syscall, code, ...at } = (error ?? {}) as Record<string, unknown>;
-  if (!(error instanceof Error) || !['listen', 'getaddrinfo'].includes(String(syscall))) return;
-  const port = at.port === undefined ? config.port : Number(at.port);
-  const address = String(at.address || at.hostname || config.host);
-  const metrics = config.metrics !== undefined && port === config.metrics.port ? 'METRICS_' : '';
-  const hint = LISTEN_HINTS[code === 'EAI_AGAIN' ? 'ENOTFOUND' : String(code)];
-  const why = hint?.replace(/\b(PORT|HOST)\b/g, `${metrics}$1`).replace('ADDRESS', address);
-  return `cannot listen on ${address}:${port}: ${why ?? error.message}`;
 }
 
 main();

@@ -31,12 +31,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-type ServerConfig = Pick<Config, 'port' | 'host' | 'database' | 'tokens' | 'bodyLimitBytes'> &
-  Pick<Config, 'durability'> &
-  Partial<Pick<Config, 'postgres' | 'metrics' | 'rateLimit' | 'trustProxy' | 'corsOrigins'>> &
-  Partial<Pick<Config, 'maxConnections' | 'shutdownDelayMs' | 'keepAliveTimeoutMs'>> & {
-    readonly timeouts?: Partial<HttpTimeouts>;
-  };
+type Needed = 'port' | 'host' | 'database' | 'tokens' | 'bodyLimitBytes' | 'durability';
+type ServerConfig = Pick<Config, Needed> &
+  Partial<Omit<Config, Needed>> & { readonly timeouts?: Partial<HttpTimeouts> };
 
 type CleanUp = Array<() => Promise<void>>;
 
@@ -87,13 +84,11 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
     opened.push(() => drainOnShutdown(server, lifecycle, config.shutdownDelayMs));
     // A cluster worker hands its metrics to the primary, which serves them all added up.
-    const inCluster = cluster.isWorker;
-    if (resources.metrics && inCluster) {
-      const { shareWorkerMetrics } = await import('./observability/cluster-metrics.ts');
-      shareWorkerMetrics(resources.metrics);
+    if (resources.metrics && cluster.isWorker) {
+      (await import('./observability/cluster-metrics.ts')).shareWorkerMetrics(resources.metrics);
     }
     const metricsServer =
-      resources.metrics && config.metrics && !inCluster
+      resources.metrics && config.metrics && cluster.isPrimary
         ? await startMetricsServer(resources.metrics, config.metrics, logger)
         : undefined;
     if (metricsServer) opened.push(() => metricsServer.close());
@@ -157,14 +152,13 @@ async function openResources(config: ServerConfig, logger: Logger, opened: Clean
       throw new ConfigError(NO_CREDENTIAL_MESSAGE);
     }
   }
-  let storeFailing = false;
+  let warnedAt = Number.NEGATIVE_INFINITY;
   const rateLimits = config.rateLimit
     ? RateLimits.create(config.rateLimit, databaseCounts(handle), {
         ...(service ? { onLimited: (limit) => service.rateLimited.inc({ limit }) } : {}),
         onStoreError: (error) => {
-          if (storeFailing) return;
-          storeFailing = true; // once a minute at most
-          setTimeout(() => (storeFailing = false), 60_000).unref();
+          if (performance.now() - warnedAt < 60_000) return; // once a minute at most
+          warnedAt = performance.now();
           logger.warn(
             `rate limits: the shared counts cannot be written (${String(error)}); counting in this process's memory meanwhile`,
           );

@@ -18,22 +18,16 @@ export const DEFAULT_HTTP_TIMEOUTS = {
 };
 export type HttpTimeouts = Readonly<Record<keyof typeof DEFAULT_HTTP_TIMEOUTS, number>>;
 
-export interface HttpServerOptions {
-  readonly timeouts?: Partial<HttpTimeouts>;
-  /** `server.maxConnections` (MAX_CONNECTIONS; 0: none): Node closes a connection over it. */
-  readonly maxConnections?: number;
-  /** Called the first time Node closes a connection over `maxConnections` (its 'drop'). */
-  readonly onDrop?: () => void;
-}
-
 /**
  * The one place the API's `node:http` server is made, on Node's public API only: its timeouts,
- * its cap, and a `clientError` hook (Node's documented one) that answers a request Node cannot
- * parse in the Error shape and closes. Koa writes every other answer.
- * @example
- * const server = createHttpServer(app.callback(), { maxConnections: 900 });
+ * its cap (`server.maxConnections`, MAX_CONNECTIONS; 0: none; `onDrop` on the first connection
+ * Node closes over it), and a `clientError` hook (Node's documented one) that answers a request
+ * Node cannot parse in the Error shape and closes. Koa writes every other answer.
  */
-export function createHttpServer(handle: RequestListener, options: HttpServerOptions = {}): Server {
+export function createHttpServer(
+  handle: RequestListener,
+  options: { timeouts: Partial<HttpTimeouts>; maxConnections: number; onDrop: () => void },
+): Server {
   const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts };
   // Node answers a missing Host, and drops header fields past its count, with no Error body:
   // the app refuses both (`http/protocol-checks.ts`).
@@ -50,7 +44,7 @@ export function createHttpServer(handle: RequestListener, options: HttpServerOpt
   server.timeout = timeouts.progressTimeoutMs;
   server.maxHeadersCount = 0;
   if (options.maxConnections) server.maxConnections = options.maxConnections;
-  if (options.onDrop) server.once('drop', options.onDrop);
+  server.once('drop', options.onDrop);
   // The `100` only once a reader starts taking the body (the request emits 'resume'), so a
   // refusal (401, 413, 415) comes before the client sends it.
   server.on('checkContinue', (request, response) => {

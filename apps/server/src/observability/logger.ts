@@ -1,40 +1,17 @@
 import { write } from 'node:fs';
-import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type PinoPretty from 'pino-pretty';
 
-// pino-pretty is loaded only for a terminal, never in production.
-const require = createRequire(import.meta.url);
-
-/**
- * JSON lines on stdout, or pretty lines for a terminal; `redact` guards against a stray token.
- *
- * @example
- * const logger = createLogger('info', { pretty: wantsPrettyLogs(config.production, process.stdout.isTTY) });
- */
+/** JSON lines on stdout (or on `destination`); `redact` guards against a stray token. */
 export function createLogger(
   level: string,
-  options: { readonly pretty?: boolean; readonly destination?: DestinationStream } = {},
+  options: { readonly destination?: DestinationStream } = {},
 ): Logger {
   const settings = {
     level,
     base: { service: 'plant-store' },
     redact: ['req.headers.authorization', 'headers.authorization', 'authorization', 'token'],
   };
-  if (options.pretty) {
-    const pretty: typeof PinoPretty = require('pino-pretty');
-    return pino(
-      settings,
-      pretty({
-        colorize: options.destination === undefined,
-        translateTime: 'SYS:HH:MM:ss.l',
-        ignore: 'pid,hostname,service',
-        sync: true,
-        ...(options.destination ? { destination: options.destination } : {}),
-      }),
-    );
-  }
   if (options.destination) return pino(settings, options.destination);
   // Past 8 MiB waiting (a stalled reader) lines are dropped. Pieces of 4 KiB, not 16: sonic-boom
   // measures its last pending piece again at every line. Node makes the pipes it wraps (touched
@@ -63,26 +40,11 @@ export const EXIT_FLUSH_MS = 1000;
 
 let stdout: ReturnType<typeof pino.destination> | undefined;
 
-/**
- * Exits once the buffered lines are written, or after `EXIT_FLUSH_MS` (a stalled reader).
- *
- * @example
- * await exitAfterLogs(logger, 0);
- */
+/** Exits once the buffered lines are written, or after `EXIT_FLUSH_MS` (a stalled reader). */
 export async function exitAfterLogs(logger: Logger, code: number): Promise<never> {
   const flushed = new Promise<void>((resolve) => logger.flush(() => resolve()));
   await Promise.race([flushed, sleep(EXIT_FLUSH_MS)]);
   // Past the bound what waits is dropped: pino's exit hook would wait for a stalled pipe for good.
   stdout?.destroy();
   process.exit(code);
-}
-
-/**
- * Pretty logs only for a person: stdout is a terminal and this is not production.
- *
- * @example
- * wantsPrettyLogs(false, process.stdout.isTTY); // true in a developer's terminal
- */
-export function wantsPrettyLogs(production: boolean, stdoutIsTty: boolean | undefined): boolean {
-  return !production && stdoutIsTty === true;
 }

@@ -182,7 +182,7 @@ describe('metrics configuration', () => {
 
 describe('ServiceMetrics store observer', () => {
   it('records group commits: the batch size of each committed one, the time of every one', async () => {
-    const metrics = new ServiceMetrics({ processMetrics: false });
+    const metrics = new ServiceMetrics();
     const observer = metrics.storeObserver();
     observer.onCommit?.(3, 0.004, true);
     observer.onCommit?.(2, 0.002, false);

@@ -11,9 +11,6 @@ export type RateLimitName = 'token' | 'address';
 /**
  * A registry of their own, so apps in one process (tests) never clash. `route` is the contract
  * path or `unmatched`, so a scan cannot add series.
- *
- * @example
- * const text = await new ServiceMetrics().registry.metrics();
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -56,11 +53,10 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  constructor(options: { readonly processMetrics?: boolean } = {}) {
+  constructor() {
     // The event-loop delay sampled every 100 ms, not prom-client's 10: its 100 timer wakeups a
     // second cost 5 ms of CPU each second, idle or not (5 µs per create at 1,000/s).
-    const defaults = { register: this.registry, eventLoopMonitoringPrecision: 100 };
-    if (options.processMetrics !== false) collectDefaultMetrics(defaults);
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });
   }
 
   storeObserver(): StoreObserver {

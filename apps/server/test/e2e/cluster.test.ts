@@ -312,8 +312,8 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
       const server = start({ DATABASE_URL: join(folder, 'taken.db'), PORT: String(port) });
       expect(await server.exited).toBe(1);
       expect(server.output()).toBe(
-        `plant-store: cannot listen on 127.0.0.1:${port}: the port is already in use; ` +
-          'stop the process that holds it or set PORT to a free port\n',
+        `plant-store: cannot listen on 127.0.0.1:${port}: ` +
+          `listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`,
       );
     } finally {
       blocker.close();
