@@ -1,7 +1,7 @@
 import type { NewPlant } from '@plant-store/schema';
 import {
   type CreateOutcome,
-  type NotReadyCause,
+  errorCode,
   type PlantStore,
   type Readiness,
   type StoreObserver,
@@ -30,11 +30,7 @@ interface Waiting {
 const READY: Readiness = { ready: true };
 const CLOSED: Readiness = {
   ready: false,
-  cause: {
-    code: 'CLOSED',
-    message: 'The plant store is closed',
-    action: 'The server is shutting down.',
-  },
+  cause: { code: 'CLOSED', message: 'The plant store is closed' },
 };
 
 /**
@@ -67,7 +63,6 @@ export abstract class BatchedStore implements PlantStore {
   protected abstract probeWrite(): Promise<void>;
   /** StoreUnavailableError (the 503) when the database is unreachable, else the error. */
   protected abstract translate(error: unknown): unknown;
-  protected abstract describe(error: unknown): NotReadyCause;
   protected abstract release(): Promise<void>;
 
   /** An adapter calls it once the database is open. */
@@ -157,19 +152,18 @@ export abstract class BatchedStore implements PlantStore {
     this.#options.observer?.onCommit?.(batch.length, seconds, results !== undefined);
     if (results === undefined) {
       const translated = this.translate(error);
-      this.#note({ ready: false, cause: this.describe(translated) });
+      this.#noteFailure(translated);
       for (const entry of batch) entry.reject(translated);
       return;
     }
     const errors = results.map((result) => (result.ok ? undefined : this.translate(result.error)));
     const down = errors.find((e) => e instanceof StoreUnavailableError);
-    if (down !== undefined) this.#note({ ready: false, cause: this.describe(down) });
+    if (down !== undefined) this.#noteFailure(down);
     else if (results.some((result) => result.ok)) this.#note(READY);
     batch.forEach((entry, index) => {
       const result = results[index];
-      if (result === undefined) entry.reject(new Error('The batch commit returned no result'));
-      else if (result.ok) entry.resolve(result.value);
-      else entry.reject(errors[index]);
+      if (result?.ok) entry.resolve(result.value);
+      else entry.reject(errors[index] ?? new Error('The batch commit returned no result'));
     });
   }
 
@@ -186,9 +180,15 @@ export abstract class BatchedStore implements PlantStore {
       await this.probeWrite();
       this.#note(READY);
     } catch (error) {
-      this.#note({ ready: false, cause: this.describe(this.translate(error)) });
+      this.#noteFailure(this.translate(error));
     }
     return this.#state;
+  }
+
+  /** Not ready: the code of the error (or of the one it wraps) and its message. */
+  #noteFailure(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.#note({ ready: false, cause: { code: errorCode(error) ?? 'UNAVAILABLE', message } });
   }
 
   #note(next: Readiness): void {

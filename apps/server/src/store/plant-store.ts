@@ -39,11 +39,20 @@ export function outcomeAgainst(
     : 'conflict';
 }
 
-/** Why a store cannot commit: a stable code (`SQLITE_FULL`, a SQLSTATE, …), what, what to do. */
+/** Why a store cannot commit: a stable code (`SQLITE_FULL`, a SQLSTATE, …) and the error's message. */
 export interface NotReadyCause {
   readonly code: string;
   readonly message: string;
-  readonly action: string;
+}
+
+/** The code (SQLite's, a SQLSTATE, an errno, …) of `error` or of the first error it wraps with one. */
+export function errorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 10; depth += 1) {
+    const { code } = current as { code?: unknown };
+    if (typeof code === 'string') return code;
+    current = current instanceof AggregateError ? current.errors[0] : current.cause;
+  }
+  return undefined;
 }
 
 export type Readiness =

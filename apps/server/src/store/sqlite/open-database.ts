@@ -1,9 +1,9 @@
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import type { Durability } from '../plant-store.ts';
+import { type Durability, errorCode } from '../plant-store.ts';
 import { createPrivateFile, makePrivateDirectory } from '../private-files.ts';
 import { openSqlite } from './driver.ts';
-import { sqliteCode, sqliteOpenError } from './errors.ts';
+import { sqliteOpenError } from './errors.ts';
 import { migrate } from './migrations.ts';
 
 const SYNCHRONOUS: Record<Durability, number> = { normal: 1, full: 2 };
@@ -59,7 +59,7 @@ function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
       if (mode === 'wal') return;
       throw new Error(`SQLite did not switch to journal_mode=WAL (it reads back ${String(mode)})`);
     } catch (error) {
-      if (sqliteCode(error) !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      if (errorCode(error) !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
       // Start-up only: a synchronous pause, as SQLite's own busy handler would sleep.
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
     }

@@ -156,7 +156,7 @@ describe('readiness: the database files still being the ones at the path', () =>
       ready: false,
       cause: {
         code: 'FILE_DELETED',
-        message: `${temp.filename} was deleted while the server had it open`,
+        message: `The database file is gone: ${temp.filename} was deleted while the server had it open`,
       },
     });
   });
