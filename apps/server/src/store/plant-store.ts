@@ -1,5 +1,4 @@
 import { type NewPlant, PLANT_FIELDS, type PlantField } from '@plant-store/schema';
-import { StartupError } from '../config.ts';
 
 /** `replayed`: the id holds a plant with the same fields; `conflict`: another one. */
 export type CreateOutcome = 'created' | 'replayed' | 'conflict';
@@ -7,11 +6,6 @@ export type CreateOutcome = 'created' | 'replayed' | 'conflict';
 /** The database cannot be reached right now (mapped to 503). */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
-}
-
-/** The database cannot be opened: one start-up line (no stack) naming it, why, and what to do. */
-export class StoreOpenError extends StartupError {
-  override readonly name: string = 'StoreOpenError';
 }
 
 export interface StoreObserver {

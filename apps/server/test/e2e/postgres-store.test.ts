@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { StoreUnavailableError } from '../../src/store/plant-store.ts';
+import { parseDatabase } from '../../src/config.ts';
+import { openDatabaseHandle, type PostgresHandle } from '../../src/store/database.ts';
+import { type Durability, StoreUnavailableError } from '../../src/store/plant-store.ts';
 import { migratePostgres, POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import {
   createPostgresStore,
@@ -55,6 +57,19 @@ async function appliedPostgresVersions(pool: pg.Pool): Promise<number[]> {
       throw error;
     });
   return rows.map((row) => row.version);
+}
+
+/** synchronous_commit as a session of a pool opened on `url` with `durability` reports it. */
+async function sessionSynchronousCommit(url: string, durability: Durability = 'full') {
+  const handle = (await openDatabaseHandle(parseDatabase(url), { durability })) as PostgresHandle;
+  try {
+    const { rows } = await handle.pool.query<{ setting: string }>(
+      "SELECT current_setting('synchronous_commit') AS setting",
+    );
+    return rows[0]?.setting;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** How long `promise` takes to settle, and how it settled. */
@@ -192,8 +207,8 @@ describe('rows the database refuses', () => {
 
 describe('durability', () => {
   it('reads synchronous_commit back: on by default, off for durability normal', async () => {
-    expect((await open()).settings().synchronousCommit).toBe('on');
-    expect((await open({ durability: 'normal' })).settings().synchronousCommit).toBe('off');
+    expect(await sessionSynchronousCommit(schema.url)).toBe('on');
+    expect(await sessionSynchronousCommit(schema.url, 'normal')).toBe('off');
   });
 
   it('refuses a server or role with synchronous_commit = off unless durability is normal', async () => {
@@ -204,7 +219,8 @@ describe('durability', () => {
     );
     const store = await createPostgresStore({ url: url.href, durability: 'normal' });
     stores.push(store);
-    expect(store.settings().synchronousCommit).toBe('off');
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+    expect(await sessionSynchronousCommit(url.href, 'normal')).toBe('off');
   });
 });
 

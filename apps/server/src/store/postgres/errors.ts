@@ -1,5 +1,5 @@
-import { maskUrl } from '../../config.ts';
-import { errorCode, StoreOpenError, StoreUnavailableError } from '../plant-store.ts';
+import { maskUrl, StartupError } from '../../config.ts';
+import { errorCode, StoreUnavailableError } from '../plant-store.ts';
 
 export { errorCode as postgresCode } from '../plant-store.ts';
 
@@ -67,8 +67,8 @@ export function describeError(error: unknown): string {
   return code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
 }
 
-export function postgresOpenError(error: unknown, url: string): StoreOpenError {
-  if (error instanceof StoreOpenError) return error;
+export function postgresOpenError(error: unknown, url: string): StartupError {
+  if (error instanceof StartupError) return error;
   const message = `Cannot open the PostgreSQL store at ${maskUrl(url)}: ${describeError(error)}`;
-  return new StoreOpenError(message, { cause: error });
+  return new StartupError(message, { cause: error });
 }

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { errorCode, StoreOpenError, StoreUnavailableError } from '../plant-store.ts';
+import { StartupError } from '../../config.ts';
+import { errorCode, StoreUnavailableError } from '../plant-store.ts';
 
 /** Extended result codes that mean "cannot reach the data now". */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL|READONLY|NOMEM)/;
@@ -24,8 +25,8 @@ export function translateSqliteError(error: unknown): unknown {
 }
 
 /** One line naming the file and the error; a file this user cannot write says so. */
-export function sqliteOpenError(error: unknown, filename: string): StoreOpenError {
-  if (error instanceof StoreOpenError) return error;
+export function sqliteOpenError(error: unknown, filename: string): StartupError {
+  if (error instanceof StartupError) return error;
   const code = errorCode(error) ?? ''; // SQLite's, or an errno's
   const message = error instanceof Error ? error.message : String(error);
   const why = message.startsWith(code) ? message : `${code}: ${message}`;
@@ -35,7 +36,7 @@ export function sqliteOpenError(error: unknown, filename: string): StoreOpenErro
   } else if (code.startsWith('SQLITE_READONLY') || !writable(dirname(filename))) {
     text = `it cannot be written (${why}).`;
   }
-  return new StoreOpenError(`Cannot open the SQLite database ${filename}: ${text}`, {
+  return new StartupError(`Cannot open the SQLite database ${filename}: ${text}`, {
     cause: error,
   });
 }

@@ -14,7 +14,7 @@ export interface OpenDatabaseOptions {
   readonly busyTimeoutMs?: number;
 }
 
-/** Opens `filename` in WAL mode, migrated and written once; a failure is one StoreOpenError line. */
+/** Opens `filename` in WAL mode, migrated and written once; a failure is one StartupError line. */
 export function openDatabase(
   filename: string,
   { durability = 'full', busyTimeoutMs = 5000 }: OpenDatabaseOptions = {},
