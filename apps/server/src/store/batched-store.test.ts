@@ -51,7 +51,7 @@ class FakeStore extends BatchedStore {
       return { ok: true, value: 'created' };
     });
   }
-  protected async query1() {
+  protected override async query1() {
     if (this.failure) throw this.failure;
   }
   protected async probeWrite() {

@@ -13,7 +13,7 @@ export interface BatchedStoreOptions {
   readonly observer?: StoreObserver;
   readonly probeIntervalMs?: number;
   /** Told once per readiness transition. */
-  readonly onReadinessChange?: (readiness: Readiness, previous: Readiness) => void;
+  readonly onReadinessChange?: (readiness: Readiness) => void;
 }
 
 /** One create of a batch: its outcome, or the error that failed this create alone. */
@@ -58,14 +58,14 @@ export abstract class BatchedStore implements PlantStore {
   protected abstract commitBatch(
     plants: readonly NewPlant[],
   ): readonly RowResult[] | Promise<readonly RowResult[]>;
-  protected abstract query1(): Promise<void>;
+  /** A round trip for `ping` (PostgreSQL: reachable now); a SQLite file needs none. */
+  protected query1?(): Promise<void>;
   /** A cheap real write that changes nothing stored; throws when the store cannot commit. */
   protected abstract probeWrite(): Promise<void>;
   /** StoreUnavailableError (the 503) when the database is unreachable, else the error. */
   protected abstract translate(error: unknown): unknown;
   protected abstract release(): Promise<void>;
 
-  /** An adapter calls it once the database is open. */
   protected startProbing(): void {
     void this.#probeIfIdle();
     const every = this.#options.probeIntervalMs ?? 2000;
@@ -82,7 +82,7 @@ export abstract class BatchedStore implements PlantStore {
 
   async ping(): Promise<void> {
     if (this.#closed) throw closedError();
-    return this.query1().catch((error: unknown) => Promise.reject(this.translate(error)));
+    await this.query1?.().catch((error: unknown) => Promise.reject(this.translate(error)));
   }
 
   readiness(): Readiness {
@@ -185,17 +185,16 @@ export abstract class BatchedStore implements PlantStore {
     return this.#state;
   }
 
-  /** Not ready: the code of the error (or of the one it wraps) and its message. */
   #noteFailure(error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
     this.#note({ ready: false, cause: { code: errorCode(error) ?? 'UNAVAILABLE', message } });
   }
 
   #note(next: Readiness): void {
-    const previous = this.#state;
-    this.#state = next;
     const key = (readiness: Readiness) => readiness.ready || readiness.cause.code;
-    if (key(previous) !== key(next)) this.#options.onReadinessChange?.(next, previous);
+    const changed = key(this.#state) !== key(next);
+    this.#state = next;
+    if (changed) this.#options.onReadinessChange?.(next);
   }
 }
 

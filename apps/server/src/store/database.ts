@@ -42,12 +42,7 @@ export interface OpenDatabaseOptions {
   readonly onError?: (error: Error, context: string) => void;
 }
 
-/**
- * Opens the database migrated and checked; a failure is one StartupError line.
- *
- * @example
- * const handle = await openDatabaseHandle(config.database, { durability: 'full' });
- */
+/** Opens the database migrated and checked; a failure is one StartupError line. */
 export async function openDatabaseHandle(
   location: DatabaseLocation,
   options: OpenDatabaseOptions = {},

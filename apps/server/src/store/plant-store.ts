@@ -18,7 +18,6 @@ export type Durability = 'full' | 'normal';
 
 export type PlantRow = { id: bigint } & Record<PlantField, string | null>;
 
-/** The plants table's columns, `id` first, then one TEXT column per Plant field. */
 export const PLANT_COLUMNS = ['id', ...PLANT_FIELDS].join(', ');
 
 /** A plant's Plant fields as the columns hold them (NULL when absent). */

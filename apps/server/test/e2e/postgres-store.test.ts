@@ -289,13 +289,13 @@ describe('an unreachable database', () => {
       status: 'rejected',
       reason: expect.any(StoreUnavailableError),
     });
-    expect(ping.ms).toBeLessThan(store.settings().queryTimeoutMs);
+    expect(ping.ms).toBeLessThan(3500); // query_timeout: statement + connect timeout
     const create = await timed(store.create({ id: 2n, name: 'Moss' }));
     expect(create.result).toMatchObject({
       status: 'rejected',
       reason: expect.any(StoreUnavailableError),
     });
-    expect(create.ms).toBeGreaterThanOrEqual(store.settings().connectTimeoutMs - 50);
+    expect(create.ms).toBeGreaterThanOrEqual(500 - 50); // the connect timeout
     console.info(
       `silent network: ping rejected after ${ping.ms.toFixed(0)} ms, create after ${create.ms.toFixed(0)} ms`,
     );

@@ -10,38 +10,25 @@ export { errorCode as postgresCode } from '../plant-store.ts';
 const UNAVAILABLE_CODE =
   /^((08|28|53|58)...|40001|40P01|55P03|57014|57P0[1235]|25006|ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
 /** node-postgres raises these without a code. */
-const UNAVAILABLE_MESSAGES = [
-  'Connection terminated',
-  'timeout exceeded when trying to connect',
-  'timeout expired',
-  'Query read timeout',
-  'Client has encountered a connection error and is not queryable',
-  'Client was closed and is not queryable',
-  'Cannot use a pool after calling end on the pool',
-];
+const UNAVAILABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool)/;
 /** A pooled connection the database (or the network) closed while it sat idle. */
 const STALE_CODES = new Set(['57P01', '57P02', 'ECONNRESET', 'EPIPE']);
-
-function ownCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
 
 /** The database cannot serve right now (not a fault of the statement). */
 export function isPostgresUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error instanceof StoreUnavailableError) return true;
-  if (UNAVAILABLE_CODE.test(ownCode(error) ?? '')) return true;
-  if (UNAVAILABLE_MESSAGES.some((message) => error.message.startsWith(message))) return true;
+  if (UNAVAILABLE_CODE.test(errorCode(error) ?? '')) return true;
+  if (UNAVAILABLE_MESSAGE.test(error.message)) return true;
   if (error instanceof AggregateError && error.errors.some(isPostgresUnavailable)) return true;
   return error.cause !== undefined && error.cause !== error && isPostgresUnavailable(error.cause);
 }
 
 export function translatePostgresError(error: unknown): unknown {
   if (error instanceof StoreUnavailableError || !isPostgresUnavailable(error)) return error;
-  return new StoreUnavailableError(`PostgreSQL is unavailable: ${describeError(error)}`, {
-    cause: error,
-  });
+  const message = `PostgreSQL is unavailable: ${describeError(error)}`;
+  return new StoreUnavailableError(message, { cause: error });
 }
 
 /** Waiting will not fix a refused login. */
@@ -52,7 +39,7 @@ export function isPostgresLoginRefused(error: unknown): boolean {
 /** The connection a query ran on was already dead: worth a retry on another. */
 export function isStaleConnection(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (STALE_CODES.has(ownCode(error) ?? '')) return true;
+  if (STALE_CODES.has(errorCode(error) ?? '')) return true;
   return error.message.startsWith('Connection terminated unexpectedly');
 }
 
@@ -62,7 +49,7 @@ export function describeError(error: unknown): string {
     return [...new Set(error.errors.map(describeError))].join('; ') || 'AggregateError';
   }
   if (!(error instanceof Error)) return String(error);
-  const code = ownCode(error);
+  const code = errorCode(error);
   const message = error.message || error.name;
   return code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
 }

@@ -56,11 +56,7 @@ export class PostgresStore extends BatchedStore {
     this.startProbing();
   }
 
-  settings() {
-    return this.#handle.settings;
-  }
-
-  protected async query1(): Promise<void> {
+  protected override async query1(): Promise<void> {
     await this.#query('SELECT 1', [], this.#handle.settings.connectTimeoutMs);
   }
 

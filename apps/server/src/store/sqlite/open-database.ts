@@ -6,8 +6,6 @@ import { openSqlite } from './driver.ts';
 import { sqliteOpenError } from './errors.ts';
 import { migrate } from './migrations.ts';
 
-const SYNCHRONOUS: Record<Durability, number> = { normal: 1, full: 2 };
-
 export interface OpenDatabaseOptions {
   readonly durability?: Durability;
   /** How long a statement waits for a lock; default 5000. */
@@ -33,7 +31,7 @@ export function openDatabase(
     db.pragma('auto_vacuum = INCREMENTAL');
     switchToWal(db, busyTimeoutMs);
     // After WAL: better-sqlite3's build gives a WAL connection NORMAL unless set explicitly.
-    db.pragma(`synchronous = ${SYNCHRONOUS[durability]}`);
+    db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
     // A burst's WAL space is given back when the WAL starts over.
     db.pragma(`journal_size_limit = ${4 * 1024 * 1024}`);
     migrate(db);

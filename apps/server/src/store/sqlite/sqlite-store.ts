@@ -20,9 +20,7 @@ export interface SqliteStoreOptions extends BatchedStoreOptions, OpenDatabaseOpt
   readonly db?: Database.Database;
 }
 
-export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  return new SqliteStore(options);
-}
+export const createSqliteStore = (options: SqliteStoreOptions) => new SqliteStore(options);
 
 /** A commit is acknowledged only while the files at the path are still the ones open. */
 export class SqliteStore extends BatchedStore {
@@ -78,10 +76,6 @@ export class SqliteStore extends BatchedStore {
     const results = this.#retryWhenFull(() => this.#commit.immediate(plants));
     this.#checkFiles();
     return results;
-  }
-
-  protected async query1(): Promise<void> {
-    this.#db.prepare('SELECT 1').get();
   }
 
   protected async probeWrite(): Promise<void> {
