@@ -21,11 +21,7 @@ export type RowResult =
   | { readonly ok: true; readonly value: CreateOutcome }
   | { readonly ok: false; readonly error: unknown };
 
-interface Waiting {
-  readonly plant: NewPlant;
-  readonly resolve: (outcome: CreateOutcome) => void;
-  readonly reject: (error: unknown) => void;
-}
+type Waiting = Omit<PromiseWithResolvers<CreateOutcome>, 'promise'> & { readonly plant: NewPlant };
 
 const READY: Readiness = { ready: true };
 const CLOSED: Readiness = {

@@ -26,14 +26,10 @@ export interface PostgresHandle {
   readonly kind: 'postgres';
   readonly url: string;
   readonly pool: pg.Pool;
-  readonly settings: PostgresSettings;
+  /** `queryTimeoutMs` (statement + connect) is when the client gives up on a silent network. */
+  readonly settings: Omit<PostgresConfig, 'startupWaitMs'> & { readonly queryTimeoutMs: number };
   close(): Promise<void>;
 }
-
-/** `queryTimeoutMs` (statement + connect) is when the client gives up on a silent network. */
-export type PostgresSettings = Omit<PostgresConfig, 'startupWaitMs'> & {
-  readonly queryTimeoutMs: number;
-};
 
 export interface OpenDatabaseOptions {
   readonly durability?: Durability;

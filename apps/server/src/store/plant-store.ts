@@ -32,13 +32,7 @@ export function outcomeAgainst(
     : 'conflict';
 }
 
-/** Why a store cannot commit: a stable code (`SQLITE_FULL`, a SQLSTATE, …) and the error's message. */
-export interface NotReadyCause {
-  readonly code: string;
-  readonly message: string;
-}
-
-/** The code (SQLite's, a SQLSTATE, an errno, …) of `error` or of the first error it wraps with one. */
+/** The code (SQLite's, a SQLSTATE, an errno, …) of `error` or of the first error it wraps. */
 export function errorCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; current instanceof Error && depth < 10; depth += 1) {
     const { code } = current as { code?: unknown };
@@ -48,9 +42,10 @@ export function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** Not ready: a stable code (`SQLITE_FULL`, a SQLSTATE, …) and the error's message. */
 export type Readiness =
   | { readonly ready: true }
-  | { readonly ready: false; readonly cause: NotReadyCause };
+  | { readonly ready: false; readonly cause: { readonly code: string; readonly message: string } };
 
 /** Persistence for plants with create-if-absent semantics. */
 export interface PlantStore {

@@ -6,22 +6,22 @@ import { errorCode, StoreUnavailableError } from '../plant-store.ts';
 /** Extended result codes that mean "cannot reach the data now". */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL|READONLY|NOMEM)/;
 
-export class DatabaseFileGoneError extends Error {
-  override readonly name = 'DatabaseFileGoneError';
+/** Creates are refused (503), so none is acknowledged into a file that is gone. */
+export class DatabaseFileGoneError extends StoreUnavailableError {
   constructor(
     readonly code: 'FILE_DELETED' | 'FILE_REPLACED',
     path: string,
   ) {
     const what = code === 'FILE_DELETED' ? 'deleted' : 'replaced by another file';
-    super(`${path} was ${what} while the server had it open`);
+    super(`The database file is gone: ${path} was ${what} while the server had it open`);
   }
 }
 
+/** A DatabaseFileGoneError (its own code) and every other error not in UNAVAILABLE as they are. */
 export function translateSqliteError(error: unknown): unknown {
-  const gone = error instanceof DatabaseFileGoneError;
-  if (!gone && !UNAVAILABLE.test(errorCode(error) ?? '')) return error;
-  const what = gone ? 'The database file is gone' : 'SQLite is unavailable';
-  return new StoreUnavailableError(`${what}: ${(error as Error).message}`, { cause: error });
+  if (!UNAVAILABLE.test(errorCode(error) ?? '')) return error;
+  const message = `SQLite is unavailable: ${(error as Error).message}`;
+  return new StoreUnavailableError(message, { cause: error });
 }
 
 /** One line naming the file and the error; a file this user cannot write says so. */

@@ -17,9 +17,7 @@ export function openDatabase(
   filename: string,
   { durability = 'full', busyTimeoutMs = 5000 }: OpenDatabaseOptions = {},
 ): Database.Database {
-  if (filename === '' || filename === ':memory:') {
-    throw new Error(`The SQLite store needs a database file, not ${JSON.stringify(filename)}`);
-  }
+  if (filename === ':memory:') throw new Error('SQLite needs a database file, not :memory:');
   let db: Database.Database | undefined;
   try {
     makePrivateDirectory(dirname(filename));
