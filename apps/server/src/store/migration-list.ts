@@ -6,8 +6,6 @@ export interface Migration {
   readonly sql: string;
 }
 
-export type MigrationReport = { from: number; to: number; applied: number[] };
-
 export function checkMigrations(migrations: readonly Migration[], from: number): void {
   if (from > migrations.length) {
     throw new StartupError(

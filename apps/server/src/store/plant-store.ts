@@ -20,7 +20,6 @@ export type PlantRow = { id: bigint } & Record<PlantField, string | null>;
 
 export const PLANT_COLUMNS = ['id', ...PLANT_FIELDS].join(', ');
 
-/** A plant's Plant fields as the columns hold them (NULL when absent). */
 export const fieldValues = (plant: NewPlant) => PLANT_FIELDS.map((field) => plant[field] ?? null);
 
 export function outcomeAgainst(
