@@ -129,8 +129,8 @@ async function openResources(config: ServerConfig, logger: Logger, opened: Clean
   const storeOptions: BatchedStoreOptions = {
     onReadinessChange: (readiness) => {
       if (readiness.ready) return logger.info('ready again: the store commits');
-      const { code, message, action } = readiness.cause;
-      logger.error({ cause: code }, `not ready (${code}): ${message}. ${action}`);
+      const { code, message } = readiness.cause;
+      logger.error({ cause: code }, `not ready (${code}): ${message}`);
     },
     ...(service ? { observer: service.storeObserver() } : {}),
   };

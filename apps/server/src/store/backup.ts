@@ -57,8 +57,6 @@ export async function backupSqlite(source: string, target: string) {
 /**
  * Opens `file` read-only and throws unless it is a whole plant-store database this release can
  * start on: `quick_check` ok, a known schema version, a plants table.
- * @example
- * checkBackup('/var/backups/plants.db'); // { schemaVersion: 3, plants: 43280 }
  */
 export function checkBackup(file: string): { schemaVersion: number; plants: number } {
   let db: ReturnType<typeof openSqlite> | undefined;

@@ -1,7 +1,7 @@
 import type { NewPlant } from '@plant-store/schema';
 import {
   type CreateOutcome,
-  type NotReadyCause,
+  errorCode,
   type PlantStore,
   type Readiness,
   type StoreObserver,
@@ -13,7 +13,7 @@ export interface BatchedStoreOptions {
   readonly observer?: StoreObserver;
   readonly probeIntervalMs?: number;
   /** Told once per readiness transition. */
-  readonly onReadinessChange?: (readiness: Readiness, previous: Readiness) => void;
+  readonly onReadinessChange?: (readiness: Readiness) => void;
 }
 
 /** One create of a batch: its outcome, or the error that failed this create alone. */
@@ -21,20 +21,12 @@ export type RowResult =
   | { readonly ok: true; readonly value: CreateOutcome }
   | { readonly ok: false; readonly error: unknown };
 
-interface Waiting {
-  readonly plant: NewPlant;
-  readonly resolve: (outcome: CreateOutcome) => void;
-  readonly reject: (error: unknown) => void;
-}
+type Waiting = Omit<PromiseWithResolvers<CreateOutcome>, 'promise'> & { readonly plant: NewPlant };
 
 const READY: Readiness = { ready: true };
 const CLOSED: Readiness = {
   ready: false,
-  cause: {
-    code: 'CLOSED',
-    message: 'The plant store is closed',
-    action: 'The server is shutting down.',
-  },
+  cause: { code: 'CLOSED', message: 'The plant store is closed' },
 };
 
 /**
@@ -62,15 +54,14 @@ export abstract class BatchedStore implements PlantStore {
   protected abstract commitBatch(
     plants: readonly NewPlant[],
   ): readonly RowResult[] | Promise<readonly RowResult[]>;
-  protected abstract query1(): Promise<void>;
+  /** A round trip for `ping` (PostgreSQL: reachable now); a SQLite file needs none. */
+  protected query1?(): Promise<void>;
   /** A cheap real write that changes nothing stored; throws when the store cannot commit. */
   protected abstract probeWrite(): Promise<void>;
   /** StoreUnavailableError (the 503) when the database is unreachable, else the error. */
   protected abstract translate(error: unknown): unknown;
-  protected abstract describe(error: unknown): NotReadyCause;
   protected abstract release(): Promise<void>;
 
-  /** An adapter calls it once the database is open. */
   protected startProbing(): void {
     void this.#probeIfIdle();
     const every = this.#options.probeIntervalMs ?? 2000;
@@ -87,7 +78,7 @@ export abstract class BatchedStore implements PlantStore {
 
   async ping(): Promise<void> {
     if (this.#closed) throw closedError();
-    return this.query1().catch((error: unknown) => Promise.reject(this.translate(error)));
+    await this.query1?.().catch((error: unknown) => Promise.reject(this.translate(error)));
   }
 
   readiness(): Readiness {
@@ -157,19 +148,18 @@ export abstract class BatchedStore implements PlantStore {
     this.#options.observer?.onCommit?.(batch.length, seconds, results !== undefined);
     if (results === undefined) {
       const translated = this.translate(error);
-      this.#note({ ready: false, cause: this.describe(translated) });
+      this.#noteFailure(translated);
       for (const entry of batch) entry.reject(translated);
       return;
     }
     const errors = results.map((result) => (result.ok ? undefined : this.translate(result.error)));
     const down = errors.find((e) => e instanceof StoreUnavailableError);
-    if (down !== undefined) this.#note({ ready: false, cause: this.describe(down) });
+    if (down !== undefined) this.#noteFailure(down);
     else if (results.some((result) => result.ok)) this.#note(READY);
     batch.forEach((entry, index) => {
       const result = results[index];
-      if (result === undefined) entry.reject(new Error('The batch commit returned no result'));
-      else if (result.ok) entry.resolve(result.value);
-      else entry.reject(errors[index]);
+      if (result?.ok) entry.resolve(result.value);
+      else entry.reject(errors[index] ?? new Error('The batch commit returned no result'));
     });
   }
 
@@ -186,16 +176,21 @@ export abstract class BatchedStore implements PlantStore {
       await this.probeWrite();
       this.#note(READY);
     } catch (error) {
-      this.#note({ ready: false, cause: this.describe(this.translate(error)) });
+      this.#noteFailure(this.translate(error));
     }
     return this.#state;
   }
 
+  #noteFailure(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.#note({ ready: false, cause: { code: errorCode(error) ?? 'UNAVAILABLE', message } });
+  }
+
   #note(next: Readiness): void {
-    const previous = this.#state;
-    this.#state = next;
     const key = (readiness: Readiness) => readiness.ready || readiness.cause.code;
-    if (key(previous) !== key(next)) this.#options.onReadinessChange?.(next, previous);
+    const changed = key(this.#state) !== key(next);
+    this.#state = next;
+    if (changed) this.#options.onReadinessChange?.(next);
   }
 }
 

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
-import type { DatabaseLocation, PostgresConfig } from '../config.ts';
-import { type Durability, StoreOpenError } from './plant-store.ts';
+import { type DatabaseLocation, type PostgresConfig, StartupError } from '../config.ts';
+import type { Durability } from './plant-store.ts';
 import {
   describeError,
   isPostgresLoginRefused,
@@ -26,15 +26,10 @@ export interface PostgresHandle {
   readonly kind: 'postgres';
   readonly url: string;
   readonly pool: pg.Pool;
-  readonly settings: PostgresSettings;
+  /** `queryTimeoutMs` (statement + connect) is when the client gives up on a silent network. */
+  readonly settings: Omit<PostgresConfig, 'startupWaitMs'> & { readonly queryTimeoutMs: number };
   close(): Promise<void>;
 }
-
-/** `queryTimeoutMs` (statement + connect) is when the client gives up on a silent network. */
-export type PostgresSettings = Omit<PostgresConfig, 'startupWaitMs'> & {
-  readonly queryTimeoutMs: number;
-  readonly synchronousCommit: string;
-};
 
 export interface OpenDatabaseOptions {
   readonly durability?: Durability;
@@ -43,12 +38,7 @@ export interface OpenDatabaseOptions {
   readonly onError?: (error: Error, context: string) => void;
 }
 
-/**
- * Opens the database migrated and checked; a failure is one StoreOpenError line.
- *
- * @example
- * const handle = await openDatabaseHandle(config.database, { durability: 'full' });
- */
+/** Opens the database migrated and checked; a failure is one StartupError line. */
 export async function openDatabaseHandle(
   location: DatabaseLocation,
   options: OpenDatabaseOptions = {},
@@ -67,7 +57,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     statementTimeoutMs = 5000,
   } = options.postgres ?? {};
   const queryTimeoutMs = statementTimeoutMs + connectTimeoutMs;
-  const timeouts = { poolMax, connectTimeoutMs, statementTimeoutMs, queryTimeoutMs };
+  const settings = { poolMax, connectTimeoutMs, statementTimeoutMs, queryTimeoutMs };
   // A SQLite deployment never loads pg.
   const { default: pgModule } = await import('pg');
   // int8 as an exact bigint (pg's default is a string).
@@ -96,9 +86,8 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   const deadline = Date.now() + (options.postgres?.startupWaitMs ?? 0);
   for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
     try {
-      const synchronousCommit = await checkPostgres(pool, options.durability ?? 'full');
+      await checkPostgres(pool, options.durability ?? 'full');
       await migratePostgres(pool);
-      const settings = { ...timeouts, synchronousCommit };
       return { kind: 'postgres', url, pool, settings, close: () => pool.end() };
     } catch (error) {
       const remaining = deadline - Date.now();
@@ -112,15 +101,15 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   }
 }
 
-/** Refuses a database that would lose or mangle acknowledged plants; returns synchronous_commit. */
-async function checkPostgres(pool: pg.Pool, durability: Durability): Promise<string> {
+/** Refuses a database that would lose or mangle acknowledged plants. */
+async function checkPostgres(pool: pg.Pool, durability: Durability): Promise<void> {
   const { rows } = await pool.query<Record<string, string>>(
     `SELECT current_setting('synchronous_commit') AS sync, current_database() AS db,
        current_setting('server_encoding') AS server, current_setting('client_encoding') AS client`,
   );
-  const { sync = 'unknown', db = '', server = '', client = '' } = rows[0] ?? {};
+  const { sync, db = '', server = '', client = '' } = rows[0] ?? {};
   if (durability !== 'normal' && sync === 'off') {
-    throw new StoreOpenError(
+    throw new StartupError(
       'the server runs with synchronous_commit = off, so a created plant could be lost when ' +
         'the database crashes; turn it on for this database or role, or set DURABILITY=normal to accept that',
     );
@@ -131,9 +120,8 @@ async function checkPostgres(pool: pg.Pool, durability: Durability): Promise<str
       what === 'server'
         ? `create the database with ENCODING 'UTF8' (CREATE DATABASE ${db}_utf8 ENCODING 'UTF8' TEMPLATE template0), move the data (pg_dump | psql) and point DATABASE_URL at it`
         : "remove client_encoding from DATABASE_URL, PGCLIENTENCODING and the role's settings (ALTER ROLE … RESET client_encoding)";
-    throw new StoreOpenError(
+    throw new StartupError(
       `the database ${db} uses the ${what} encoding ${encoding}, which cannot hold every valid plant name (e.g. "fern 🌱"); ${fix}`,
     );
   }
-  return sync;
 }

@@ -1,4 +1,4 @@
-import { StoreOpenError } from './plant-store.ts';
+import { StartupError } from '../config.ts';
 
 /** One forward-only schema change; the n-th of a list brings the database from n − 1 to n. */
 export interface Migration {
@@ -6,11 +6,9 @@ export interface Migration {
   readonly sql: string;
 }
 
-export type MigrationReport = { from: number; to: number; applied: number[] };
-
 export function checkMigrations(migrations: readonly Migration[], from: number): void {
   if (from > migrations.length) {
-    throw new StoreOpenError(
+    throw new StartupError(
       `The database schema is at version ${from}, but this server only knows versions up to ${migrations.length}; ` +
         'run a newer server or point it at another database.',
     );

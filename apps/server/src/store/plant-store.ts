@@ -1,5 +1,4 @@
 import { type NewPlant, PLANT_FIELDS, type PlantField } from '@plant-store/schema';
-import { StartupError } from '../config.ts';
 
 /** `replayed`: the id holds a plant with the same fields; `conflict`: another one. */
 export type CreateOutcome = 'created' | 'replayed' | 'conflict';
@@ -7,11 +6,6 @@ export type CreateOutcome = 'created' | 'replayed' | 'conflict';
 /** The database cannot be reached right now (mapped to 503). */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
-}
-
-/** The database cannot be opened: one start-up line (no stack) naming it, why, and what to do. */
-export class StoreOpenError extends StartupError {
-  override readonly name: string = 'StoreOpenError';
 }
 
 export interface StoreObserver {
@@ -24,10 +18,8 @@ export type Durability = 'full' | 'normal';
 
 export type PlantRow = { id: bigint } & Record<PlantField, string | null>;
 
-/** The plants table's columns, `id` first, then one TEXT column per Plant field. */
 export const PLANT_COLUMNS = ['id', ...PLANT_FIELDS].join(', ');
 
-/** A plant's Plant fields as the columns hold them (NULL when absent). */
 export const fieldValues = (plant: NewPlant) => PLANT_FIELDS.map((field) => plant[field] ?? null);
 
 export function outcomeAgainst(
@@ -39,16 +31,20 @@ export function outcomeAgainst(
     : 'conflict';
 }
 
-/** Why a store cannot commit: a stable code (`SQLITE_FULL`, a SQLSTATE, …), what, what to do. */
-export interface NotReadyCause {
-  readonly code: string;
-  readonly message: string;
-  readonly action: string;
+/** The code (SQLite's, a SQLSTATE, an errno, …) of `error` or of the first error it wraps. */
+export function errorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 10; depth += 1) {
+    const { code } = current as { code?: unknown };
+    if (typeof code === 'string') return code;
+    current = current instanceof AggregateError ? current.errors[0] : current.cause;
+  }
+  return undefined;
 }
 
+/** Not ready: a stable code (`SQLITE_FULL`, a SQLSTATE, …) and the error's message. */
 export type Readiness =
   | { readonly ready: true }
-  | { readonly ready: false; readonly cause: NotReadyCause };
+  | { readonly ready: false; readonly cause: { readonly code: string; readonly message: string } };
 
 /** Persistence for plants with create-if-absent semantics. */
 export interface PlantStore {

@@ -7,13 +7,13 @@ export function makePrivateDirectory(dir: string): void {
   if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700);
 }
 
-/** Creates `file` empty unless it exists (with `exclusive`: EEXIST); returns whether it did. */
-export function createPrivateFile(file: string, { exclusive = false } = {}): boolean {
+/** Creates `file` empty unless it exists (with `exclusive`: EEXIST). */
+export function createPrivateFile(file: string, { exclusive = false } = {}): void {
   let fd: number;
   try {
     fd = openSync(file, 'wx', 0o600);
   } catch (error) {
-    if (!exclusive && (error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if (!exclusive && (error as NodeJS.ErrnoException).code === 'EEXIST') return;
     throw error;
   }
   try {
@@ -21,7 +21,6 @@ export function createPrivateFile(file: string, { exclusive = false } = {}): boo
   } finally {
     closeSync(fd);
   }
-  return true;
 }
 
 export function looseDirectoryWarning(dir: string): string | undefined {

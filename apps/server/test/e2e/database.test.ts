@@ -91,7 +91,6 @@ describe('a PostgreSQL database', () => {
         connectTimeoutMs: 1500,
         statementTimeoutMs: 2500,
         queryTimeoutMs: 4000,
-        synchronousCommit: 'off',
       });
       expect(await sessionSettings(handle)).toEqual({
         statement_timeout: '2500ms',
@@ -164,7 +163,7 @@ describe('a PostgreSQL database', () => {
       url.pathname = `/${name}`;
       const error = await open(url.href).catch((e: unknown) => e);
       expect(String(error)).toBe(
-        `StoreOpenError: the database ${name} uses the server encoding LATIN1, which cannot hold every valid plant name (e.g. "fern 🌱"); create the database with ENCODING 'UTF8' (CREATE DATABASE ${name}_utf8 ENCODING 'UTF8' TEMPLATE template0), move the data (pg_dump | psql) and point DATABASE_URL at it`,
+        `StartupError: the database ${name} uses the server encoding LATIN1, which cannot hold every valid plant name (e.g. "fern 🌱"); create the database with ENCODING 'UTF8' (CREATE DATABASE ${name}_utf8 ENCODING 'UTF8' TEMPLATE template0), move the data (pg_dump | psql) and point DATABASE_URL at it`,
       );
     } finally {
       await adminQuery(admin, `DROP DATABASE IF EXISTS ${name}`);

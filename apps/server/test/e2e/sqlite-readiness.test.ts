@@ -116,7 +116,7 @@ describe('/readyz follows the ability to commit (SQLite, real server process)', 
     const logged = await transitions(server, /^not ready/);
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatch(
-      /^not ready \(FILE_DELETED\): .*plants\.db was deleted .*restart the server/,
+      /^not ready \(FILE_DELETED\): The database file is gone: .*plants\.db was deleted while the server had it open$/,
     );
   });
 
@@ -172,7 +172,7 @@ describe('/readyz follows the ability to commit (SQLite, real server process)', 
       fs.chmodSync(filename, 0o444);
       const refused = start(filename, { uid: 65534, gid: 65534 });
       await expect(refused).rejects.toThrow(
-        /server exited \(1\) before listening: plant-store: Cannot open the SQLite database .*: it is read-only for this user \(SQLITE_READONLY/,
+        /server exited \(1\) before listening: plant-store: Cannot open the SQLite database .*: it cannot be written \(SQLITE_READONLY/,
       );
     },
   );

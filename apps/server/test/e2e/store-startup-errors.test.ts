@@ -7,7 +7,8 @@ import { freePort } from '../support/free-port.ts';
 import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // A database the server cannot open ends the start with one line on stderr naming the file or
-// the (masked) URL, why, and what to do; then exit status 1, no stack, no JSON warnings.
+// the (masked) URL and the error (a file it cannot write: saying so); then exit status 1, no
+// stack, no JSON warnings.
 
 const token = 'startup-errors-token-0123456789abcdef';
 const servers: SpawnedServer[] = [];
@@ -51,12 +52,12 @@ function expectOneLine(lines: string[]): string {
 }
 
 describe('a database that cannot be opened stops the start with one line', () => {
-  it('names a DATABASE_URL whose directory cannot be made, and what to do', async () => {
+  it('names a DATABASE_URL whose directory cannot be made, and the error', async () => {
     const { code, lines } = await failedStart({ DATABASE_URL: '/etc/hostname/plants.db' });
     expect(code).toBe(1);
     const line = expectOneLine(lines);
     expect(line).toBe(
-      "plant-store: Cannot open the SQLite database /etc/hostname/plants.db: the file cannot be created or opened there (EEXIST: file already exists, mkdir '/etc/hostname'). Make sure /etc/hostname is a directory the server's user can write (or can create), or set DATABASE_URL to another file.",
+      "plant-store: Cannot open the SQLite database /etc/hostname/plants.db: EEXIST: file already exists, mkdir '/etc/hostname'.",
     );
   });
 
@@ -78,9 +79,8 @@ describe('a database that cannot be opened stops the start with one line', () =>
       expect(code).toBe(1);
       const line = expectOneLine(lines);
       expect(line).toContain(
-        `Cannot open the SQLite database ${filename}: the file cannot be created or opened there (SQLITE_CANTOPEN: unable to open database file).`,
+        `Cannot open the SQLite database ${filename}: it cannot be written (SQLITE_CANTOPEN: unable to open database file).`,
       );
-      expect(line).toContain("is a directory the server's user can write");
     });
 
     it('names a database file of its own with mode 0444, in a directory it can write (SQLITE_READONLY)', async () => {
@@ -94,7 +94,7 @@ describe('a database that cannot be opened stops the start with one line', () =>
       expect(code).toBe(1);
       const line = expectOneLine(lines);
       expect(line).toContain(
-        `Cannot open the SQLite database ${filename}: it is read-only for this user (SQLITE_READONLY`,
+        `Cannot open the SQLite database ${filename}: it cannot be written (SQLITE_READONLY`,
       );
     });
 
@@ -108,9 +108,8 @@ describe('a database that cannot be opened stops the start with one line', () =>
       expect(code).toBe(1);
       const line = expectOneLine(lines);
       expect(line).toContain(
-        `Cannot open the SQLite database ${filename}: it is read-only for this user (SQLITE_READONLY`,
+        `Cannot open the SQLite database ${filename}: it cannot be written (SQLITE_READONLY`,
       );
-      expect(line).toContain("writable by the server's user");
     });
   });
 
@@ -131,7 +130,7 @@ describe('a database that cannot be opened stops the start with one line', () =>
       ]);
       expect(code).toBe(1);
       expect(expectOneLine(lines)).toContain(
-        `Cannot open the SQLite database ${filename}: its file system is mounted read-only (SQLITE_`,
+        `Cannot open the SQLite database ${filename}: it cannot be written (SQLITE_`,
       );
     },
   );
@@ -145,10 +144,9 @@ describe('a database that cannot be opened stops the start with one line', () =>
     expect(code).toBe(1);
     const line = expectOneLine(lines);
     expect(line).toMatch(
-      /^plant-store: Cannot open the PostgreSQL store at postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/plants: .*ECONNREFUSED.*\. Check that PostgreSQL is running and reachable/,
+      /^plant-store: Cannot open the PostgreSQL store at postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/plants: .*ECONNREFUSED/,
     );
     expect(line).not.toContain('hunter2');
-    expect(line).toContain('PG_STARTUP_WAIT_MS');
     // The process start takes most of it; the connection is refused at once.
     expect(ms).toBeLessThan(10_000);
     console.info(`closed PostgreSQL port: exit 1 after ${ms.toFixed(0)} ms: ${line}`);

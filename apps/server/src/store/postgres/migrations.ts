@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { checkMigrations, type Migration, type MigrationReport } from '../migration-list.ts';
+import { checkMigrations, type Migration } from '../migration-list.ts';
 
 /** The PostgreSQL schema, oldest first. Append new versions; never edit a released one. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -43,10 +43,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
 ];
 
 /** One transaction under an advisory lock: instances starting at once migrate one by one. */
-export async function migratePostgres(
-  pool: Pool,
-  migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
-): Promise<MigrationReport> {
+export async function migratePostgres(pool: Pool, migrations = POSTGRES_MIGRATIONS) {
   const client = await pool.connect();
   // A checked-out client has no pool listener: the failing query reports a lost connection.
   const ignore = () => undefined;

@@ -1,15 +1,10 @@
-import { INT64_MAX, INT64_MIN, type NewPlant, PLANT_FIELDS } from '@plant-store/schema';
+import { type NewPlant, PLANT_FIELDS } from '@plant-store/schema';
 import type pg from 'pg';
 import type { PostgresConfig } from '../../config.ts';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
 import { type OpenDatabaseOptions, openDatabaseHandle, type PostgresHandle } from '../database.ts';
 import { fieldValues, outcomeAgainst, PLANT_COLUMNS, type PlantRow } from '../plant-store.ts';
-import {
-  describePostgresFailure,
-  isPostgresUnavailable,
-  isStaleConnection,
-  translatePostgresError,
-} from './errors.ts';
+import { isPostgresUnavailable, isStaleConnection, translatePostgresError } from './errors.ts';
 
 export interface PostgresStoreOptions
   extends BatchedStoreOptions,
@@ -61,11 +56,7 @@ export class PostgresStore extends BatchedStore {
     this.startProbing();
   }
 
-  settings() {
-    return this.#handle.settings;
-  }
-
-  protected async query1(): Promise<void> {
+  protected override async query1(): Promise<void> {
     await this.#query('SELECT 1', [], this.#handle.settings.connectTimeoutMs);
   }
 
@@ -74,18 +65,14 @@ export class PostgresStore extends BatchedStore {
   }
 
   protected translate = translatePostgresError;
-  protected describe = describePostgresFailure;
 
   protected async release(): Promise<void> {
     if (this.#owned) await this.#handle.close();
   }
 
   protected async commitBatch(plants: readonly NewPlant[]): Promise<RowResult[]> {
-    const problems = plants.map(rowProblem);
     const first = new Map<bigint, NewPlant>();
-    plants.forEach((plant, index) => {
-      if (problems[index] === undefined && !first.has(plant.id)) first.set(plant.id, plant);
-    });
+    for (const plant of plants) if (!first.has(plant.id)) first.set(plant.id, plant);
     const candidates = [...first.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const { created, failed } = await this.#insert(candidates);
     const lookUp = candidates.filter((p) => !created.has(p.id) && !failed.has(p.id));
@@ -99,8 +86,8 @@ export class PostgresStore extends BatchedStore {
             return [];
           });
     const stored = new Map(rows.map((row) => [row.id, row]));
-    return plants.map((plant, index): RowResult => {
-      const problem = problems[index] ?? failed.get(plant.id);
+    return plants.map((plant): RowResult => {
+      const problem = failed.get(plant.id);
       if (problem !== undefined) return { ok: false, error: problem };
       // The batch's first plant of the id when it inserted it, else the row that was there.
       const against = created.has(plant.id) ? first.get(plant.id) : stored.get(plant.id);
@@ -153,21 +140,4 @@ export class PostgresStore extends BatchedStore {
       }
     }
   }
-}
-
-function rowProblem(plant: NewPlant): Error | undefined {
-  const { id } = plant as { id: unknown };
-  if (typeof id !== 'bigint' || id < INT64_MIN || id > INT64_MAX) {
-    return new RangeError(`id must be a bigint from ${INT64_MIN} to ${INT64_MAX}`);
-  }
-  for (const [index, text] of fieldValues(plant).entries()) {
-    // A missing required field is the NOT NULL column's error, for this row only.
-    if (text === null) continue;
-    if (typeof text !== 'string') return new TypeError(`${PLANT_FIELDS[index]} must be a string`);
-    // PostgreSQL text cannot hold NUL, and a lone surrogate would be stored as U+FFFD.
-    if (text.includes('\u0000') || !text.isWellFormed()) {
-      return new RangeError(`${PLANT_FIELDS[index]} must be well-formed Unicode without NUL`);
-    }
-  }
-  return undefined;
 }

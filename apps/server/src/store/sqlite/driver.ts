@@ -9,11 +9,7 @@ export const DRIVER_PACKAGE =
   Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-13' : 'better-sqlite3';
 const Driver = createRequire(import.meta.url)(DRIVER_PACKAGE) as typeof BetterSqlite3;
 
-export function openSqlite(
-  filename: string,
-  options?: BetterSqlite3.Options,
-): BetterSqlite3.Database {
-  return new Driver(filename, options);
-}
+export const openSqlite = (filename: string, options?: BetterSqlite3.Options) =>
+  new Driver(filename, options);
 
 export const SqliteError: typeof BetterSqlite3.SqliteError = Driver.SqliteError;

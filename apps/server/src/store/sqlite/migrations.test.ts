@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StartupError } from '../../config.ts';
 import type { Migration } from '../migration-list.ts';
-import { StoreOpenError } from '../plant-store.ts';
 import { openSqlite } from './driver.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 
@@ -83,7 +83,7 @@ describe('migrate', () => {
 
   it('refuses a database migrated by newer code, and leaves it alone', () => {
     db.pragma('user_version = 70');
-    expect(() => migrate(db)).toThrow(StoreOpenError);
+    expect(() => migrate(db)).toThrow(StartupError);
     expect(() => migrate(db)).toThrow(new RegExp(`version 70.*up to ${MIGRATIONS.length}`));
     expect(schemaVersion(db)).toBe(70);
     expect(tableNames()).toEqual([]);

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { checkMigrations, type Migration, type MigrationReport } from '../migration-list.ts';
+import { checkMigrations, type Migration } from '../migration-list.ts';
 
 /** The SQLite schema, oldest first. Append new versions; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -42,9 +42,9 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** One IMMEDIATE transaction: two processes cannot both apply a migration. */
-export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS) {
+export function migrate(db: Database, migrations = MIGRATIONS) {
   return db
-    .transaction((): MigrationReport => {
+    .transaction(() => {
       const from = schemaVersion(db);
       checkMigrations(migrations, from);
       const applied = migrations.slice(from).map((migration, index) => {

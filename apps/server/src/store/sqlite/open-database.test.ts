@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { StoreOpenError } from '../plant-store.ts';
+import { StartupError } from '../../config.ts';
 import { DRIVER_PACKAGE } from './driver.ts';
 import { openDatabase } from './open-database.ts';
 
@@ -57,7 +57,7 @@ describe('openDatabase', () => {
     const writer = await writerHolding(filename, 60_000);
     try {
       const opening = () => openDatabase(filename, { busyTimeoutMs: 50 });
-      expect(opening).toThrow(StoreOpenError);
+      expect(opening).toThrow(StartupError);
       expect(opening).toThrow(`Cannot open the SQLite database ${filename}: SQLITE_BUSY`);
     } finally {
       await writer.terminate();

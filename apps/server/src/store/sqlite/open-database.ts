@@ -1,12 +1,10 @@
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import type { Durability } from '../plant-store.ts';
+import { type Durability, errorCode } from '../plant-store.ts';
 import { createPrivateFile, makePrivateDirectory } from '../private-files.ts';
 import { openSqlite } from './driver.ts';
-import { sqliteCode, sqliteOpenError } from './errors.ts';
+import { sqliteOpenError } from './errors.ts';
 import { migrate } from './migrations.ts';
-
-const SYNCHRONOUS: Record<Durability, number> = { normal: 1, full: 2 };
 
 export interface OpenDatabaseOptions {
   readonly durability?: Durability;
@@ -14,14 +12,12 @@ export interface OpenDatabaseOptions {
   readonly busyTimeoutMs?: number;
 }
 
-/** Opens `filename` in WAL mode, migrated and written once; a failure is one StoreOpenError line. */
+/** Opens `filename` in WAL mode, migrated and written once; a failure is one StartupError line. */
 export function openDatabase(
   filename: string,
   { durability = 'full', busyTimeoutMs = 5000 }: OpenDatabaseOptions = {},
 ): Database.Database {
-  if (filename === '' || filename === ':memory:') {
-    throw new Error(`The SQLite store needs a database file, not ${JSON.stringify(filename)}`);
-  }
+  if (filename === ':memory:') throw new Error('SQLite needs a database file, not :memory:');
   let db: Database.Database | undefined;
   try {
     makePrivateDirectory(dirname(filename));
@@ -33,7 +29,7 @@ export function openDatabase(
     db.pragma('auto_vacuum = INCREMENTAL');
     switchToWal(db, busyTimeoutMs);
     // After WAL: better-sqlite3's build gives a WAL connection NORMAL unless set explicitly.
-    db.pragma(`synchronous = ${SYNCHRONOUS[durability]}`);
+    db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
     // A burst's WAL space is given back when the WAL starts over.
     db.pragma(`journal_size_limit = ${4 * 1024 * 1024}`);
     migrate(db);
@@ -59,7 +55,7 @@ function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
       if (mode === 'wal') return;
       throw new Error(`SQLite did not switch to journal_mode=WAL (it reads back ${String(mode)})`);
     } catch (error) {
-      if (sqliteCode(error) !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      if (errorCode(error) !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
       // Start-up only: a synchronous pause, as SQLite's own busy handler would sleep.
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
     }

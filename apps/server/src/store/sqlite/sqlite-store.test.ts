@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
 import { describe, expect, it } from 'vitest';
 import { tempSqliteStores } from '../../../test/support/temp-sqlite-stores.ts';
-import { StoreOpenError, StoreUnavailableError } from '../plant-store.ts';
+import { StartupError } from '../../config.ts';
+import { StoreUnavailableError } from '../plant-store.ts';
 import { openSqlite } from './driver.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { openDatabase } from './open-database.ts';
@@ -92,7 +93,7 @@ describe('persistence', () => {
     const db = openSqlite(temp.filename);
     db.pragma('user_version = 99');
     db.close();
-    expect(() => openStore()).toThrow(StoreOpenError);
+    expect(() => openStore()).toThrow(StartupError);
     expect(() => openStore()).toThrow(/version 99/);
   });
 
@@ -156,7 +157,7 @@ describe('readiness: the database files still being the ones at the path', () =>
       ready: false,
       cause: {
         code: 'FILE_DELETED',
-        message: `${temp.filename} was deleted while the server had it open`,
+        message: `The database file is gone: ${temp.filename} was deleted while the server had it open`,
       },
     });
   });

@@ -5,17 +5,13 @@ import type Database from 'better-sqlite3';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
 import {
   type CreateOutcome,
+  errorCode,
   fieldValues,
   outcomeAgainst,
   PLANT_COLUMNS,
   type PlantRow,
 } from '../plant-store.ts';
-import {
-  DatabaseFileGoneError,
-  describeSqliteFailure,
-  sqliteCode,
-  translateSqliteError,
-} from './errors.ts';
+import { DatabaseFileGoneError, translateSqliteError } from './errors.ts';
 import { type OpenDatabaseOptions, openDatabase } from './open-database.ts';
 
 export interface SqliteStoreOptions extends BatchedStoreOptions, OpenDatabaseOptions {
@@ -24,13 +20,10 @@ export interface SqliteStoreOptions extends BatchedStoreOptions, OpenDatabaseOpt
   readonly db?: Database.Database;
 }
 
-export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  return new SqliteStore(options);
-}
+export const createSqliteStore = (options: SqliteStoreOptions) => new SqliteStore(options);
 
 /** A commit is acknowledged only while the files at the path are still the ones open. */
 export class SqliteStore extends BatchedStore {
-  readonly #filename: string;
   readonly #db: Database.Database;
   readonly #ownsDb: boolean;
   readonly #insert: Database.Statement<[bigint, ...(string | null)[]]>;
@@ -45,7 +38,6 @@ export class SqliteStore extends BatchedStore {
   constructor(options: SqliteStoreOptions) {
     super(options);
     const { filename } = options;
-    this.#filename = filename;
     this.#ownsDb = options.db === undefined;
     this.#db = options.db ?? openDatabase(filename, options);
     // ids as bigint, on these statements only: the connection is shared with tokens and limits.
@@ -86,17 +78,12 @@ export class SqliteStore extends BatchedStore {
     return results;
   }
 
-  protected async query1(): Promise<void> {
-    this.#db.prepare('SELECT 1').get();
-  }
-
   protected async probeWrite(): Promise<void> {
     this.#retryWhenFull(() => this.#probe.run());
     this.#checkFiles();
   }
 
   protected translate = translateSqliteError;
-  protected describe = (error: unknown) => describeSqliteFailure(error, this.#filename);
 
   protected async release(): Promise<void> {
     if (this.#ownsDb) this.#db.close();
@@ -107,7 +94,7 @@ export class SqliteStore extends BatchedStore {
     try {
       return write();
     } catch (error) {
-      if (!sqliteCode(error)?.startsWith('SQLITE_FULL')) throw error;
+      if (!errorCode(error)?.startsWith('SQLITE_FULL')) throw error;
       const [result] = this.#db.pragma('wal_checkpoint(TRUNCATE)') as { busy: bigint }[];
       if (result?.busy !== 0n) throw error;
       return write();
