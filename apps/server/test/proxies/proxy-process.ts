@@ -22,6 +22,8 @@ export interface ProxyProcess {
   output(): string;
   /** nginx's error log (upstream errors, retries); '' for haproxy. */
   errorLog(): string;
+  /** nginx's access log (a status per request, 408 for one closed by a timeout); '' for haproxy. */
+  accessLog(): string;
   stop(): Promise<void>;
 }
 
@@ -84,13 +86,15 @@ export async function startProxy(
   });
   const { output, stop: stopProxy } = watchChild(child);
   const url = `http://127.0.0.1:${listenPort}`;
-  const errorLog = () => {
+  const nginxLog = (name: string) => () => {
     try {
-      return kind === 'nginx' ? readFileSync(join(folder, 'error.log'), 'utf8') : '';
+      return kind === 'nginx' ? readFileSync(join(folder, name), 'utf8') : '';
     } catch {
       return '';
     }
   };
+  const errorLog = nginxLog('error.log');
+  const accessLog = nginxLog('access.log');
   const stop = async () => {
     await stopProxy();
     rmSync(folder, { recursive: true, force: true });
@@ -101,7 +105,7 @@ export async function startProxy(
     await stop();
     throw error;
   }
-  return { url, output, errorLog, stop };
+  return { url, output, errorLog, accessLog, stop };
 }
 
 /** Polls `${url}/healthz` until it answers `status` (20 s at most, or the process exits). */
