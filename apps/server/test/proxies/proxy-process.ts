@@ -22,6 +22,8 @@ export interface ProxyProcess {
   output(): string;
   /** nginx's error log (upstream errors, retries); '' for haproxy. */
   errorLog(): string;
+  /** nginx's access log (a status per request, 408 for one closed by a timeout); '' for haproxy. */
+  accessLog(): string;
   stop(): Promise<void>;
 }
 
@@ -50,10 +52,26 @@ export function shippedConfig(
           [/^(\s*server a) 127\.0\.0\.1:3001 /gm, `$1 127.0.0.1:${upstreamPorts[0]} `],
           [/^(\s*server b) 127\.0\.0\.1:3002 /gm, `$1 127.0.0.1:${upstreamPorts[1]} `],
         ];
-  let text = readFileSync(join(DEPLOY, file), 'utf8');
+  return replaceLines(kind, readFileSync(join(DEPLOY, file), 'utf8'), replacements);
+}
+
+/**
+ * `config` (the shipped file of `kind`, from `shippedConfig`) with each pattern replaced;
+ * throws if one matches nothing. The one way a test changes a shipped file: ports and paths
+ * above, and a test's variant (a number lowered so that a test need not wait 30 s or send
+ * 100,000 requests), each named where it is used.
+ */
+export function replaceLines(
+  kind: ProxyKind,
+  config: string,
+  replacements: ReadonlyArray<readonly [RegExp, string]>,
+): string {
+  let text = config;
   for (const [pattern, replacement] of replacements) {
     if (text.match(pattern) === null)
-      throw new Error(`deploy/${file} has no line matching ${pattern}`);
+      throw new Error(
+        `deploy/${kind === 'nginx' ? 'nginx.conf' : 'haproxy.cfg'} has no line matching ${pattern}`,
+      );
     text = text.replace(pattern, replacement);
   }
   return text;
@@ -84,13 +102,15 @@ export async function startProxy(
   });
   const { output, stop: stopProxy } = watchChild(child);
   const url = `http://127.0.0.1:${listenPort}`;
-  const errorLog = () => {
+  const nginxLog = (name: string) => () => {
     try {
-      return kind === 'nginx' ? readFileSync(join(folder, 'error.log'), 'utf8') : '';
+      return kind === 'nginx' ? readFileSync(join(folder, name), 'utf8') : '';
     } catch {
       return '';
     }
   };
+  const errorLog = nginxLog('error.log');
+  const accessLog = nginxLog('access.log');
   const stop = async () => {
     await stopProxy();
     rmSync(folder, { recursive: true, force: true });
@@ -101,7 +121,7 @@ export async function startProxy(
     await stop();
     throw error;
   }
-  return { url, output, errorLog, stop };
+  return { url, output, errorLog, accessLog, stop };
 }
 
 /** Polls `${url}/healthz` until it answers `status` (20 s at most, or the process exits). */
