@@ -1,4 +1,5 @@
 import { ERROR_ENTRIES, type ErrorName, MAX_JSON_DEPTH } from '@plant-store/schema';
+import { EXAMPLE_BODY_LIMIT_BYTES } from '@plant-store/schema/openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendRawBytes } from './support/raw-socket.ts';
 import { startTestServer, type TestServer } from './support/start-test-server.ts';
@@ -39,8 +40,8 @@ async function sendRaw(baseUrl: string, bytes: string): Promise<Answer> {
 }
 
 let server: TestServer;
-/** The body limit the document's 413 example is written for (openapi/document.ts), whatever the default. */
-const EXAMPLE_BODY_LIMIT = 65_536;
+/** The body limit the document's 413 example was answered with (its description names it). */
+const EXAMPLE_BODY_LIMIT = EXAMPLE_BODY_LIMIT_BYTES;
 
 beforeAll(async () => {
   server = await startTestServer({ bodyLimitBytes: EXAMPLE_BODY_LIMIT });

@@ -86,16 +86,4 @@ describe('buildHttpRequest', () => {
       timeoutMs: 500,
     });
   });
-
-  it('refuses a path template, which it cannot fill yet', () => {
-    const getPlant = defineRoute({
-      ...contract.getHealth,
-      operationId: 'getPlant',
-      path: '/plants/{id}',
-      response: { ...contract.getHealth.response, schema: Plant },
-    });
-    expect(() => buildHttpRequest(getPlant, settings, undefined)).toThrow(
-      'getPlant: path parameters (/plants/{id}) are not supported',
-    );
-  });
 });

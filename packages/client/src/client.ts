@@ -15,6 +15,7 @@ import {
   PlantStoreError,
   PlantStoreNetworkError,
   PlantStoreValidationError,
+  parseBody,
 } from './errors.ts';
 import { type ClientConfig, type PlantStoreClientOptions, resolveClientConfig } from './options.ts';
 import { Pacer } from './pacer.ts';
@@ -158,9 +159,6 @@ export function buildHttpRequest(
   settings: RequestSettings,
   body: string | undefined,
 ): HttpRequest {
-  if (route.path.includes('{')) {
-    throw new TypeError(`${route.operationId}: path parameters (${route.path}) are not supported`);
-  }
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (route.auth === 'bearer') headers.authorization = `Bearer ${settings.token}`;
@@ -203,18 +201,15 @@ export function readResponse(route: RouteCall, url: string, result: RetriedOutco
 function readSuccessBody(route: RouteCall, response: ResponseOutcome, attempts: number): unknown {
   const details = { operationId: route.operationId, status: response.status, attempts };
   const prefix = `${route.operationId}: the ${response.status} response`;
-  let json: unknown;
-  try {
-    // No response body of the contract holds an int64 (ids are only ever sent), so JSON.parse
-    // reads each exactly; a browser bundle needs no JSON library (test: responses-int64.test.ts).
-    json = JSON.parse(response.text);
-  } catch (error) {
+  // No response body of the contract holds an int64 (ids are only ever sent), so JSON.parse
+  // reads each exactly; a browser bundle needs no JSON library (test: responses-int64.test.ts).
+  const result = parseBody(route.response.schema, response.text);
+  if (result instanceof Error) {
     throw new PlantStoreError(`${prefix} is not JSON (${describeBody(response)})`, {
       ...details,
-      cause: error,
+      cause: result,
     });
   }
-  const result = route.response.schema.safeParse(json);
   if (result.success) return result.data;
   throw new PlantStoreError(
     `${prefix} does not match the contract: ${formatIssues(result.error.issues)}`,

@@ -1,4 +1,4 @@
-import { ErrorBody, VALIDATION_FAILED_CODE } from '@plant-store/schema/shapes';
+import { ErrorBody, shortened, VALIDATION_FAILED_CODE } from '@plant-store/schema/shapes';
 import type * as z from 'zod/mini';
 import type { ResponseOutcome } from './retry.ts';
 
@@ -174,8 +174,10 @@ export function errorFromResponse(
     retryAfter: response.retryAfter,
     attempts,
   };
-  const body = readErrorBody(response.text);
-  if (body) return new PlantStoreError(body.message, { ...details, code: body.error });
+  const body = parseBody(ErrorBody, response.text);
+  if (!(body instanceof Error) && body.success) {
+    return new PlantStoreError(body.data.message, { ...details, code: body.data.error });
+  }
   const status = `${response.status} ${response.statusText}`.trim();
   return new PlantStoreError(
     `${operationId}: the API answered ${status} without an Error body (${describeBody(response)})`,
@@ -183,22 +185,30 @@ export function errorFromResponse(
   );
 }
 
-function readErrorBody(text: string): ErrorBody | undefined {
+/**
+ * `text` read as JSON and checked with `schema`: zod's result, or JSON.parse's error when it is
+ * not JSON. (The client reads the Error body and the success body with it.)
+ *
+ * @example
+ * parseBody(ErrorBody, '{"error":40901,"message":"…"}'); // { success: true, data: { error: 40901, … } }
+ * parseBody(ErrorBody, '<html>'); // SyntaxError
+ */
+export function parseBody<S extends z.ZodMiniType>(
+  schema: S,
+  text: string,
+): z.core.util.SafeParseResult<z.output<S>> | SyntaxError {
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch {
-    return undefined;
+  } catch (error) {
+    return error as SyntaxError;
   }
-  const result = ErrorBody.safeParse(json);
-  return result.success ? result.data : undefined;
+  return schema.safeParse(json);
 }
-
-const EXCERPT_LENGTH = 120;
 
 /**
  * A short, single-line description of a response body for an error message: its content type
- * and the start of its text.
+ * and the start of its text (`shortened` to 121 characters: 120 and `…` when longer).
  *
  * @example
  * describeBody({ contentType: 'text/html', text: '<html>\n  <body>Bad gateway</body>\n</html>' });
@@ -207,7 +217,5 @@ const EXCERPT_LENGTH = 120;
 export function describeBody(response: Pick<ResponseOutcome, 'contentType' | 'text'>): string {
   const type = response.contentType ?? 'no content-type';
   const text = response.text.replace(/\s+/g, ' ').trim();
-  if (text === '') return `${type}, empty`;
-  const excerpt = text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
-  return `${type}: ${JSON.stringify(excerpt)}`;
+  return text ? `${type}: ${JSON.stringify(shortened(text, 121))}` : `${type}, empty`;
 }

@@ -63,7 +63,7 @@ export class Pacer {
   readonly #now: () => number;
   /** Requests per second, from the last answer that said; undefined = not paced. */
   #perSecond: number | undefined;
-  /** Requests believed to be left right now (fractional: refills with time). */
+  /** Requests believed to be left at `#updatedAt` (fractional: refills with time). */
   #remaining = 0;
   /** The most `#remaining` can grow back to (the burst, as the headers imply). */
   #burst = 0;
@@ -72,9 +72,11 @@ export class Pacer {
   /** When the next paced request may start. */
   #nextSlot = 0;
   #inFlight = 0;
-  /** Whether an attempt came back yet: until then, one request goes alone to learn the limit. */
-  #learnt = false;
-  #probe: Promise<void> | undefined;
+  /**
+   * `null` until the first request goes; then, until it is answered, the promise of its answer
+   * (one request goes alone to learn the limit); `undefined` once learnt.
+   */
+  #probe: Promise<unknown> | null | undefined = null;
 
   constructor(sleep: (ms: number) => Promise<void>, now: () => number = Date.now) {
     this.#sleep = sleep;
@@ -91,70 +93,50 @@ export class Pacer {
   ): Promise<T> {
     // The first request goes alone: many calls at once would otherwise all go before any
     // answer told the limit, and a burst smaller than them would refuse the rest.
-    while (!this.#learnt && this.#probe !== undefined) await this.#probe;
-    let probed: (() => void) | undefined;
-    if (!this.#learnt) {
-      this.#probe = new Promise((resolve) => {
-        probed = resolve;
-      });
-    }
-    const wait = this.#turn();
-    if (wait > 0) await this.#sleep(wait);
-    this.#inFlight += 1;
-    let outcome: T;
-    try {
-      outcome = await attempt();
-    } finally {
-      this.#inFlight -= 1;
-      if (probed !== undefined) {
-        this.#learnt = true;
-        this.#probe = undefined;
-        probed();
+    while (this.#probe) await this.#probe;
+    const perSecond = this.#perSecond;
+    if (perSecond !== undefined) {
+      const now = this.#now();
+      if (now > this.#updatedAt) {
+        this.#remaining = Math.min(
+          this.#burst,
+          this.#remaining + ((now - this.#updatedAt) / 1000) * perSecond,
+        );
+        this.#updatedAt = now;
+      }
+      if (this.#remaining - 1 >= PACING_RESERVE) this.#remaining -= 1;
+      else {
+        // Paced requests are what refills: they take the tokens as they come back.
+        const slot = Math.max(now, this.#nextSlot);
+        this.#nextSlot = slot + 1000 / perSecond;
+        this.#remaining = Math.max(0, this.#remaining - 1);
+        this.#updatedAt = Math.max(this.#updatedAt, slot);
+        if (slot > now) await this.#sleep(slot - now);
       }
     }
+    this.#inFlight += 1;
+    const answer = attempt().finally(() => {
+      this.#inFlight -= 1;
+    });
+    if (this.#probe === null) {
+      this.#probe = answer.then(
+        () => {},
+        () => {},
+      );
+      void this.#probe.then(() => {
+        this.#probe = undefined;
+      });
+    }
+    const outcome = await answer;
     const { reading, refused } = readingOf(outcome);
-    this.#learn(reading, refused);
+    if (reading) {
+      this.#perSecond = reading.limit;
+      this.#burst = Math.max(reading.remaining, reading.remaining + reading.reset * reading.limit);
+      // Requests still in flight were sent after this answer's count, or will be counted: take
+      // them off, so that many callers at once do not all spend the same requests.
+      this.#remaining = refused ? 0 : Math.max(0, reading.remaining - this.#inFlight);
+      this.#updatedAt = Math.max(this.#now(), this.#updatedAt);
+    } else if (refused && this.#perSecond !== undefined) this.#remaining = 0;
     return outcome;
-  }
-
-  /** Milliseconds this request waits; reserves its place. */
-  #turn(): number {
-    const perSecond = this.#perSecond;
-    if (perSecond === undefined) return 0;
-    const now = this.#now();
-    this.#refill(now, perSecond);
-    if (this.#remaining - 1 >= PACING_RESERVE) {
-      this.#remaining -= 1;
-      return 0;
-    }
-    const slot = Math.max(now, this.#nextSlot);
-    this.#nextSlot = slot + 1000 / perSecond;
-    // Paced requests are what refills: they take the tokens as they come back.
-    this.#remaining = Math.max(0, this.#remaining - 1);
-    this.#updatedAt = Math.max(this.#updatedAt, slot);
-    return slot - now;
-  }
-
-  #refill(now: number, perSecond: number): void {
-    if (now <= this.#updatedAt) return;
-    this.#remaining = Math.min(
-      this.#burst,
-      this.#remaining + ((now - this.#updatedAt) / 1000) * perSecond,
-    );
-    this.#updatedAt = now;
-  }
-
-  #learn(reading: RateLimitReading | undefined, refused: boolean): void {
-    if (reading === undefined) {
-      if (refused && this.#perSecond !== undefined) this.#remaining = 0;
-      return;
-    }
-    const now = this.#now();
-    this.#perSecond = reading.limit;
-    this.#burst = Math.max(reading.remaining, reading.remaining + reading.reset * reading.limit);
-    // Requests still in flight were sent after this answer's count, or will be counted: take
-    // them off, so that many callers at once do not all spend the same requests.
-    this.#remaining = refused ? 0 : Math.max(0, reading.remaining - this.#inFlight);
-    this.#updatedAt = Math.max(now, this.#updatedAt);
   }
 }

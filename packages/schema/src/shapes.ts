@@ -18,5 +18,6 @@ export type {
   RouteInput,
   RouteResult,
 } from './route.ts';
+export { shortened } from './shortened.ts';
 export { stringifyJson } from './stringify-json.ts';
 export { VALIDATION_FAILED_CODE } from './validation-failed.ts';

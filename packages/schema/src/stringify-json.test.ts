@@ -10,6 +10,13 @@ describe('stringifyJson', () => {
     );
   });
 
+  it('writes a key or string that holds its mark (U+FDD0) as it is, and the numbers beside it', () => {
+    const value = { '\ufdd0': '\ufdd0', s: 'a\ufdd0\ufdd0"', id: 1n, n: [2n, '\ufdd0'] };
+    expect(stringifyJson(value)).toBe(
+      '{"\ufdd0":"\ufdd0","s":"a\ufdd0\ufdd0\\"","id":1,"n":[2,"\ufdd0"]}',
+    );
+  });
+
   it('round-trips through parseJson', () => {
     const value = { id: -(2n ** 63n), name: 'Fern', tag: 'ä' };
     expect(parseJson(stringifyJson(value))).toEqual(value);

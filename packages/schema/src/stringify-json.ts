@@ -11,29 +11,21 @@ import { isLosslessNumber } from './lossless-number.ts';
  * stringifyJson({ id: 2n ** 63n - 1n, name: 'Fern' }); // '{"id":9223372036854775807,"name":"Fern"}'
  */
 export function stringifyJson(value: unknown): string {
-  const text = write(value, '');
-  if (text === undefined) throw new TypeError('value cannot be serialized as JSON');
-  return text;
-}
-
-function write(input: unknown, key: string): string | undefined {
-  const value =
-    typeof (input as { toJSON?: unknown } | null)?.toJSON === 'function'
-      ? (input as { toJSON(key: string): unknown }).toJSON(key)
-      : input;
-  if (typeof value === 'bigint') return value.toString();
-  if (isLosslessNumber(value)) return value.value;
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (value instanceof Number || value instanceof String || value instanceof Boolean) {
-    return JSON.stringify(value);
+  // JSON.stringify writes everything but the exact numbers: each is written as a mark (a string
+  // of U+FDD0, a noncharacter), then the marks' tokens are replaced with the numbers, in order.
+  // A mark no key or string holds: tried one U+FDD0 longer until none does.
+  for (let mark = '\ufdd0'; ; mark += '\ufdd0') {
+    const numbers: string[] = [];
+    let clash = false;
+    const text = JSON.stringify(value, (key, member: unknown) => {
+      if (key.includes(mark) || (typeof member === 'string' && member.includes(mark))) clash = true;
+      const exact =
+        typeof member === 'bigint' ? `${member}` : isLosslessNumber(member) ? member.value : '';
+      if (!exact) return member;
+      numbers.push(exact);
+      return mark;
+    });
+    if (text === undefined) throw new TypeError('value cannot be serialized as JSON');
+    if (!clash) return text.replaceAll(`"${mark}"`, () => numbers.shift() ?? '');
   }
-  if (Array.isArray(value)) {
-    return `[${value.map((item, index) => write(item, String(index)) ?? 'null').join(',')}]`;
-  }
-  const members: string[] = [];
-  for (const [name, member] of Object.entries(value)) {
-    const text = write(member, name);
-    if (text !== undefined) members.push(`${JSON.stringify(name)}:${text}`);
-  }
-  return `{${members.join(',')}}`;
 }

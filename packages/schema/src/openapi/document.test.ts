@@ -9,7 +9,7 @@ import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { NewPlant } from '../plant.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
 import { NO_CONTROL_CHARACTERS_PATTERN } from '../text.ts';
-import { buildOpenApiDocument, describeApi } from './document.ts';
+import { buildOpenApiDocument, describeApi, EXAMPLE_BODY_LIMIT_BYTES } from './document.ts';
 import { serializeOpenApiDocument, serializeOpenApiYaml } from './serialize.ts';
 
 const COMMITTED = new URL('../../openapi.json', import.meta.url);
@@ -239,15 +239,30 @@ describe('the document is complete for outside consumers', () => {
 
   it('names no server default: the body limit is "the server\'s configured body limit"', () => {
     // The builder's prose: description.md and prose.ts, and the headers' and statuses'
-    // descriptions. The catalog's meanings (the error table) are error-catalog.ts's, and the
-    // 413 example is the message a server at the default limit sends (error-examples.test.ts).
-    let text = serializeOpenApiDocument(generated).replace(
-      '"Request body is larger than 65536 bytes"',
-      '',
-    );
+    // descriptions. The catalog's meanings (the error table) are error-catalog.ts's. The 413
+    // example carries no default either: it is answered by a server started with an example
+    // BODY_LIMIT, which its description names (error-examples.test.ts starts that server).
+    let text = serializeOpenApiDocument(generated);
     for (const entry of ERROR_ENTRIES) text = text.replaceAll(entry.meaning, '');
     expect(text).not.toMatch(/\b(64|65,?536)\s*(KiB|KB|bytes)|65536|default settings/);
     expect(text).toContain("at most the server's configured body limit");
+    const examples = (
+      generated.components?.responses?.PayloadTooLarge as unknown as {
+        content: Record<
+          string,
+          { examples: Record<string, { description?: string; value: unknown }> }
+        >;
+      }
+    )?.content['application/json']?.examples;
+    expect(examples?.payloadTooLarge).toEqual({
+      summary: expect.stringMatching(/^41301: /),
+      description: expect.stringContaining(`\`BODY_LIMIT=${EXAMPLE_BODY_LIMIT_BYTES}\``),
+      value: {
+        error: 41301,
+        message: `Request body is larger than ${EXAMPLE_BODY_LIMIT_BYTES} bytes`,
+      },
+    });
+    expect(EXAMPLE_BODY_LIMIT_BYTES).not.toBe(65_536);
   });
 
   it("fills description.md with the contract's values, and refuses a name it does not have", () => {

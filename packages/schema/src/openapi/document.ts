@@ -75,6 +75,17 @@ if (
 }
 
 /**
+ * The `BODY_LIMIT` the 413 example was answered with: a value chosen for the example (its
+ * description names it), so the document carries no server default.
+ */
+export const EXAMPLE_BODY_LIMIT_BYTES = 1000;
+
+/** What the document says of an example beyond its summary, by catalog name. */
+const EXAMPLE_DESCRIPTIONS: Partial<Record<ErrorName, string>> = {
+  payloadTooLarge: `As a server started with \`BODY_LIMIT=${EXAMPLE_BODY_LIMIT_BYTES}\` answers: the number in the message is the server's configured body limit.`,
+};
+
+/**
  * One example message per catalog code, each built by the function the server answers with
  * (the validation and JSON examples by running the real schema and parser on a bad body).
  */
@@ -89,9 +100,9 @@ const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
   methodNotAllowed: ERROR_MESSAGES.methodNotAllowed('GET', '/plants', ['POST']),
   requestTimeout: ERROR_MESSAGES.requestTimeout(30),
   conflict: ERROR_MESSAGES.conflict(10n),
-  // The message a server at the default BODY_LIMIT sends (apps/server/test/error-examples.test.ts
-  // compares each example with a real answer): the one server default left in the document.
-  payloadTooLarge: ERROR_MESSAGES.payloadTooLarge(65536),
+  // What a server started with the example's BODY_LIMIT sends (apps/server/test/error-examples.test.ts
+  // starts one and compares): an example value, not the server's default.
+  payloadTooLarge: ERROR_MESSAGES.payloadTooLarge(EXAMPLE_BODY_LIMIT_BYTES),
   unsupportedMediaType: ERROR_MESSAGES.unsupportedMediaType.notJson('text/plain'),
   expectationFailed: ERROR_MESSAGES.expectationFailed,
   rateLimited: ERROR_MESSAGES.rateLimited('credential', 1),
@@ -146,6 +157,9 @@ function errorResponse(status: number) {
               entry.name,
               {
                 summary: `${entry.code}: ${entry.meaning}`,
+                ...(EXAMPLE_DESCRIPTIONS[entry.name]
+                  ? { description: EXAMPLE_DESCRIPTIONS[entry.name] }
+                  : {}),
                 value: { error: entry.code, message: EXAMPLE_MESSAGES[entry.name] },
               },
             ]),
