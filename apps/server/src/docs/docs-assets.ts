@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 
 /** The API reference's files, each built beside a `.br` and a `.gz` copy. */
 export const DOCS_ASSET_FILES = {
@@ -14,9 +15,10 @@ export const ENCODED_SUFFIXES = ['.br', '.gz'] as const;
 
 /** Each file's version: 16 hex digits of its SHA-256. */
 export const MANIFEST_FILE = 'manifest.json';
-export interface DocsManifest {
-  readonly hashes: Readonly<Record<DocsAsset, string>>;
-}
+const DocsManifest = z.object({
+  hashes: z.record(z.enum(Object.keys(DOCS_ASSET_FILES) as [DocsAsset]), z.string()),
+});
+export type DocsManifest = z.infer<typeof DocsManifest>;
 
 /** The source tree's build of the files: a cache, not `dist/`, which a `pnpm build` empties. */
 export const SOURCE_ASSETS_FOLDER = fileURLToPath(
@@ -36,15 +38,9 @@ export function docsAssetsFolder(): string {
 
 /** The manifest of `folder`, or undefined when it is missing or incomplete. */
 export function readDocsManifest(folder: string): DocsManifest | undefined {
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(join(folder, MANIFEST_FILE), 'utf8'));
+    return DocsManifest.parse(JSON.parse(readFileSync(join(folder, MANIFEST_FILE), 'utf8')));
   } catch {
     return undefined;
   }
-  const hashes = (parsed as { hashes?: Record<string, unknown> } | null)?.hashes;
-  const complete = Object.keys(DOCS_ASSET_FILES).every(
-    (asset) => typeof hashes?.[asset] === 'string',
-  );
-  return complete ? (parsed as DocsManifest) : undefined;
 }
