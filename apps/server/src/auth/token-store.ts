@@ -67,8 +67,6 @@ const isNameTaken = (error: unknown) =>
 /**
  * The managed tokens on the process's database handle (closed with it). A failed look-up is a
  * StoreUnavailableError (503: the client retries), never a 500.
- * @example
- * const tokens = tokenStore(await openDatabaseHandle(config.database));
  */
 export function tokenStore(handle: DatabaseHandle) {
   const run = handle.kind === 'sqlite' ? sqliteQuery(handle.db) : postgresQuery(handle.pool);

@@ -32,7 +32,6 @@ Exit status: 0 done, 1 failed (e.g. name taken, no such token, store unreachable
 
 const HELP = ['--help', '-h', 'help'];
 
-/** Resolves with the exit status. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   try {
     return await dispatch(args, io);

@@ -25,12 +25,7 @@ export const SOURCE_ASSETS_FOLDER = fileURLToPath(
   new URL('../../node_modules/.cache/docs-assets/', import.meta.url),
 );
 
-/**
- * `dist/assets/` beside the built `main.js`, else {@link SOURCE_ASSETS_FOLDER}.
- *
- * @example
- * serveDocsAssets(docsAssetsFolder());
- */
+/** `dist/assets/` beside the built `main.js`, else {@link SOURCE_ASSETS_FOLDER}. */
 export function docsAssetsFolder(): string {
   const built = fileURLToPath(new URL('./assets/', import.meta.url));
   return existsSync(join(built, MANIFEST_FILE)) ? built : SOURCE_ASSETS_FOLDER;

@@ -25,9 +25,6 @@ export class DocsAssetsMissingError extends StartupError {
  * The `around` middleware of the reference's routes: each file and its `.br`/`.gz` copies read
  * once into shared buffers (a stalled reader holds no copy; docs/operations.md), sent with a
  * weak ETag, `Vary: Accept-Encoding` and a cache policy. Throws at once when a file is missing.
- *
- * @example
- * contractRouter(contract, handlers, { …, around: serveDocsAssets(docsAssetsFolder()) });
  */
 export function serveDocsAssets(folder: string = docsAssetsFolder()) {
   const manifest = readDocsManifest(folder);

@@ -31,9 +31,6 @@ const ROUTER_METHODS = ['HEAD', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE'];
 /**
  * The @koa/router routes of the contract: bearer and body headers checked, body read and
  * validated, the handler's result sent with the route's status and `responseType`.
- *
- * @example
- * const router = contractRouter(contract, handlers, { tokens, bodyLimitBytes: 65536 });
  */
 export function contractRouter(
   contract: Contract,

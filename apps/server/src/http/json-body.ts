@@ -27,9 +27,6 @@ const CODINGS = new Set(['identity', 'gzip', 'deflate']);
  * at most `limitBytes` read off the wire and at most `limitBytes` once decoded, decoded strictly
  * as UTF-8, parsed losslessly as a flat record (`NEW_PLANT_JSON_LIMITS`), validated against
  * `schema`.
- *
- * @example
- * const body = jsonBody(NewPlant, 65536);
  */
 export function jsonBody(
   schema: z.ZodMiniType,

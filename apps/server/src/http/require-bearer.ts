@@ -10,9 +10,6 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /**
  * Admits a known `Authorization: Bearer <token>` (setting `ctx.state.consumer`), else a 401 with
  * an RFC 6750 challenge.
- *
- * @example
- * await requireBearer(tokens)(ctx); // throws ApiError('unauthorized') without a valid token
  */
 export function requireBearer(tokens: TokenRegistry): RequestStep {
   const admit = (ctx: AppContext, credential: Credential | undefined): void => {
