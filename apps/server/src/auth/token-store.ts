@@ -41,7 +41,8 @@ type Query = (sql: string, values: readonly (string | number | null)[]) => Promi
 const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
 const SELECT = `SELECT ${COLUMNS} FROM tokens`;
 const RETIRE_EXPIRED = `UPDATE tokens SET revoked_at = $1
-  WHERE name = $2 AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1`;
+  WHERE name = $2 AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1
+  RETURNING ${COLUMNS}`;
 const INSERT = `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES ($1, $2, $3, $4)
   RETURNING ${COLUMNS}`;
 const REVOKE = (column: 'id' | 'name') =>
@@ -114,9 +115,7 @@ function sqliteQuery(db: BetterSqlite3.Database): Query {
     const statement = prepared.get(sql) ?? db.prepare(sql);
     prepared.set(sql, statement);
     const parameters = Object.fromEntries(values.map((value, i) => [i + 1, value]));
-    if (statement.reader) return statement.all(parameters) as TokenRow[];
-    statement.run(parameters);
-    return [];
+    return statement.all(parameters) as TokenRow[]; // every statement returns rows
   };
 }
 

@@ -66,10 +66,7 @@ const TOKEN_COMMANDS: Record<string, Command> = {
   list: async (args, io, store) => {
     const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } });
     const now = new Date();
-    const tokens = (await store.list()).map((token) => ({
-      ...token,
-      status: tokenStatus(token, now),
-    }));
+    const tokens = (await store.list()).map((t) => ({ ...t, status: tokenStatus(t, now) }));
     io.stdout.write(values.json ? `${JSON.stringify(tokens, null, 2)}\n` : table(tokens));
     return 0;
   },

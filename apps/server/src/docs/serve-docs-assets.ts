@@ -16,15 +16,10 @@ import {
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 export const REVALIDATE_CACHE = 'public, no-cache';
 
-/** Thrown at start when a file is missing: one line. */
-export class DocsAssetsMissingError extends StartupError {
-  override readonly name = 'DocsAssetsMissingError';
-}
-
 /**
  * The `around` middleware of the reference's routes: each file and its `.br`/`.gz` copies read
  * once into shared buffers (a stalled reader holds no copy; docs/operations.md), sent with a
- * weak ETag, `Vary: Accept-Encoding` and a cache policy. Throws at once when a file is missing.
+ * weak ETag, `Vary: Accept-Encoding` and a cache policy. Throws a StartupError (one line) at once when a file is missing.
  */
 export function serveDocsAssets(folder: string = docsAssetsFolder()) {
   const manifest = readDocsManifest(folder);
@@ -32,7 +27,7 @@ export function serveDocsAssets(folder: string = docsAssetsFolder()) {
     .flatMap((file) => [file, ...ENCODED_SUFFIXES.map((suffix) => `${file}${suffix}`)])
     .filter((file) => !existsSync(join(folder, file)));
   if (manifest === undefined || missing.length > 0) {
-    throw new DocsAssetsMissingError(
+    throw new StartupError(
       `the API reference files are not built in ${folder} (missing: ${manifest === undefined ? 'manifest.json ' : ''}${missing.join(' ')}): run \`pnpm --filter @plant-store/server build:assets\`, or build the server`,
     );
   }

@@ -18,7 +18,6 @@ import type { AppContext } from './app-state.ts';
 const JSON_TYPES = ['application/json', 'application/*+json'];
 /** JSON is UTF-8 (RFC 8259 §8.1): other bytes are refused, never replaced; a BOM is dropped. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const UTF8_NAMES = new Set(['utf-8', 'utf8']);
 /** The codings read (`unzipSync` tells gzip from deflate's zlib format by the header). */
 const CODINGS = new Set(['identity', 'gzip', 'deflate']);
 
@@ -60,7 +59,7 @@ export function jsonBody(
     // 16 MB for a body of a few bytes: refused, as is any coding but gzip and deflate.
     const coding = headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
     const { charset } = parameters;
-    if ((charset !== undefined && !UTF8_NAMES.has(charset.toLowerCase())) || !CODINGS.has(coding)) {
+    if ((charset !== undefined && !/^utf-?8$/i.test(charset)) || !CODINGS.has(coding)) {
       throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
     }
     // Before a byte is read, encoded or not: co-body's `~~length` misreads 2^31 and more.
