@@ -90,9 +90,8 @@ export function tokenStore(handle: DatabaseHandle) {
         'id' in selector ? (['id', selector.id] as const) : (['name', selector.name] as const);
       const [revoked] = await run(REVOKE(column), [at.toISOString(), value]);
       if (revoked) return { status: 'revoked' as const, token: toRecord(revoked) };
-      const [latest] = await run(`${SELECT} WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`, [
-        value,
-      ]);
+      const latestSql = `${SELECT} WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`;
+      const [latest] = await run(latestSql, [value]);
       if (latest) return { status: 'already-revoked' as const, token: toRecord(latest) };
       return { status: 'not-found' as const };
     },

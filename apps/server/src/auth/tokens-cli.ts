@@ -96,17 +96,15 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (group === 'backup') return backup(args.slice(1), io);
-  if (group !== 'tokens') {
+  if (group !== 'tokens')
     throw new TokenUsageError(
       args.length === 0 ? 'no command given' : `unknown command "${group}"`,
     );
-  }
   const run = Object.hasOwn(TOKEN_COMMANDS, command) ? TOKEN_COMMANDS[command] : undefined;
-  if (run === undefined) {
+  if (run === undefined)
     throw new TokenUsageError(
       args.length === 1 ? 'tokens needs a command' : `unknown command "tokens ${command}"`,
     );
-  }
   const { database, postgres } = io.storeConfig();
   // Opened (and migrated) as the server does: the tool works before a server ever ran.
   const handle = await openDatabaseHandle(database, { postgres: { ...postgres, poolMax: 2 } });
@@ -129,11 +127,10 @@ async function backup(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const location = io.storeConfig().database;
-  if (location.kind !== 'sqlite') {
+  if (location.kind !== 'sqlite')
     throw new Error(
       'backup copies a SQLite database; for PostgreSQL use pg_dump (docs/operations.md, "Backups")',
     );
-  }
   const copied = await backupSqlite(location.filename, file);
   io.stdout.write(
     `Backed up ${location.filename} (schema version ${copied.schemaVersion}, ${copied.pages} pages, ${copied.plants} plants, quick_check ok) to ${file}\n`,

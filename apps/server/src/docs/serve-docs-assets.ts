@@ -19,7 +19,7 @@ export const REVALIDATE_CACHE = 'public, no-cache';
 /**
  * The `around` middleware of the reference's routes: each file and its `.br`/`.gz` copies read
  * once into shared buffers (a stalled reader holds no copy; docs/operations.md), sent with a
- * weak ETag, `Vary: Accept-Encoding` and a cache policy. Throws a StartupError (one line) at once when a file is missing.
+ * weak ETag, `Vary: Accept-Encoding` and a cache policy. A missing file is a StartupError at once.
  */
 export function serveDocsAssets(folder: string = docsAssetsFolder()) {
   const manifest = readDocsManifest(folder);

@@ -29,7 +29,6 @@ export function rawErrorAnswer(error: ApiError, headers: OutgoingHttpHeaders = {
   const lines = [...fields].flatMap(([name, value]) =>
     value === undefined ? [] : [`${name}: ${Array.isArray(value) ? value.join(', ') : value}`],
   );
-  return [`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`, ...lines, '', body].join(
-    '\r\n',
-  );
+  const status = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`;
+  return [status, ...lines, '', body].join('\r\n');
 }

@@ -58,8 +58,7 @@ export function jsonBody(
     // Content codings are case-insensitive (RFC 9110 §8.4.1). Brotli's decoder takes up to
     // 16 MB for a body of a few bytes: refused, as is any coding but gzip and deflate.
     const coding = headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
-    const { charset } = parameters;
-    if ((charset !== undefined && !/^utf-?8$/i.test(charset)) || !CODINGS.has(coding)) {
+    if (!/^utf-?8$/i.test(parameters.charset ?? 'utf-8') || !CODINGS.has(coding)) {
       throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
     }
     // Before a byte is read, encoded or not: co-body's `~~length` misreads 2^31 and more.
@@ -102,12 +101,10 @@ function validated(schema: z.ZodMiniType, latin1: string): unknown {
         ERROR_MESSAGES.validationFailed.tooManyProperties(error, NEW_PLANT_JSON_LIMITS.maxMembers),
       );
     }
-    if (error instanceof MalformedJsonError) {
+    if (error instanceof MalformedJsonError)
       throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notJson(error));
-    }
-    if (error instanceof JsonTooDeepError) {
+    if (error instanceof JsonTooDeepError)
       throw new ApiError('jsonTooDeep', ERROR_MESSAGES.jsonTooDeep(error));
-    }
     throw error;
   }
   const result = schema.safeParse(value);

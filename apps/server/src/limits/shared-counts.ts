@@ -207,9 +207,8 @@ export class SharedCounts {
   consume(key: string, limit: number, durationMs: number): Settled<Decision> {
     const now = Date.now();
     const state = this.#state(key, now);
-    if (state.spentUntil > now) {
+    if (state.spentUntil > now)
       return { allowed: false, remaining: 0, msBeforeNext: state.spentUntil - now };
-    }
     if (state.leased > 0 && state.leaseUntil > now && state.endsAt > now) {
       state.leased -= 1;
       state.used += 1;
