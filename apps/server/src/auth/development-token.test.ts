@@ -61,7 +61,7 @@ describe('loadDevelopmentToken', () => {
     const refusal = loadDevelopmentToken(join(file, 'data', 'dev-token'));
     await expect(refusal).rejects.toThrow(StartupError);
     await expect(refusal).rejects.toThrow(
-      `cannot use the data directory ${join(file, 'data')} (of DATABASE_URL; the development token is kept there): a part of its path is a file, not a directory; set DATABASE_URL to a file in a directory this user can write, or set PLANT_STORE_TOKENS`,
+      `cannot use the data directory ${join(file, 'data')} (of DATABASE_URL; the development token is kept there): ENOTDIR: not a directory, mkdir '${join(file, 'data')}'; set DATABASE_URL to a file in a directory this user can write, or set PLANT_STORE_TOKENS`,
     );
   });
 });

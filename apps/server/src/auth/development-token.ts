@@ -9,16 +9,6 @@ export function developmentTokenPath(location: DatabaseLocation): string {
   return join(location.kind === 'sqlite' ? dirname(location.filename) : 'data', 'dev-token');
 }
 
-const FILE_SYSTEM_REASONS: Record<string, string> = {
-  ENOENT: 'it does not exist and cannot be made',
-  ENOTDIR: 'a part of its path is a file, not a directory',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'the disk is full',
-  EISDIR: 'dev-token in it is a directory',
-};
-
 /** Reads the token (narrowing its file to 0600), or makes one there that outlives restarts. */
 export async function loadDevelopmentToken(
   file: string,
@@ -42,9 +32,7 @@ export async function loadDevelopmentToken(
     return { token, file, created };
   } catch (error) {
     if (error instanceof StartupError) throw error;
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    const why =
-      FILE_SYSTEM_REASONS[code] ?? (error instanceof Error ? error.message : String(error));
+    const why = error instanceof Error ? error.message : String(error); // Node's: code, call, path
     throw new StartupError(
       `cannot use the data directory ${dirname(file)} (of DATABASE_URL; the development token is kept there): ${why}; ` +
         'set DATABASE_URL to a file in a directory this user can write, or set PLANT_STORE_TOKENS',

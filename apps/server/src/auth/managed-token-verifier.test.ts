@@ -1,36 +1,35 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   type ClosableTokenStore,
   createSqliteTokenStore,
 } from '../../test/support/token-stores.ts';
 import { StoreUnavailableError } from '../store/plant-store.ts';
 import { createManagedToken } from './manage-tokens.ts';
-import { ManagedTokenVerifier } from './managed-token-verifier.ts';
+import { MAX_ENTRIES, ManagedTokenVerifier } from './managed-token-verifier.ts';
 import { generateToken } from './token-format.ts';
 
 let folder: string;
 let store: ClosableTokenStore;
-let clock: number;
-const now = () => clock;
 
 beforeEach(() => {
   folder = mkdtempSync(join(tmpdir(), 'plant-store-verifier-'));
   store = createSqliteTokenStore({ filename: join(folder, 'plants.db') });
-  clock = Date.parse('2030-01-01T00:00:00.000Z');
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2030-01-01T00:00:00.000Z') });
 });
 afterEach(async () => {
+  vi.useRealTimers();
   await store.close();
   rmSync(folder, { recursive: true, force: true });
 });
 
 const create = (name: string, expires?: string) =>
-  createManagedToken(store, { name, expires, now: new Date(clock) });
+  createManagedToken(store, { name, expires, now: new Date() });
 
 /** A verifier on `store` that counts its lookups there. */
-function countingVerifier(options: ConstructorParameters<typeof ManagedTokenVerifier>[1] = {}) {
+function countingVerifier() {
   const counted = { lookups: 0 };
   const lookUp = {
     findByDigest: (digest: string) => {
@@ -38,7 +37,7 @@ function countingVerifier(options: ConstructorParameters<typeof ManagedTokenVeri
       return store.findByDigest(digest);
     },
   };
-  return { verifier: new ManagedTokenVerifier(lookUp, { now, ...options }), counted };
+  return { verifier: new ManagedTokenVerifier(lookUp), counted };
 }
 
 describe('ManagedTokenVerifier', () => {
@@ -46,10 +45,10 @@ describe('ManagedTokenVerifier', () => {
     const { token } = await create('acme');
     const { verifier, counted } = countingVerifier();
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
-    clock += 3000;
+    vi.advanceTimersByTime(3000);
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
     expect(counted.lookups).toBe(1);
-    clock += 1;
+    vi.advanceTimersByTime(1);
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
     expect(counted.lookups).toBe(2);
   });
@@ -58,8 +57,8 @@ describe('ManagedTokenVerifier', () => {
     const { token } = await create('acme');
     const { verifier } = countingVerifier();
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
-    await store.revoke({ name: 'acme' }, new Date(clock));
-    clock += 3001;
+    await store.revoke({ name: 'acme' }, new Date());
+    vi.advanceTimersByTime(3001);
     expect(await verifier.verify(token)).toBeUndefined();
   });
 
@@ -67,9 +66,9 @@ describe('ManagedTokenVerifier', () => {
     const { token } = await create('short', '1s');
     const { verifier, counted } = countingVerifier();
     expect(await verifier.verify(token)).toEqual({ name: 'short' });
-    clock += 999;
+    vi.advanceTimersByTime(999);
     expect(await verifier.verify(token)).toEqual({ name: 'short' });
-    clock += 1;
+    vi.advanceTimersByTime(1);
     expect(await verifier.verify(token)).toBeUndefined();
     expect(counted.lookups).toBe(2);
   });
@@ -88,10 +87,10 @@ describe('ManagedTokenVerifier', () => {
     const { verifier, counted } = countingVerifier();
     const unknown = generateToken();
     expect(await verifier.verify(unknown)).toBeUndefined();
-    clock += 2000;
+    vi.advanceTimersByTime(2000);
     expect(await verifier.verify(unknown)).toBeUndefined();
     expect(counted.lookups).toBe(1);
-    clock += 1;
+    vi.advanceTimersByTime(1);
     expect(await verifier.verify(unknown)).toBeUndefined();
     expect(counted.lookups).toBe(2);
   });
@@ -106,19 +105,19 @@ describe('ManagedTokenVerifier', () => {
 
   it('keeps its memory bounded under a flood of random well-formed tokens', async () => {
     const { token } = await create('acme');
-    const { verifier, counted } = countingVerifier({ maxEntries: 100 });
+    const { verifier, counted } = countingVerifier();
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
-    const flood = Array.from({ length: 5000 }, generateToken);
+    const flood = Array.from({ length: MAX_ENTRIES + 100 }, generateToken);
     for (const unknown of flood) await verifier.verify(unknown);
-    expect(counted.lookups).toBe(5001);
-    // Only the latest 100 refusals are remembered: the first is looked up again, the last not.
-    await verifier.verify(flood[4999] ?? '');
-    expect(counted.lookups).toBe(5001);
+    expect(counted.lookups).toBe(flood.length + 1);
+    // Only the latest MAX_ENTRIES refusals are remembered: the first is looked up again, the last not.
+    await verifier.verify(flood.at(-1) ?? '');
+    expect(counted.lookups).toBe(flood.length + 1);
     await verifier.verify(flood[0] ?? '');
-    expect(counted.lookups).toBe(5002);
+    expect(counted.lookups).toBe(flood.length + 2);
     // The flood did not evict the valid token: it is still answered from memory.
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
-    expect(counted.lookups).toBe(5002);
+    expect(counted.lookups).toBe(flood.length + 2);
   });
 
   it('passes a store failure on and caches nothing from it', async () => {

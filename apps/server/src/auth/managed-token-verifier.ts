@@ -5,23 +5,20 @@ import type { TokenStore } from './token-store.ts';
 
 /** How long a valid token is trusted without the store: a revocation takes effect within it. */
 export const TOKEN_CACHE_TTL_MS = 3000;
+export const MAX_ENTRIES = 10_000;
 
 /**
  * Capped caches in front of the store (a flood of random tokens cannot grow memory): a valid
  * token trusted for TOKEN_CACHE_TTL_MS (never past its expiry), a refused digest for 2 s.
  */
 export class ManagedTokenVerifier {
-  readonly #now: () => number;
   readonly #valid: LRUCache<string, { credential: Credential; expiresAt: number }>;
   readonly #refused: LRUCache<string, true>;
   readonly #pending = new Map<string, Promise<Credential | undefined>>();
 
-  constructor(
-    private readonly store: Pick<TokenStore, 'findByDigest'>,
-    { maxEntries = 10_000, now = Date.now } = {},
-  ) {
-    this.#now = now;
-    const cache = { max: maxEntries, perf: { now }, ttlResolution: 0 };
+  constructor(private readonly store: Pick<TokenStore, 'findByDigest'>) {
+    // Date.now, not performance.now: a token's expiry is a date (and a test's fake clock moves it).
+    const cache = { max: MAX_ENTRIES, perf: { now: () => Date.now() }, ttlResolution: 0 };
     this.#valid = new LRUCache({ ...cache, ttl: TOKEN_CACHE_TTL_MS });
     this.#refused = new LRUCache({ ...cache, ttl: 2000 });
   }
@@ -29,7 +26,7 @@ export class ManagedTokenVerifier {
   verify(token: string, digest = digestToken(token)): Found {
     // A cached token passed the format check when it was looked up.
     const cached = this.#valid.get(digest);
-    if (cached !== undefined && cached.expiresAt > this.#now()) return cached.credential;
+    if (cached !== undefined && cached.expiresAt > Date.now()) return cached.credential;
     if (checkTokenFormat(token) !== 'ok' || this.#refused.has(digest)) return undefined;
     const pending =
       this.#pending.get(digest) ?? this.#lookUp(digest).finally(() => this.#pending.delete(digest));
@@ -40,7 +37,7 @@ export class ManagedTokenVerifier {
   async #lookUp(digest: string): Promise<Credential | undefined> {
     const record = await this.store.findByDigest(digest);
     const expiresAt = record?.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
-    if (record === undefined || record.revokedAt !== null || expiresAt <= this.#now()) {
+    if (record === undefined || record.revokedAt !== null || expiresAt <= Date.now()) {
       this.#refused.set(digest, true);
       return undefined;
     }

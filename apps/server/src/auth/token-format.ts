@@ -3,8 +3,7 @@ import { crc32 } from 'node:zlib';
 
 /** Recognisable in a config file or a leak scan. */
 export const TOKEN_PREFIX = 'pst_';
-/** The prefix, then 32 random bytes and a CRC32 of what precedes, in base64url. */
-export const TOKEN_LENGTH = TOKEN_PREFIX.length + 43 + 6;
+/** The prefix, then 32 random bytes (43 characters) and a CRC32 of what precedes (6): base64url. */
 const TOKEN_SHAPE = new RegExp(`^${TOKEN_PREFIX}[A-Za-z0-9_-]{49}$`);
 
 const checksumOf = (text: string) => {

@@ -41,7 +41,8 @@ type Query = (sql: string, values: readonly (string | number | null)[]) => Promi
 const COLUMNS = 'id, name, created_at, expires_at, revoked_at';
 const SELECT = `SELECT ${COLUMNS} FROM tokens`;
 const RETIRE_EXPIRED = `UPDATE tokens SET revoked_at = $1
-  WHERE name = $2 AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1`;
+  WHERE name = $2 AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1
+  RETURNING ${COLUMNS}`;
 const INSERT = `INSERT INTO tokens (name, digest, created_at, expires_at) VALUES ($1, $2, $3, $4)
   RETURNING ${COLUMNS}`;
 const REVOKE = (column: 'id' | 'name') =>
@@ -67,8 +68,6 @@ const isNameTaken = (error: unknown) =>
 /**
  * The managed tokens on the process's database handle (closed with it). A failed look-up is a
  * StoreUnavailableError (503: the client retries), never a 500.
- * @example
- * const tokens = tokenStore(await openDatabaseHandle(config.database));
  */
 export function tokenStore(handle: DatabaseHandle) {
   const run = handle.kind === 'sqlite' ? sqliteQuery(handle.db) : postgresQuery(handle.pool);
@@ -91,9 +90,8 @@ export function tokenStore(handle: DatabaseHandle) {
         'id' in selector ? (['id', selector.id] as const) : (['name', selector.name] as const);
       const [revoked] = await run(REVOKE(column), [at.toISOString(), value]);
       if (revoked) return { status: 'revoked' as const, token: toRecord(revoked) };
-      const [latest] = await run(`${SELECT} WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`, [
-        value,
-      ]);
+      const latestSql = `${SELECT} WHERE ${column} = $1 ORDER BY id DESC LIMIT 1`;
+      const [latest] = await run(latestSql, [value]);
       if (latest) return { status: 'already-revoked' as const, token: toRecord(latest) };
       return { status: 'not-found' as const };
     },
@@ -116,9 +114,7 @@ function sqliteQuery(db: BetterSqlite3.Database): Query {
     const statement = prepared.get(sql) ?? db.prepare(sql);
     prepared.set(sql, statement);
     const parameters = Object.fromEntries(values.map((value, i) => [i + 1, value]));
-    if (statement.reader) return statement.all(parameters) as TokenRow[];
-    statement.run(parameters);
-    return [];
+    return statement.all(parameters) as TokenRow[]; // every statement returns rows
   };
 }
 

@@ -17,36 +17,21 @@ interface CliIo {
   readonly storeConfig: () => StoreConfig;
 }
 
-const USAGE = `Usage: plant-store tokens <command> | plant-store backup [--check] <file>
+const USAGE = `Usage: plant-store tokens create --name <consumer> [--expires <duration>]
+       plant-store tokens list [--json]
+       plant-store tokens revoke <id|name>
+       plant-store backup [--check] <file>
 
-Manage the bearer tokens the Plant Store server accepts, in the database DATABASE_URL names
-(the server's: a SQLite file or a PostgreSQL URL; default ./data/plants.db).
-
-Commands:
-  tokens create --name <consumer> [--expires <duration>]
-      Make a token for a consumer and print it once (on stdout; nothing else goes there;
-      at a terminal a note on stderr says where it was stored and when it expires).
-      Only its SHA-256 is stored. --expires: 30d, 12h, 90m, 45s, 2w or sums like 1d12h
-      (at most 3650d); without it the token does not expire.
-  tokens list [--json]
-      Show every token: id, name, status, created, expires, revoked (never the token).
-  tokens revoke <id|name>
-      Revoke a token by its id or its consumer's name. Running servers refuse it within
-      ${TOKEN_CACHE_TTL_MS / 1000} s (their token cache).
-  backup <file>
-      Copy the SQLite database into the new file <file> (mode 0600), also while servers
-      write to it (for PostgreSQL use pg_dump; see docs/operations.md, "Backups"). It is
-      written beside <file> as <file>.partial-<pid>, checked, then renamed: <file> is a
-      whole backup or absent.
-  backup --check <file>
-      Check a backup before restoring it: quick_check, its schema version, its plant count.
-
+The tokens live in the database DATABASE_URL names (default ./data/plants.db); only a token's
+SHA-256 is stored: create prints the token once, alone on stdout. --expires: 30d, 12h, 90m,
+45s, 2w or sums like 1d12h (at most 3650d; none: never). A revoked token is refused by running
+servers within ${TOKEN_CACHE_TTL_MS / 1000} s. backup copies the SQLite database into a new file
+(PostgreSQL: pg_dump); --check checks a backup. docs/operations.md says more.
 Exit status: 0 done, 1 failed (e.g. name taken, no such token, store unreachable), 2 usage.
 `;
 
 const HELP = ['--help', '-h', 'help'];
 
-/** Resolves with the exit status. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   try {
     return await dispatch(args, io);
@@ -81,15 +66,14 @@ const TOKEN_COMMANDS: Record<string, Command> = {
   list: async (args, io, store) => {
     const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } });
     const now = new Date();
-    const tokens = (await store.list()).map((token) => ({
-      ...token,
-      status: tokenStatus(token, now),
-    }));
+    const tokens = (await store.list()).map((t) => ({ ...t, status: tokenStatus(t, now) }));
     io.stdout.write(values.json ? `${JSON.stringify(tokens, null, 2)}\n` : table(tokens));
     return 0;
   },
   revoke: async (args, io, store) => {
-    const target = onlyArgument(args, 'tokens revoke needs exactly one <id|name>');
+    const [target, extra] = parseArgs({ args, allowPositionals: true }).positionals;
+    if (target === undefined || extra !== undefined)
+      throw new TokenUsageError('tokens revoke needs exactly one <id|name>');
     const result = await revokeManagedToken(store, target);
     if (result.status === 'not-found') {
       io.stderr.write(`plant-store: no token with id or name "${target}"\n`);
@@ -112,17 +96,15 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (group === 'backup') return backup(args.slice(1), io);
-  if (group !== 'tokens') {
+  if (group !== 'tokens')
     throw new TokenUsageError(
       args.length === 0 ? 'no command given' : `unknown command "${group}"`,
     );
-  }
   const run = Object.hasOwn(TOKEN_COMMANDS, command) ? TOKEN_COMMANDS[command] : undefined;
-  if (run === undefined) {
+  if (run === undefined)
     throw new TokenUsageError(
       args.length === 1 ? 'tokens needs a command' : `unknown command "tokens ${command}"`,
     );
-  }
   const { database, postgres } = io.storeConfig();
   // Opened (and migrated) as the server does: the tool works before a server ever ran.
   const handle = await openDatabaseHandle(database, { postgres: { ...postgres, poolMax: 2 } });
@@ -133,37 +115,34 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
   }
 }
 
-async function backup(args: readonly string[], io: CliIo): Promise<number> {
-  if (args[0] === '--check') {
-    const file = onlyArgument(args.slice(1), 'backup --check needs exactly one <file>');
+async function backup(args: string[], io: CliIo): Promise<number> {
+  const options = { check: { type: 'boolean' } } as const;
+  const { values, positionals } = parseArgs({ args, options, allowPositionals: true });
+  const [file, extra] = positionals;
+  if (file === undefined || extra !== undefined)
+    throw new TokenUsageError(`backup ${values.check ? '--check ' : ''}needs exactly one <file>`);
+  if (values.check) {
     const { schemaVersion, plants } = checkBackup(file);
     io.stdout.write(`${file}: quick_check ok, schema version ${schemaVersion}, ${plants} plants\n`);
     return 0;
   }
-  const target = onlyArgument(args, 'backup needs exactly one <file>');
   const location = io.storeConfig().database;
-  if (location.kind !== 'sqlite') {
+  if (location.kind !== 'sqlite')
     throw new Error(
       'backup copies a SQLite database; for PostgreSQL use pg_dump (docs/operations.md, "Backups")',
     );
-  }
-  const copied = await backupSqlite(location.filename, target);
+  const copied = await backupSqlite(location.filename, file);
   io.stdout.write(
-    `Backed up ${location.filename} (schema version ${copied.schemaVersion}, ${copied.pages} pages, ${copied.plants} plants, quick_check ok) to ${target}\n`,
+    `Backed up ${location.filename} (schema version ${copied.schemaVersion}, ${copied.pages} pages, ${copied.plants} plants, quick_check ok) to ${file}\n`,
   );
   return 0;
-}
-
-function onlyArgument(args: readonly string[], mistake: string): string {
-  const [value, extra] = parseArgs({ args: [...args], allowPositionals: true }).positionals;
-  if (value === undefined || extra !== undefined) throw new TokenUsageError(mistake);
-  return value;
 }
 
 function table(tokens: readonly (TokenRecord & { status: string })[]): string {
   if (tokens.length === 0)
     return 'No tokens. Create one with: plant-store tokens create --name <consumer>\n';
-  const rows = [['ID', 'NAME', 'STATUS', 'CREATED', 'EXPIRES', 'REVOKED']].concat(
+  const header = ['ID', 'NAME', 'STATUS', 'CREATED', 'EXPIRES', 'REVOKED'];
+  const rows = [header].concat(
     tokens.map((t) => [
       String(t.id),
       t.name,
@@ -173,10 +152,7 @@ function table(tokens: readonly (TokenRecord & { status: string })[]): string {
       t.revokedAt?.toISOString() ?? '-',
     ]),
   );
-  const widths = rows[0]?.map((_, column) =>
-    Math.max(...rows.map((row) => row[column]?.length ?? 0)),
-  );
-  const line = (row: string[]) =>
-    row.map((cell, column) => cell.padEnd(widths?.[column] ?? 0)).join('  ');
+  const widths = header.map((_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0)));
+  const line = (row: string[]) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ');
   return `${rows.map((row) => line(row).trimEnd()).join('\n')}\n`;
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 
 /** The API reference's files, each built beside a `.br` and a `.gz` copy. */
 export const DOCS_ASSET_FILES = {
@@ -14,21 +15,17 @@ export const ENCODED_SUFFIXES = ['.br', '.gz'] as const;
 
 /** Each file's version: 16 hex digits of its SHA-256. */
 export const MANIFEST_FILE = 'manifest.json';
-export interface DocsManifest {
-  readonly hashes: Readonly<Record<DocsAsset, string>>;
-}
+const DocsManifest = z.object({
+  hashes: z.record(z.enum(Object.keys(DOCS_ASSET_FILES) as [DocsAsset]), z.string()),
+});
+export type DocsManifest = z.infer<typeof DocsManifest>;
 
 /** The source tree's build of the files: a cache, not `dist/`, which a `pnpm build` empties. */
 export const SOURCE_ASSETS_FOLDER = fileURLToPath(
   new URL('../../node_modules/.cache/docs-assets/', import.meta.url),
 );
 
-/**
- * `dist/assets/` beside the built `main.js`, else {@link SOURCE_ASSETS_FOLDER}.
- *
- * @example
- * serveDocsAssets(docsAssetsFolder());
- */
+/** `dist/assets/` beside the built `main.js`, else {@link SOURCE_ASSETS_FOLDER}. */
 export function docsAssetsFolder(): string {
   const built = fileURLToPath(new URL('./assets/', import.meta.url));
   return existsSync(join(built, MANIFEST_FILE)) ? built : SOURCE_ASSETS_FOLDER;
@@ -36,15 +33,9 @@ export function docsAssetsFolder(): string {
 
 /** The manifest of `folder`, or undefined when it is missing or incomplete. */
 export function readDocsManifest(folder: string): DocsManifest | undefined {
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(join(folder, MANIFEST_FILE), 'utf8'));
+    return DocsManifest.parse(JSON.parse(readFileSync(join(folder, MANIFEST_FILE), 'utf8')));
   } catch {
     return undefined;
   }
-  const hashes = (parsed as { hashes?: Record<string, unknown> } | null)?.hashes;
-  const complete = Object.keys(DOCS_ASSET_FILES).every(
-    (asset) => typeof hashes?.[asset] === 'string',
-  );
-  return complete ? (parsed as DocsManifest) : undefined;
 }

@@ -6,6 +6,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { StartupError } from '../config.ts';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../http/page-security-headers.ts';
 import {
   DOCS_ASSET_FILES,
@@ -13,12 +14,7 @@ import {
   docsAssetsFolder,
   readDocsManifest,
 } from './docs-assets.ts';
-import {
-  DocsAssetsMissingError,
-  IMMUTABLE_CACHE,
-  REVALIDATE_CACHE,
-  serveDocsAssets,
-} from './serve-docs-assets.ts';
+import { IMMUTABLE_CACHE, REVALIDATE_CACHE, serveDocsAssets } from './serve-docs-assets.ts';
 
 const folder = docsAssetsFolder();
 const manifest = readDocsManifest(folder);
@@ -176,7 +172,7 @@ describe('serveDocsAssets', () => {
   it('refuses at once a folder without the built files, naming them and the command', () => {
     const empty = mkdtempSync(join(tmpdir(), 'plant-store-no-assets-'));
     try {
-      expect(() => serveDocsAssets(empty)).toThrow(DocsAssetsMissingError);
+      expect(() => serveDocsAssets(empty)).toThrow(StartupError);
       expect(() => serveDocsAssets(empty)).toThrow(
         /manifest\.json docs\.html docs\.html\.br .*build:assets/,
       );

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { contract, RESPONSE_MEDIA_TYPES, type Route } from '@plant-store/schema';
 import { StartupError } from '../config.ts';
-import type { AppContext, AppMiddleware } from '../http/app-state.ts';
+import type { AppMiddleware } from '../http/app-state.ts';
 import { PAGE_SECURITY_HEADERS } from '../http/page-security-headers.ts';
 import {
   DOCS_ASSET_FILES,
@@ -16,52 +16,32 @@ import {
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 export const REVALIDATE_CACHE = 'public, no-cache';
 
-type DocsAssetRoute = 'getDocs' | 'getDocsScript' | 'getOpenApiDocument';
-const ROUTE_ASSETS: Readonly<Record<DocsAssetRoute, DocsAsset>> = {
-  getDocs: 'page',
-  getDocsScript: 'script',
-  getOpenApiDocument: 'document',
-};
-
-/** Thrown at start when a file is missing: one line. */
-export class DocsAssetsMissingError extends StartupError {
-  override readonly name = 'DocsAssetsMissingError';
-}
-
 /**
  * The `around` middleware of the reference's routes: each file and its `.br`/`.gz` copies read
  * once into shared buffers (a stalled reader holds no copy; docs/operations.md), sent with a
- * weak ETag, `Vary: Accept-Encoding` and a cache policy. Throws at once when a file is missing.
- *
- * @example
- * contractRouter(contract, handlers, { …, around: serveDocsAssets(docsAssetsFolder()) });
+ * weak ETag, `Vary: Accept-Encoding` and a cache policy. A missing file is a StartupError at once.
  */
-export function serveDocsAssets(
-  folder: string = docsAssetsFolder(),
-): Record<DocsAssetRoute, AppMiddleware> {
+export function serveDocsAssets(folder: string = docsAssetsFolder()) {
   const manifest = readDocsManifest(folder);
   const missing = Object.values(DOCS_ASSET_FILES)
     .flatMap((file) => [file, ...ENCODED_SUFFIXES.map((suffix) => `${file}${suffix}`)])
     .filter((file) => !existsSync(join(folder, file)));
   if (manifest === undefined || missing.length > 0) {
-    throw new DocsAssetsMissingError(
+    throw new StartupError(
       `the API reference files are not built in ${folder} (missing: ${manifest === undefined ? 'manifest.json ' : ''}${missing.join(' ')}): run \`pnpm --filter @plant-store/server build:assets\`, or build the server`,
     );
   }
-  const serve = (route: DocsAssetRoute): AppMiddleware => {
-    const asset = ROUTE_ASSETS[route];
+  const serve = (asset: DocsAsset, { responseType = 'json' }: Route): AppMiddleware => {
     const file = join(folder, DOCS_ASSET_FILES[asset]);
     const copies = { br: readFileSync(`${file}.br`), gzip: readFileSync(`${file}.gz`) };
     const identity = readFileSync(file);
     const hash = manifest.hashes[asset];
-    const { responseType = 'json' }: Route = contract[route];
-    const cacheControl = (ctx: AppContext) =>
-      asset === 'script' && ctx.query.v === hash ? IMMUTABLE_CACHE : REVALIDATE_CACHE;
     return async function sendDocsAsset(ctx) {
       // `fresh` compares only for a 2xx (the status is 404 until a body is set).
       ctx.status = 200;
       ctx.response.etag = `W/"${hash}"`;
-      ctx.set('Cache-Control', cacheControl(ctx));
+      const versioned = asset === 'script' && ctx.query.v === hash;
+      ctx.set('Cache-Control', versioned ? IMMUTABLE_CACHE : REVALIDATE_CACHE);
       if (responseType === 'html') ctx.set(PAGE_SECURITY_HEADERS);
       ctx.vary('Accept-Encoding');
       if (ctx.fresh) {
@@ -79,8 +59,8 @@ export function serveDocsAssets(
     };
   };
   return {
-    getDocs: serve('getDocs'),
-    getDocsScript: serve('getDocsScript'),
-    getOpenApiDocument: serve('getOpenApiDocument'),
+    getDocs: serve('page', contract.getDocs),
+    getDocsScript: serve('script', contract.getDocsScript),
+    getOpenApiDocument: serve('document', contract.getOpenApiDocument),
   };
 }

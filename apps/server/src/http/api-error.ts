@@ -2,9 +2,6 @@ import { ERROR_CATALOG, type ErrorBody, type ErrorName } from '@plant-store/sche
 
 /**
  * An answer on purpose: a catalog entry (status, `error` code), a message safe to show, headers.
- *
- * @example
- * throw new ApiError('conflict', 'A plant with id 10 already exists with a different name or tag');
  */
 export class ApiError extends Error {
   override readonly name = 'ApiError';

@@ -31,9 +31,6 @@ const ROUTER_METHODS = ['HEAD', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE'];
 /**
  * The @koa/router routes of the contract: bearer and body headers checked, body read and
  * validated, the handler's result sent with the route's status and `responseType`.
- *
- * @example
- * const router = contractRouter(contract, handlers, { tokens, bodyLimitBytes: 65536 });
  */
 export function contractRouter(
   contract: Contract,
@@ -48,7 +45,18 @@ export function contractRouter(
     const route: Route = contract[key];
     const readBody = route.body ? jsonBody(route.body, options.bodyLimitBytes) : undefined;
     const around = options.around?.[key];
-    const send = respond(route, handlers[key] as (body: unknown) => Promise<unknown>);
+    const handler = handlers[key] as (body: unknown) => Promise<unknown>;
+    const responseType = route.responseType ?? 'json';
+    // What Koa's `ctx.type` makes of it (JSON is UTF-8), without its look-up at each answer.
+    const media = RESPONSE_MEDIA_TYPES[responseType];
+    const contentType = responseType === 'json' ? `${media}; charset=utf-8` : media;
+    // No handler answers a bigint (a Plant, a status, the index): JSON.stringify does.
+    const send = async (ctx: AppContext, body: unknown) => {
+      const result = await handler(body);
+      ctx.status = route.response.status;
+      ctx.res.setHeader('Content-Type', contentType);
+      ctx.body = responseType === 'json' ? JSON.stringify(result) : String(result);
+    };
     // One middleware per route, its steps in order: fewer hops through Koa's chain.
     const serve: AppMiddleware = async (ctx) => {
       ctx.state.route = route.path;
@@ -60,28 +68,9 @@ export function contractRouter(
     };
     // `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router).
     const path = route.path.replace(/\{([^}]+)\}/g, ':$1');
-    router.register(path, [route.method], [serve], {
-      name: route.operationId,
-    });
+    router.register(path, [route.method], [serve], { name: route.operationId });
   }
   return router;
-}
-
-function respond(
-  route: Route,
-  handler: (body: unknown) => Promise<unknown>,
-): (ctx: AppContext, body: unknown) => Promise<void> {
-  const responseType = route.responseType ?? 'json';
-  // What Koa's `ctx.type` makes of it (JSON is UTF-8), without its look-up at each answer.
-  const media = RESPONSE_MEDIA_TYPES[responseType];
-  const contentType = responseType === 'json' ? `${media}; charset=utf-8` : media;
-  // No handler answers a bigint (a Plant, a status, the index): JSON.stringify does.
-  return async function serveRoute(ctx, body) {
-    const result = await handler(body);
-    ctx.status = route.response.status;
-    ctx.res.setHeader('Content-Type', contentType);
-    ctx.body = responseType === 'json' ? JSON.stringify(result) : String(result);
-  };
 }
 
 /**

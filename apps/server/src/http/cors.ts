@@ -7,9 +7,6 @@ import type { AppMiddleware, AppState } from './app-state.ts';
 /**
  * CORS (`@koa/cors`) for an allow-list of origins; a preflight for a method the path lacks falls
  * through to the router's 404/405. No credentials: the API takes bearer tokens only.
- *
- * @example
- * app.use(cors(['https://app.example.com'], router));
  */
 export function cors(allowedOrigins: readonly string[], router: Router<AppState>): AppMiddleware {
   const allowed = new Set(allowedOrigins);

@@ -18,7 +18,6 @@ import type { AppContext } from './app-state.ts';
 const JSON_TYPES = ['application/json', 'application/*+json'];
 /** JSON is UTF-8 (RFC 8259 §8.1): other bytes are refused, never replaced; a BOM is dropped. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const UTF8_NAMES = new Set(['utf-8', 'utf8']);
 /** The codings read (`unzipSync` tells gzip from deflate's zlib format by the header). */
 const CODINGS = new Set(['identity', 'gzip', 'deflate']);
 
@@ -27,9 +26,6 @@ const CODINGS = new Set(['identity', 'gzip', 'deflate']);
  * at most `limitBytes` read off the wire and at most `limitBytes` once decoded, decoded strictly
  * as UTF-8, parsed losslessly as a flat record (`NEW_PLANT_JSON_LIMITS`), validated against
  * `schema`.
- *
- * @example
- * const body = jsonBody(NewPlant, 65536);
  */
 export function jsonBody(
   schema: z.ZodMiniType,
@@ -62,8 +58,7 @@ export function jsonBody(
     // Content codings are case-insensitive (RFC 9110 §8.4.1). Brotli's decoder takes up to
     // 16 MB for a body of a few bytes: refused, as is any coding but gzip and deflate.
     const coding = headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
-    const { charset } = parameters;
-    if ((charset !== undefined && !UTF8_NAMES.has(charset.toLowerCase())) || !CODINGS.has(coding)) {
+    if (!/^utf-?8$/i.test(parameters.charset ?? 'utf-8') || !CODINGS.has(coding)) {
       throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
     }
     // Before a byte is read, encoded or not: co-body's `~~length` misreads 2^31 and more.
@@ -106,12 +101,10 @@ function validated(schema: z.ZodMiniType, latin1: string): unknown {
         ERROR_MESSAGES.validationFailed.tooManyProperties(error, NEW_PLANT_JSON_LIMITS.maxMembers),
       );
     }
-    if (error instanceof MalformedJsonError) {
+    if (error instanceof MalformedJsonError)
       throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notJson(error));
-    }
-    if (error instanceof JsonTooDeepError) {
+    if (error instanceof JsonTooDeepError)
       throw new ApiError('jsonTooDeep', ERROR_MESSAGES.jsonTooDeep(error));
-    }
     throw error;
   }
   const result = schema.safeParse(value);

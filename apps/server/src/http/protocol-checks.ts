@@ -5,12 +5,7 @@ import { ApiError } from './api-error.ts';
 /** Node's test for an expectation it answers with `100 Continue` (`_http_server.js`). */
 const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
 
-/**
- * Throws for the HTTP/1.1 rules Node leaves to the application: version, `Host`, `Expect`.
- *
- * @example
- * checkProtocol(ctx.req); // throws, or returns when the request may be served
- */
+/** Throws for the HTTP/1.1 rules Node leaves to the application: version, `Host`, `Expect`. */
 export function checkProtocol(request: IncomingMessage): void {
   const headers = request.headers;
   if (request.httpVersionMajor !== 1) {

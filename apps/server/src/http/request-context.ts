@@ -6,7 +6,6 @@ import { errorBodyJson } from './error-responder.ts';
 import { checkProtocol } from './protocol-checks.ts';
 import { toApiError } from './to-api-error.ts';
 
-// A caller's X-Request-Id is kept only when it is short and made of safe characters.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -14,9 +13,6 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * Error shape (unexpected ones logged, answered `internal`; untrusted framing closes the
  * connection), then the metric (by contract path, never the raw URL) and one log line (never
  * token or body).
- *
- * @example
- * app.use(requestContext(logger, metrics));
  */
 export function requestContext(logger: Logger, metrics?: ServiceMetrics): AppMiddleware {
   return async function withRequestContext(ctx, next) {

@@ -2,7 +2,6 @@ import { ERROR_MESSAGES } from '@plant-store/schema';
 import { StoreUnavailableError } from '../store/plant-store.ts';
 import { ApiError } from './api-error.ts';
 
-/** Seconds a client should wait before retrying when the store is unavailable. */
 export const STORE_RETRY_AFTER_SECONDS = 1;
 
 /** What a caller is told of anything thrown: an unknown failure is `internal`, saying nothing. */

@@ -8,8 +8,6 @@ import { settle } from './shared-counts.ts';
  * The credential check in the rate limits, before the body is read: a refused credential counts
  * against its address (429 past the budget, not 401); an accepted one against its credential.
  * An address known to be past its budget gets the 429 before any token lookup.
- * @example
- * const authenticate = rateLimited(RateLimits.create(config.rateLimit), requireBearer(tokens));
  */
 export function rateLimited(limits: RateLimits, authenticate: RequestStep): RequestStep {
   const counted = (ctx: AppContext) =>

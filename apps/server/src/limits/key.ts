@@ -9,11 +9,7 @@ export const UNKNOWN_ADDRESS = 'unknown';
 
 type ProxyTrust = (address: string, hop: number) => boolean;
 
-/**
- * TRUST_PROXY compiled by proxy-addr; undefined when empty (trust no one).
- * @example
- * const trust = proxyTrust(['127.0.0.1', '10.0.0.0/8']);
- */
+/** TRUST_PROXY compiled by proxy-addr; undefined when empty (trust no one). */
 export function proxyTrust(addresses: readonly string[]): ProxyTrust | undefined {
   return addresses.length === 0 ? undefined : proxyAddr.compile([...addresses]);
 }
@@ -47,11 +43,7 @@ export function addressKey(address: string): string {
   return `${network.join(':')}::/64`;
 }
 
-/**
- * Text (a credential's name) as a key of at most 200 characters: a SHA-256 digest when longer.
- * @example
- * boundedKey('env#1'); // 'env#1'
- */
+/** Text (a credential's name) as a key of at most 200 characters: a SHA-256 digest when longer. */
 export function boundedKey(text: string): string {
   return text.length <= 200 ? text : `sha256:${hash('sha256', text, 'hex')}`;
 }

@@ -24,9 +24,6 @@ interface RateLimitsOptions {
 /**
  * Fixed windows in SharedCounts (0 turns a limit off): per credential, a burst allowance, then a
  * rate per second; per address, refused credentials a minute.
- * @example
- * const limits = RateLimits.create({ perSecond: 100, burst: 200, authFailuresPerMinute: 30 });
- * const headers = await limits.consumeCredential('env#1'); // throws a 429 ApiError when over
  */
 export class RateLimits {
   private constructor(

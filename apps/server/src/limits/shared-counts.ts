@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { DatabaseHandle } from '../store/database.ts';
+import type { DatabaseHandle, PostgresHandle } from '../store/database.ts';
 import { openSqlite } from '../store/sqlite/driver.ts';
 
 /** A key's count in its fixed window, and when the window ends (ms since the epoch). */
@@ -53,9 +53,7 @@ const SLICE = `SELECT key, ends_at FROM rate_limits WHERE key > ? ORDER BY key L
  * auto_vacuum=INCREMENTAL gives the swept pages back.
  */
 export function databaseCounts(handle: DatabaseHandle): CountStore {
-  return handle.kind === 'sqlite'
-    ? sqliteCounts(handle.filename)
-    : postgresCounts(handle.pool, handle.settings.connectTimeoutMs);
+  return handle.kind === 'sqlite' ? sqliteCounts(handle.filename) : postgresCounts(handle);
 }
 
 function sqliteCounts(filename: string): CountStore {
@@ -96,10 +94,7 @@ function sqliteCounts(filename: string): CountStore {
   };
 }
 
-function postgresCounts(
-  pool: Extract<DatabaseHandle, { kind: 'postgres' }>['pool'],
-  timeoutMs: number,
-): CountStore {
+function postgresCounts({ pool, settings }: PostgresHandle): CountStore {
   const text = `INSERT INTO rate_limits (key, points, ends_at)
     SELECT key, points, $4::bigint + duration
     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS t(key, points, duration)
@@ -116,7 +111,7 @@ function postgresCounts(
       const sorted = [...takes].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const column = (name: keyof Take) => sorted.map((take) => take[name]);
       const values = [column('key'), column('points'), column('durationMs'), now];
-      const query = { text, values, query_timeout: timeoutMs };
+      const query = { text, values, query_timeout: settings.connectTimeoutMs };
       const { rows } = await pool.query<{ key: string; points: bigint; ends_at: bigint }>(query);
       const byKey = new Map(rows.map((row) => [row.key, row]));
       return takes.map(({ key }) => {
@@ -212,9 +207,8 @@ export class SharedCounts {
   consume(key: string, limit: number, durationMs: number): Settled<Decision> {
     const now = Date.now();
     const state = this.#state(key, now);
-    if (state.spentUntil > now) {
+    if (state.spentUntil > now)
       return { allowed: false, remaining: 0, msBeforeNext: state.spentUntil - now };
-    }
     if (state.leased > 0 && state.leaseUntil > now && state.endsAt > now) {
       state.leased -= 1;
       state.used += 1;

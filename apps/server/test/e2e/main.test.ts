@@ -224,7 +224,7 @@ describe('a start-up failure', () => {
     expect(await server.exited).toBe(1);
     expect(server.output()).toBe(
       `plant-store: cannot use the data directory ${join(file, 'data')} (of DATABASE_URL; ` +
-        'the development token is kept there): a part of its path is a file, not a directory; ' +
+        `the development token is kept there): ENOTDIR: not a directory, mkdir '${join(file, 'data')}'; ` +
         'set DATABASE_URL to a file in a directory this user can write, or set PLANT_STORE_TOKENS\n',
     );
   });
