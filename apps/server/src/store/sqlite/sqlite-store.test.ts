@@ -186,6 +186,28 @@ describe('readiness: the database files still being the ones at the path', () =>
     expect(store.readiness()).toMatchObject({ ready: false, cause: { code: 'FILE_DELETED' } });
   });
 
+  it('notices its directory moved away and another put in its place by the next probe', async () => {
+    const store = openStore({ probeIntervalMs: 60_000 });
+    const longAgo = new Date(Date.now() - 60_000);
+    fs.utimesSync(temp.dir, longAgo, longAgo);
+    expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
+    fs.renameSync(temp.dir, `${temp.dir}.moved`);
+    fs.mkdirSync(temp.dir);
+    for (const suffix of ['', '-wal', '-shm']) {
+      fs.copyFileSync(
+        `${temp.dir}.moved/${path.basename(temp.filename)}${suffix}`,
+        `${temp.filename}${suffix}`,
+      );
+    }
+    expect(await store.probeReadiness()).toMatchObject({
+      ready: false,
+      cause: { code: 'FILE_REPLACED' },
+    });
+    await expect(store.create({ id: 2n, name: 'Moss' })).rejects.toThrow(StoreUnavailableError);
+    await store.close();
+    fs.rmSync(`${temp.dir}.moved`, { recursive: true, force: true });
+  });
+
   it('notices a file replaced under its path by the next probe, without any traffic', async () => {
     const store = openStore({ probeIntervalMs: 60_000 });
     fs.copyFileSync(temp.filename, `${temp.filename}.copy`);
