@@ -18,9 +18,7 @@ import {
   parseBody,
 } from './errors.ts';
 import { type ClientConfig, type PlantStoreClientOptions, resolveClientConfig } from './options.ts';
-import { Pacer } from './pacer.ts';
 import {
-  type AttemptOutcome,
   type HttpRequest,
   type ResponseOutcome,
   type RetriedOutcome,
@@ -51,9 +49,9 @@ export interface PlantStoreClient {
  * and responses after they arrive, with the schemas of `@plant-store/schema`; ids go over the
  * wire as exact 64-bit integers.
  *
- * Pacing (`pace`, default true): the calls of one client share the server's rate limit as its
- * `X-RateLimit-*` headers describe it: they use the burst, then go at the sustained rate, so a
- * bulk import at any concurrency is not refused.
+ * Pacing (`pacer: new Pacer()`, off by default): the calls of the clients given one `Pacer`
+ * share the server's rate limit as its `X-RateLimit-*` headers describe it: they use the burst,
+ * then go at the sustained rate, so a bulk import at any concurrency is not refused.
  *
  * Retries (`retries`, default 2): no response (refused or dropped connection, timeout), 429 Too
  * Many Requests and 502/503/504, with exponential backoff from `retryDelayMs`, waiting at least
@@ -80,14 +78,10 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
   return clientFromConfig(resolveClientConfig(options));
 }
 
-/**
- * The client for an already-resolved configuration (tests inject `sleep` through it). Its calls
- * share one `Pacer` unless `config.pace` is false.
- */
+/** The client for an already-resolved configuration (tests inject `sleep` through it). */
 export function clientFromConfig(config: ClientConfig): PlantStoreClient {
-  const pacer = config.pace ? new Pacer(config.sleep) : undefined;
   return {
-    createPlant: (newPlant) => callRoute(config, createPlantCall, newPlant, pacer),
+    createPlant: (newPlant) => callRoute(config, createPlantCall, newPlant),
   };
 }
 
@@ -96,8 +90,8 @@ export function clientFromConfig(config: ClientConfig): PlantStoreClient {
  * with `route.body` (refused → {@link PlantStoreValidationError}, nothing sent) and serialized
  * with `stringifyJson` (bigints exact); the method, path and credential come from the route;
  * the success body is validated with `route.response.schema`. Failures are retried per
- * `config.retry`; what is left is thrown as a `PlantStoreError`. With `pacer`, every attempt
- * waits its turn under the server's rate limit first.
+ * `config.retry`; what is left is thrown as a `PlantStoreError`. With `config.pacer`, every
+ * attempt waits its turn under the server's rate limit first.
  *
  * @example
  * const plant = await callRoute(config, contract.createPlant, { id: 10n, name: 'Monstera' });
@@ -107,23 +101,16 @@ export async function callRoute<R extends RouteCall>(
   config: ClientConfig,
   route: R,
   input: RouteInput<R>,
-  pacer?: Pacer,
 ): Promise<RouteResult<R>> {
   const request = buildHttpRequest(route, config, encodeBody(route, input));
+  const { pacer } = config;
   const send = () => sendOnce(config.fetcher, request);
   const result = await sendWithRetries(
-    pacer ? () => pacer.send(send, pacingReading) : send,
+    pacer ? () => pacer.sendAttempt(send) : send,
     config.retry,
     config.sleep,
   );
   return readResponse(route, request.url, result) as RouteResult<R>;
-}
-
-/** What the pacer learns from an attempt: the rate-limit headers, and whether it was a 429. */
-function pacingReading(outcome: AttemptOutcome) {
-  return outcome.kind === 'response'
-    ? { reading: outcome.rateLimit, refused: outcome.status === 429 }
-    : { reading: undefined, refused: false };
 }
 
 function encodeBody(route: RouteCall, input: unknown): string | undefined {
