@@ -5,6 +5,7 @@
 //   PLANT_STORE_URL=http://127.0.0.1:3000 PLANT_STORE_TOKEN=… COUNT=10000 IN_FLIGHT=8 \
 //     npx tsx packages/client/scripts/paced-import.ts
 import { createPlantStoreClient } from '../src/client.ts';
+import { Pacer } from '../src/pacer.ts';
 
 const url = process.env.PLANT_STORE_URL ?? 'http://127.0.0.1:3000';
 const token = process.env.PLANT_STORE_TOKEN ?? '';
@@ -13,7 +14,11 @@ const inFlight = Number(process.env.IN_FLIGHT ?? 8);
 const firstId = Number(process.env.FIRST_ID ?? 1);
 const pace = process.env.PACE !== 'false';
 
-const client = createPlantStoreClient({ baseUrl: url, token, pace });
+const client = createPlantStoreClient({
+  baseUrl: url,
+  token,
+  ...(pace ? { pacer: new Pacer() } : {}),
+});
 const errors = new Map<string, number>();
 let next = 0;
 let done = 0;

@@ -67,11 +67,7 @@ describe('buildHttpRequest', () => {
     expect(buildHttpRequest(contract.createPlant, settings, '{"id":1,"name":"Fern"}')).toEqual({
       url: 'http://api.test/v1/plants',
       method: 'POST',
-      headers: {
-        accept: 'application/json',
-        'content-type': 'application/json',
-        authorization: 'Bearer tok',
-      },
+      headers: { accept: 'application/json', authorization: 'Bearer tok' },
       body: '{"id":1,"name":"Fern"}',
       timeoutMs: 500,
     });

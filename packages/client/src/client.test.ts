@@ -12,6 +12,7 @@ import {
 import { clientFromConfig } from './client.ts';
 import { PlantStoreError, PlantStoreNetworkError, PlantStoreValidationError } from './errors.ts';
 import { type PlantStoreClientOptions, resolveClientConfig } from './options.ts';
+import { Pacer } from './pacer.ts';
 
 // Protocol tests of the client alone, against a real node:http server: nothing is mocked.
 
@@ -378,6 +379,36 @@ describe('createPlant: retries', () => {
     const error = await rejectionOf(clientFor(server.url).createPlant({ id: 1, name: 'Fern' }));
     expect(error).toMatchObject({ status: 503, code: 50301, retryAfter: 120, attempts: 1 });
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('createPlant: pacing', () => {
+  it('waits its turn with the Pacer it is given (the burst spent: one per 1/limit s), never without one', async () => {
+    const spent = {
+      'content-type': 'application/json',
+      'x-ratelimit-limit': '10',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': '1',
+    };
+    const server = await serve((_, res) => reply(res, 200, MONSTERA, spent));
+    const turns: number[] = [];
+    // A clock that stands still: nothing refills between the calls.
+    const pacer = new Pacer(
+      async (ms) => {
+        turns.push(ms);
+      },
+      () => 0,
+    );
+    const paced = clientFor(server.url, { pacer });
+    for (let i = 0; i < 3; i++)
+      await paced.createPlant({ id: 10, name: 'Monstera', tag: 'indoor' });
+    expect(turns).toEqual([100]);
+    const unpaced = clientFor(server.url);
+    for (let i = 0; i < 3; i++)
+      await unpaced.createPlant({ id: 10, name: 'Monstera', tag: 'indoor' });
+    expect(turns).toEqual([100]);
+    expect(sleeps).toEqual([]);
+    expect(server.requests).toHaveLength(6);
   });
 });
 

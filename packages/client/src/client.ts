@@ -18,16 +18,13 @@ import {
   parseBody,
 } from './errors.ts';
 import { type ClientConfig, type PlantStoreClientOptions, resolveClientConfig } from './options.ts';
-import { Pacer } from './pacer.ts';
 import {
-  type AttemptOutcome,
   type HttpRequest,
   type ResponseOutcome,
   type RetriedOutcome,
   sendOnce,
   sendWithRetries,
 } from './retry.ts';
-import { validateBody } from './validate.ts';
 
 /** The Plant Store API, one method per operation of the contract. */
 export interface PlantStoreClient {
@@ -51,9 +48,9 @@ export interface PlantStoreClient {
  * and responses after they arrive, with the schemas of `@plant-store/schema`; ids go over the
  * wire as exact 64-bit integers.
  *
- * Pacing (`pace`, default true): the calls of one client share the server's rate limit as its
- * `X-RateLimit-*` headers describe it: they use the burst, then go at the sustained rate, so a
- * bulk import at any concurrency is not refused.
+ * Pacing (`pacer: new Pacer()`, off by default): the calls of the clients given one `Pacer`
+ * share the server's rate limit as its `X-RateLimit-*` headers describe it: they use the burst,
+ * then go at the sustained rate, so a bulk import at any concurrency is not refused.
  *
  * Retries (`retries`, default 2): no response (refused or dropped connection, timeout), 429 Too
  * Many Requests and 502/503/504, with exponential backoff from `retryDelayMs`, waiting at least
@@ -80,14 +77,10 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
   return clientFromConfig(resolveClientConfig(options));
 }
 
-/**
- * The client for an already-resolved configuration (tests inject `sleep` through it). Its calls
- * share one `Pacer` unless `config.pace` is false.
- */
+/** The client for an already-resolved configuration (tests inject `sleep` through it). */
 export function clientFromConfig(config: ClientConfig): PlantStoreClient {
-  const pacer = config.pace ? new Pacer(config.sleep) : undefined;
   return {
-    createPlant: (newPlant) => callRoute(config, createPlantCall, newPlant, pacer),
+    createPlant: (newPlant) => callRoute(config, createPlantCall, newPlant),
   };
 }
 
@@ -96,8 +89,8 @@ export function clientFromConfig(config: ClientConfig): PlantStoreClient {
  * with `route.body` (refused → {@link PlantStoreValidationError}, nothing sent) and serialized
  * with `stringifyJson` (bigints exact); the method, path and credential come from the route;
  * the success body is validated with `route.response.schema`. Failures are retried per
- * `config.retry`; what is left is thrown as a `PlantStoreError`. With `pacer`, every attempt
- * waits its turn under the server's rate limit first.
+ * `config.retry`; what is left is thrown as a `PlantStoreError`. With `config.pacer`, every
+ * attempt waits its turn under the server's rate limit first.
  *
  * @example
  * const plant = await callRoute(config, contract.createPlant, { id: 10n, name: 'Monstera' });
@@ -107,35 +100,29 @@ export async function callRoute<R extends RouteCall>(
   config: ClientConfig,
   route: R,
   input: RouteInput<R>,
-  pacer?: Pacer,
 ): Promise<RouteResult<R>> {
   const request = buildHttpRequest(route, config, encodeBody(route, input));
+  const { pacer } = config;
   const send = () => sendOnce(config.fetcher, request);
   const result = await sendWithRetries(
-    pacer ? () => pacer.send(send, pacingReading) : send,
+    pacer ? () => pacer.sendAttempt(send) : send,
     config.retry,
     config.sleep,
   );
   return readResponse(route, request.url, result) as RouteResult<R>;
 }
 
-/** What the pacer learns from an attempt: the rate-limit headers, and whether it was a 429. */
-function pacingReading(outcome: AttemptOutcome) {
-  return outcome.kind === 'response'
-    ? { reading: outcome.rateLimit, refused: outcome.status === 429 }
-    : { reading: undefined, refused: false };
-}
-
 function encodeBody(route: RouteCall, input: unknown): string | undefined {
   if (route.body === undefined) return undefined;
-  const verdict = validateBody(route.body, input);
-  if (!verdict.ok) {
-    throw new PlantStoreValidationError(verdict.message, {
+  const result = route.body.safeParse(input);
+  if (!result.success) {
+    const { issues } = result.error;
+    throw new PlantStoreValidationError(formatIssues(issues), {
       operationId: route.operationId,
-      issues: verdict.issues,
+      issues,
     });
   }
-  return stringifyJson(verdict.value);
+  return stringifyJson(result.data);
 }
 
 /** What {@link buildHttpRequest} needs besides the route. */
@@ -147,20 +134,20 @@ interface RequestSettings {
 
 /**
  * Derives the request for `route` from the contract: method, path, the bearer credential when
- * the route requires one, and JSON headers. `body` is already-serialized JSON, or `undefined`
+ * the route requires one, and `accept: application/json`. `body` is already-serialized JSON, or `undefined`
  * for a route without a body.
  *
  * @example
  * buildHttpRequest(contract.createPlant, settings, '{"id":1,"name":"Fern"}');
- * // { url: 'http://api.test/plants', method: 'POST', headers: { accept, content-type, authorization }, … }
+ * // { url: 'http://api.test/plants', method: 'POST', headers: { accept, authorization }, … }
  */
 export function buildHttpRequest(
   route: RouteCall,
   settings: RequestSettings,
   body: string | undefined,
 ): HttpRequest {
+  // `content-type: application/json` is ofetch's for a string body (client.test.ts checks the wire).
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
   if (route.auth === 'bearer') headers.authorization = `Bearer ${settings.token}`;
   return {
     url: `${settings.baseUrl.replace(/\/+$/, '')}${route.path}`,

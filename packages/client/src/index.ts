@@ -6,4 +6,5 @@ export {
   PlantStoreValidationError,
 } from './errors.ts';
 export { CLIENT_DEFAULTS, type PlantStoreClientOptions } from './options.ts';
+export { Pacer } from './pacer.ts';
 export { type NewPlantVerdict, validateNewPlant } from './validate.ts';

@@ -13,7 +13,7 @@ describe('resolveClientConfig', () => {
       retry: { retries: 2, retryDelayMs: 250, maxRetryDelayMs: 10_000 },
       fetcher: ofetch,
       sleep: wait,
-      pace: true,
+      pacer: undefined,
     });
     expect(CLIENT_DEFAULTS).toMatchObject({ timeoutMs: 10_000, retries: 2 });
   });

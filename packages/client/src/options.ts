@@ -1,5 +1,6 @@
 import { describeValue } from '@plant-store/schema/shapes';
 import { type $Fetch, ofetch } from 'ofetch';
+import type { Pacer } from './pacer.ts';
 import { type RetryPolicy, wait } from './retry.ts';
 
 /** Options of {@link createPlantStoreClient}. */
@@ -26,11 +27,13 @@ export interface PlantStoreClientOptions {
   /** The fetch implementation to send with. Default: the global `fetch`. */
   readonly fetch?: typeof globalThis.fetch;
   /**
-   * Pace requests on the server's `X-RateLimit-*` headers (default true): a client that sends
-   * many requests at once, or one after another, uses the burst the server allows and then
-   * sends at its sustained rate instead of being refused. Shared by every call of one client.
+   * Paces requests on the server's `X-RateLimit-*` headers (`pacer: new Pacer()`): a client that
+   * sends many requests at once, or one after another, uses the burst the server allows and then
+   * sends at its sustained rate instead of being refused. Shared by every call of the clients
+   * given the same `Pacer`. Default: none (not paced; a 429 is still retried after its
+   * `Retry-After`), so an app that does not pace does not ship the pacer.
    */
-  readonly pace?: boolean;
+  readonly pacer?: Pacer | undefined;
 }
 
 /** The options with defaults applied and checked, plus the ofetch instance to send with. */
@@ -42,8 +45,8 @@ export interface ClientConfig {
   readonly fetcher: $Fetch;
   /** Waits between attempts and for a paced turn (the tests pass one that records the wait). */
   readonly sleep: (ms: number) => Promise<void>;
-  /** Whether a client made from this configuration paces itself (see `Pacer`). */
-  readonly pace: boolean;
+  /** The pacer every attempt waits its turn with; `undefined`: not paced. */
+  readonly pacer: Pacer | undefined;
 }
 
 /** The defaults of the optional {@link PlantStoreClientOptions}. */
@@ -87,7 +90,7 @@ export function resolveClientConfig(options: PlantStoreClientOptions): ClientCon
     },
     fetcher: options.fetch ? ofetch.create({}, { fetch: options.fetch }) : ofetch,
     sleep: wait,
-    pace: options.pace ?? true,
+    pacer: options.pacer,
   };
 }
 

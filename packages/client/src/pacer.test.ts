@@ -169,7 +169,7 @@ describe('the default retry policy', () => {
         statusText: '',
         contentType: undefined,
         retryAfter,
-        rateLimit: undefined,
+        headers: new Headers(),
         text: '',
       }) as const;
     expect(nextRetryDelay(policy, tooMany(1), 1)).toBe(1000);

@@ -1,4 +1,5 @@
 import { RATE_LIMIT_HEADERS } from '@plant-store/schema/shapes';
+import { type AttemptOutcome, headerNumber, wait } from './retry.ts';
 
 /** What an answer's `X-RateLimit-*` headers said (see `RATE_LIMIT_HEADERS`). */
 export interface RateLimitReading {
@@ -8,17 +9,6 @@ export interface RateLimitReading {
   readonly remaining: number;
   /** Seconds until `remaining` was back at the full burst. */
   readonly reset: number;
-}
-
-/**
- * A header value that is a whole number of digits (blanks around it allowed), as a `number`;
- * `undefined` for no header or anything else (`-1`, `1.5`, `lots`).
- *
- * @example
- * headerNumber(' 120 '); // 120
- */
-export function headerNumber(value: string | null | undefined): number | undefined {
-  return value != null && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
 }
 
 /**
@@ -44,8 +34,10 @@ export function readRateLimit(headers: Headers): RateLimitReading | undefined {
 export const PACING_RESERVE = 2;
 
 /**
- * Paces the requests of one client on the server's rate-limit headers, so that a client
- * sending as fast as it can (many calls at once, or a loop) is not refused:
+ * Paces the requests of the clients given it (`createPlantStoreClient({ …, pacer: new Pacer() })`)
+ * on the server's rate-limit headers, so that a client sending as fast as it can (many calls at
+ * once, or a loop) is not refused. Opt-in: an app that does not import it does not ship it.
+ * Give one `Pacer` to every client that uses the same credential against the same server.
  * - while the last answer left more than `PACING_RESERVE` requests (minus those sent since and
  *   still in flight), requests go at once: the burst is used;
  * - below that, requests are spaced `1 / X-RateLimit-Limit` seconds apart, which is the rate at
@@ -55,8 +47,8 @@ export const PACING_RESERVE = 2;
  * A server that sends no such headers is never paced.
  *
  * @example
- * const pacer = new Pacer(wait);
- * const outcome = await pacer.send(() => sendOnce(fetcher, request), (o) => o.rateLimit);
+ * const pacer = new Pacer();
+ * const client = createPlantStoreClient({ baseUrl, token, pacer });
  */
 export class Pacer {
   readonly #sleep: (ms: number) => Promise<void>;
@@ -78,9 +70,22 @@ export class Pacer {
    */
   #probe: Promise<unknown> | null | undefined = null;
 
-  constructor(sleep: (ms: number) => Promise<void>, now: () => number = Date.now) {
+  /** `sleep` and `now` are for tests (a recorded wait, a fake clock). */
+  constructor(sleep: (ms: number) => Promise<void> = wait, now: () => number = Date.now) {
     this.#sleep = sleep;
     this.#now = now;
+  }
+
+  /**
+   * Sends one attempt of a client's call in its turn (see {@link send}), learning from the
+   * answer's `X-RateLimit-*` headers and whether it was a 429.
+   */
+  sendAttempt(attempt: () => Promise<AttemptOutcome>): Promise<AttemptOutcome> {
+    return this.send(attempt, (outcome) =>
+      outcome.kind === 'response'
+        ? { reading: readRateLimit(outcome.headers), refused: outcome.status === 429 }
+        : { reading: undefined, refused: false },
+    );
   }
 
   /**

@@ -40,7 +40,7 @@ function response(status: number, retryAfter?: number): AttemptOutcome {
     statusText: '',
     contentType: undefined,
     retryAfter,
-    rateLimit: undefined,
+    headers: new Headers(),
     text: '',
   };
 }
@@ -100,7 +100,7 @@ const ok: AttemptOutcome = {
   statusText: 'OK',
   contentType: 'application/json',
   retryAfter: undefined,
-  rateLimit: undefined,
+  headers: new Headers(),
   text: '{}',
 };
 

@@ -1,5 +1,4 @@
 import { type $Fetch, FetchError } from 'ofetch';
-import { headerNumber, type RateLimitReading, readRateLimit } from './pacer.ts';
 
 /** One HTTP attempt that got a response (any status). */
 export interface ResponseOutcome {
@@ -9,8 +8,8 @@ export interface ResponseOutcome {
   readonly contentType: string | undefined;
   /** Seconds from the `Retry-After` header, when present and readable. */
   readonly retryAfter: number | undefined;
-  /** The `X-RateLimit-*` headers, when the answer had them. */
-  readonly rateLimit: RateLimitReading | undefined;
+  /** The answer's headers (a `Pacer` reads its `X-RateLimit-*` ones). */
+  readonly headers: Headers;
   /** The body as text; `''` when there was none. */
   readonly text: string;
 }
@@ -89,6 +88,17 @@ export function nextRetryDelay(
   return asked > policy.maxRetryDelayMs ? undefined : Math.max(backoff, asked);
 }
 
+/**
+ * A header value that is a whole number of digits (blanks around it allowed), as a `number`;
+ * `undefined` for no header or anything else (`-1`, `1.5`, `lots`).
+ *
+ * @example
+ * headerNumber(' 120 '); // 120
+ */
+export function headerNumber(value: string | null | undefined): number | undefined {
+  return value != null && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
+}
+
 // Every HTTP-date form (IMF-fixdate, RFC 850, asctime) starts with a day name.
 const HTTP_DATE = /^\s*[A-Za-z]{3}/;
 
@@ -139,7 +149,7 @@ export async function sendOnce(fetcher: $Fetch, request: HttpRequest): Promise<A
       statusText: response.statusText,
       contentType: response.headers.get('content-type') ?? undefined,
       retryAfter: parseRetryAfter(response.headers.get('retry-after')),
-      rateLimit: readRateLimit(response.headers),
+      headers: response.headers,
       text: response._data ?? '',
     };
   } catch (thrown) {

@@ -11,12 +11,18 @@ export function isInt32(value: unknown): value is number {
 
 /**
  * The Error shape built with `zod` (zod/mini or full zod): a catalog code (a 32-bit integer)
- * and a message. The document states `type: integer, format: int32` (openapi/classic.ts).
+ * and a message. The document states `type: integer, format: int32` (openapi/classic.ts). The
+ * code is a function check on `z.unknown()` adding the issue `z.custom(isInt32)` would (less of
+ * zod in a browser bundle; see `int64`).
  */
-export function errorBody(zod: Pick<ZodFunctions, 'object' | 'custom' | 'string'>) {
-  return zod.object({ error: zod.custom<number>(isInt32), message: zod.string() });
+export function errorBody(zod: Pick<ZodFunctions, 'object' | 'unknown' | 'string'>) {
+  const code = zod.unknown().check((payload) => {
+    const input = payload.value;
+    if (!isInt32(input)) payload.issues.push({ code: 'custom', input });
+  }) as unknown as z.ZodMiniType<number, number>;
+  return zod.object({ error: code, message: zod.string() });
 }
 
 /** The body of every error response: a catalog code and a human-readable message. */
-export const ErrorBody = errorBody({ object: z.object, custom: z.custom, string: z.string });
+export const ErrorBody = errorBody({ object: z.object, unknown: z.unknown, string: z.string });
 export type ErrorBody = z.output<typeof ErrorBody>;

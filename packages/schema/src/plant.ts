@@ -29,7 +29,7 @@ const objectOnly = {
  * working when it does.
  */
 export function plantSchemas(
-  zod: Pick<ZodFunctions, 'object' | 'strictObject' | 'optional' | 'string' | 'custom'>,
+  zod: Pick<ZodFunctions, 'object' | 'strictObject' | 'optional' | 'string' | 'unknown'>,
   id = int64(zod),
 ) {
   const name = boundedText(zod, NAME_MAX_LENGTH);
@@ -47,7 +47,7 @@ const schemas = plantSchemas(
     strictObject: z.strictObject,
     optional: z.optional,
     string: z.string,
-    custom: z.custom,
+    unknown: z.unknown,
   },
   Int64,
 );

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readPlantRows, spawnServer } from '@plant-store/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlantStoreClient } from '../../src/client.ts';
+import { Pacer } from '../../src/pacer.ts';
 
 // An internal app importing plants with the client into the real server process (its entry
 // point, a real SQLite file, real HTTP on 127.0.0.1), over the per-credential rate limit:
@@ -48,7 +49,7 @@ afterAll(async () => {
 
 describe('a bulk import over the rate limit', () => {
   it(`creates ${TOTAL} plants at ${PER_SECOND}/s with ${IN_FLIGHT} in flight: no error, every plant stored`, async () => {
-    const client = createPlantStoreClient({ baseUrl: url, token: TOKEN });
+    const client = createPlantStoreClient({ baseUrl: url, token: TOKEN, pacer: new Pacer() });
     let next = 0;
     const errors: unknown[] = [];
     const began = performance.now();

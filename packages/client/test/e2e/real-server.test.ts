@@ -8,6 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlantStoreClient } from '../../src/client.ts';
 import { PlantStoreError, PlantStoreValidationError } from '../../src/errors.ts';
+import { Pacer } from '../../src/pacer.ts';
 import { validateNewPlant } from '../../src/validate.ts';
 
 // The real client against the real server (in-process, real HTTP on 127.0.0.1, a real SQLite
@@ -97,7 +98,11 @@ describe('createPlant against the real server', () => {
       rateLimit: { perSecond: 5, burst: 2, authFailuresPerMinute: 0 },
     });
     try {
-      const paced = createPlantStoreClient({ baseUrl: limited.url, token: limited.token });
+      const paced = createPlantStoreClient({
+        baseUrl: limited.url,
+        token: limited.token,
+        pacer: new Pacer(),
+      });
       const began = performance.now();
       const plants = await Promise.all(
         Array.from({ length: 6 }, (_, i) => paced.createPlant({ id: 600 + i, name: 'Fern' })),
@@ -110,7 +115,6 @@ describe('createPlant against the real server', () => {
       const unpaced = createPlantStoreClient({
         baseUrl: limited.url,
         token: limited.token,
-        pace: false,
         retries: 0,
       });
       const replies = await Promise.allSettled(
