@@ -118,7 +118,8 @@ const PROVOKE: Partial<Record<ErrorName, () => Promise<Answer>>> = {
 };
 /** Examples no in-process request can provoke, and the test that sees the server send them. */
 const PROVOKED_ELSEWHERE: Partial<Record<ErrorName, string>> = {
-  requestTimeout: 'takes the default 30 s: test/e2e/http-timeouts.test.ts sees it after 2 s',
+  requestTimeout:
+    'needs the request timeout to pass: test/e2e/http-timeouts.test.ts sees it (a 2-s timeout)',
   internal: 'needs a failure the server does not expect: src/http/internal-error.test.ts',
 };
 

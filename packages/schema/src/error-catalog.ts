@@ -53,7 +53,7 @@ export const ERROR_CATALOG = {
     code: 40801,
     status: 408,
     meaning:
-      'The request body did not arrive completely within the request timeout (30 s after the request started); the connection is closed.',
+      "The request body did not arrive completely within the server's request timeout (counted from the start of the request); the connection is closed.",
   },
   conflict: {
     code: 40901,

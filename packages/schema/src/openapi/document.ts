@@ -79,10 +79,13 @@ if (
  * description names it), so the document carries no server default.
  */
 export const EXAMPLE_BODY_LIMIT_BYTES = 1000;
+/** The request timeout of the 408 example, likewise an example value (not the server's). */
+export const EXAMPLE_REQUEST_TIMEOUT_SECONDS = 10;
 
 /** What the document says of an example beyond its summary, by catalog name. */
 const EXAMPLE_DESCRIPTIONS: Partial<Record<ErrorName, string>> = {
   payloadTooLarge: `As a server started with \`BODY_LIMIT=${EXAMPLE_BODY_LIMIT_BYTES}\` answers: the number in the message is the server's configured body limit.`,
+  requestTimeout: `As a server with a ${EXAMPLE_REQUEST_TIMEOUT_SECONDS}-s request timeout answers: the number in the message is the server's request timeout.`,
 };
 
 /**
@@ -98,7 +101,7 @@ const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
   unauthorized: ERROR_MESSAGES.unauthorized.missing,
   notFound: ERROR_MESSAGES.notFound('GET', '/plant'),
   methodNotAllowed: ERROR_MESSAGES.methodNotAllowed('GET', '/plants', ['POST']),
-  requestTimeout: ERROR_MESSAGES.requestTimeout(30),
+  requestTimeout: ERROR_MESSAGES.requestTimeout(EXAMPLE_REQUEST_TIMEOUT_SECONDS),
   conflict: ERROR_MESSAGES.conflict(10n),
   // What a server started with the example's BODY_LIMIT sends (apps/server/test/error-examples.test.ts
   // starts one and compares): an example value, not the server's default.
