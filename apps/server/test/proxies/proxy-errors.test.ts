@@ -36,6 +36,16 @@ async function errorBody(response: Response): Promise<ErrorBody> {
   return ErrorBody.parse(await response.json());
 }
 
+/** The proxy's own "no instance can answer" (its 503, or haproxy's 502/504): JSON 50301, retry in 5 s. */
+async function expectUnavailable(response: Response, status: number): Promise<void> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('retry-after')).toBe('5');
+  expect(await errorBody(response)).toEqual({
+    error: 50301,
+    message: expect.stringContaining('retry after the Retry-After seconds'),
+  });
+}
+
 interface RawAnswer {
   readonly status: number;
   readonly type: string;
@@ -191,12 +201,7 @@ describe.each(['nginx', 'haproxy'] as const)('%s as shipped: its own answers', (
         headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
         body: '{"id":1,"name":"Fern"}',
       });
-      expect(response.status).toBe(503);
-      expect(response.headers.get('retry-after')).toBe('5');
-      expect(await errorBody(response)).toEqual({
-        error: 50301,
-        message: expect.stringContaining('retry after the Retry-After seconds'),
-      });
+      await expectUnavailable(response, 503);
       for (const [method, path, size] of [
         ['POST', '/plants', 64 * 1024 + 1],
         ['GET', '/openapi.json', 4 * 1024 + 1],
@@ -277,12 +282,7 @@ describe.each(['nginx', 'haproxy'] as const)('%s as shipped: its own answers', (
   it('instances that close the connection without an answer: 502 (nginx: its 503)', async () => {
     await withProxy(proxy, 'close', async (running, upstreams) => {
       const response = await fetch(`${running.url}/plants/1`);
-      expect(response.status).toBe(proxy === 'nginx' ? 503 : 502);
-      expect(response.headers.get('retry-after')).toBe('5');
-      expect(await errorBody(response)).toEqual({
-        error: 50301,
-        message: expect.stringContaining('retry after the Retry-After seconds'),
-      });
+      await expectUnavailable(response, proxy === 'nginx' ? 503 : 502);
       expect(reached(upstreams)).toContain('GET /plants/1 HTTP/1.1');
     });
   });
@@ -302,12 +302,7 @@ describe.each(['nginx', 'haproxy'] as const)('%s as shipped: its own answers', (
       'silent',
       async (running, upstreams) => {
         const response = await fetch(`${running.url}/plants/1`);
-        expect(response.status).toBe(proxy === 'nginx' ? 503 : 504);
-        expect(response.headers.get('retry-after')).toBe('5');
-        expect(await errorBody(response)).toEqual({
-          error: 50301,
-          message: expect.stringContaining('retry after the Retry-After seconds'),
-        });
+        await expectUnavailable(response, proxy === 'nginx' ? 503 : 504);
         expect(reached(upstreams)).toContain('GET /plants/1 HTTP/1.1');
       },
       lowered,

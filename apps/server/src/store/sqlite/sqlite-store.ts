@@ -64,13 +64,14 @@ export class SqliteStore extends BatchedStore {
         }
       }),
     );
-    const directory = dirname(filename);
-    const fd = openSync(directory, 'r');
-    this.#directory = { path: directory, fd, opened: fstatSync(fd, { bigint: true }) };
     this.#files = [filename, `${filename}-wal`, `${filename}-shm`].map((path) => ({
       path,
       opened: statSync(path, { bigint: true }),
     }));
+    // Opened last: nothing after it in the constructor can throw and leave it open.
+    const directory = dirname(filename);
+    const fd = openSync(directory, 'r');
+    this.#directory = { path: directory, fd, opened: fstatSync(fd, { bigint: true }) };
     this.startProbing();
   }
 
