@@ -42,12 +42,7 @@ export function createApp(options: AppOptions): Koa<AppState> {
     ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
     around: serveDocsAssets(),
   });
-  // Once the listener is closed an answer closes its connection (Koa skips it once sent).
-  app.use(async (ctx, next) => {
-    await next();
-    if (options.lifecycle.closing) ctx.set('Connection', 'close');
-  });
-  app.use(requestContext(options.logger, options.metrics));
+  app.use(requestContext(options.logger, options.metrics, options.lifecycle));
   const trust = proxyTrust(options.trustProxy ?? []);
   if (trust) {
     app.use((ctx, next) => {

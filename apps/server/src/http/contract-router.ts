@@ -51,8 +51,7 @@ export function contractRouter(
     const media = RESPONSE_MEDIA_TYPES[responseType];
     const contentType = responseType === 'json' ? `${media}; charset=utf-8` : media;
     // No handler answers a bigint (a Plant, a status, the index): JSON.stringify does.
-    const send = async (ctx: AppContext, body: unknown) => {
-      const result = await handler(body);
+    const send = (ctx: AppContext, result: unknown) => {
       ctx.status = route.response.status;
       ctx.res.setHeader('Content-Type', contentType);
       ctx.body = responseType === 'json' ? JSON.stringify(result) : String(result);
@@ -64,7 +63,8 @@ export function contractRouter(
       const checked = route.auth === 'bearer' ? authenticate(ctx) : undefined;
       if (checked) await checked;
       const body = readBody ? await readBody(ctx) : undefined;
-      await (around ? around(ctx, () => send(ctx, body)) : send(ctx, body));
+      if (around) return around(ctx, async () => send(ctx, await handler(body)));
+      send(ctx, await handler(body));
     };
     // `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router).
     const path = route.path.replace(/\{([^}]+)\}/g, ':$1');

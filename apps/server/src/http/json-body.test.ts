@@ -1,4 +1,5 @@
 import { contract, NewPlant } from '@plant-store/schema';
+import typeIs from 'type-is';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sendRawBytes } from '../../test/support/raw-socket.ts';
 import { readPlantRows } from '../../test/support/read-plant-rows.ts';
@@ -59,4 +60,33 @@ it('serves a create whose body comes in 1-byte chunks (the proxy in front sends 
   const body = `{"id": 77, "name": "Fern"${' '.repeat(1_960)}}`;
   expect(await sendRawBytes(server.url, chunkedCreate(body, 1))).toMatch(/^HTTP\/1\.1 200 /);
   expect(readPlantRows(server.databaseFile).map((row) => row.id)).toEqual([77n]);
+});
+
+// json-body.ts matches the media type itself, as type-is does for koa-bodyparser: a type it lets
+// through that koa-bodyparser would not read would be answered "body required".
+it.each([
+  'application/json',
+  'Application/JSON; charset=utf-8',
+  'application/problem+json',
+  'APPLICATION/X.Y+JSON',
+  'application/a+b+json',
+  `application/${'a'.repeat(122)}+json`,
+  `application/${'a'.repeat(123)}+json`,
+  'application/+json',
+  'application/*+json',
+  'application/%+json',
+  'application/jsonx',
+  'application/json/x',
+  'application/json, text/plain',
+  'text/json',
+  '"application/json"',
+])('answers a create sent as %s as koa-bodyparser reads it (type-is)', async (type) => {
+  const read = typeIs.is(type, ['application/json', 'application/*+json']) !== false;
+  const id = 700 + Math.floor(Math.random() * 1_000_000);
+  const response = await fetch(`${server.url}/plants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': type },
+    body: JSON.stringify({ id, name: 'Fern' }),
+  });
+  expect(response.status).toBe(read ? 200 : 415);
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Lifecycle } from '../handlers.ts';
 import type { ServiceMetrics } from '../observability/metrics.ts';
 import type { AppMiddleware } from './app-state.ts';
 import { errorBodyJson } from './error-responder.ts';
@@ -11,10 +12,14 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * Outermost: request id and common headers, `checkProtocol`, any thrown error answered in the
  * Error shape (unexpected ones logged, answered `internal`; untrusted framing closes the
- * connection), then the metric (by contract path, never the raw URL) and one log line (never
- * token or body).
+ * connection, as does every answer once the listener is closed), then the metric (by contract
+ * path, never the raw URL) and one log line (never token or body).
  */
-export function requestContext(logger: Logger, metrics?: ServiceMetrics): AppMiddleware {
+export function requestContext(
+  logger: Logger,
+  metrics?: ServiceMetrics,
+  lifecycle?: Pick<Lifecycle, 'closing'>,
+): AppMiddleware {
   return async function withRequestContext(ctx, next) {
     const started = performance.now();
     const given = ctx.get('X-Request-Id');
@@ -42,7 +47,7 @@ export function requestContext(logger: Logger, metrics?: ServiceMetrics): AppMid
       // A body not read in full (a route that takes none, a refusal before reading it): the
       // answer closes the connection, and Node then reads no more of it (it stalls under TCP
       // backpressure until the socket is destroyed after the answer).
-      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      if (!ctx.req.complete || lifecycle?.closing) ctx.set('Connection', 'close');
       const durationMs = performance.now() - started;
       const { method, status } = ctx;
       const route = ctx.state.route ?? null;

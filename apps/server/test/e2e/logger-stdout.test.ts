@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 
-// The default logger holds stdout lines (pino.destination, 4 KiB; observability/logger.ts): these run it in a real
+// The default logger gathers stdout lines (100 ms, then pino.destination, 4 KiB; observability/logger.ts): these run it in a real
 // child process and read what actually reached its stdout.
 
 const LOGGER_URL = new URL('../../src/observability/logger.ts', import.meta.url).href;
