@@ -15,7 +15,6 @@ import { RateLimits } from './limits/rate-limits.ts';
 import { databaseCounts } from './limits/shared-counts.ts';
 import { listenOn } from './listen.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
-import { measureStore } from './observability/store-timing.ts';
 import type { BatchedStoreOptions } from './store/batched-store.ts';
 import { openDatabaseHandle } from './store/database.ts';
 import type { PlantStore } from './store/plant-store.ts';
@@ -167,7 +166,7 @@ async function openResources(config: ServerConfig, logger: Logger, opened: Clean
     : undefined;
   if (rateLimits) opened.push(async () => rateLimits.close());
   return {
-    store: service ? measureStore(store, service) : store,
+    store,
     tokens: TokenRegistry.fromTokens(config.tokens, new ManagedTokenVerifier(tokens)),
     ...(rateLimits ? { rateLimits } : {}),
     ...(service ? { metrics: service } : {}),

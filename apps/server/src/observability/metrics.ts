@@ -65,6 +65,10 @@ export class ServiceMetrics {
         if (committed) this.groupCommitBatchSize.observe(size);
         this.groupCommitDuration.observe({ committed: String(committed) }, seconds);
       },
+      onCall: (operation, outcome, seconds) => {
+        this.storeOperationDuration.observe({ operation, outcome }, seconds);
+        if (outcome === 'created') this.plantsCreated.inc();
+      },
     };
   }
 

@@ -24,6 +24,7 @@ class FakeStore extends BatchedStore {
   constructor(options: BatchedStoreOptions, maxInFlight?: number) {
     const counts = { commits: 0, creates: 0 };
     const observer = {
+      ...options.observer,
       onCommit(size: number, seconds: number, committed: boolean) {
         options.observer?.onCommit?.(size, seconds, committed);
         counts.creates += size;
@@ -77,17 +78,21 @@ describe('BatchedStore', () => {
   function setUp(options: BatchedStoreOptions = {}) {
     const changes: Readiness[] = [];
     const commits: [number, boolean][] = [];
+    const calls: string[] = [];
     const store = new FakeStore({
       probeIntervalMs: 1000,
       onReadinessChange: (next) => changes.push(next),
-      observer: { onCommit: (size, _seconds, committed) => commits.push([size, committed]) },
+      observer: {
+        onCommit: (size, _seconds, committed) => commits.push([size, committed]),
+        onCall: (operation, outcome) => calls.push(`${operation} ${outcome}`),
+      },
       ...options,
     });
-    return { store, changes, commits };
+    return { store, changes, commits, calls };
   }
 
-  it('commits the creates of one turn together and tells the observer of each batch', async () => {
-    const { store, commits } = setUp();
+  it('commits the creates of one turn together and tells the observer of each batch and call', async () => {
+    const { store, commits, calls } = setUp();
     const outcomes = Promise.all([
       store.create({ id: 1n, name: 'Fern' }),
       store.create({ id: 1n, name: 'Fern' }),
@@ -104,7 +109,20 @@ describe('BatchedStore', () => {
       [3, true],
       [1, false],
     ]);
+    await expect(store.ping()).rejects.toThrow(StoreUnavailableError);
+    store.failure = undefined;
+    await store.ping();
     await store.close();
+    await expect(store.create({ id: 3n, name: 'Moss' })).rejects.toThrow(StoreUnavailableError);
+    expect(calls).toEqual([
+      'create created',
+      'create replayed',
+      'create conflict',
+      'create error',
+      'ping error',
+      'ping ok',
+      'create error',
+    ]);
   });
 
   it('probes at start and every interval, turning not ready within one interval of a fault and back', async () => {

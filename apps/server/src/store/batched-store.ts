@@ -21,7 +21,10 @@ export type RowResult =
   | { readonly ok: true; readonly value: CreateOutcome }
   | { readonly ok: false; readonly error: unknown };
 
-type Waiting = Omit<PromiseWithResolvers<CreateOutcome>, 'promise'> & { readonly plant: NewPlant };
+type Waiting = Omit<PromiseWithResolvers<CreateOutcome>, 'promise'> & {
+  readonly plant: NewPlant;
+  readonly queued: number;
+};
 
 const READY: Readiness = { ready: true };
 const CLOSED: Readiness = {
@@ -69,16 +72,27 @@ export abstract class BatchedStore implements PlantStore {
   }
 
   create(plant: NewPlant): Promise<CreateOutcome> {
-    if (this.#closed) return Promise.reject(closedError());
+    if (this.#closed) {
+      this.#options.observer?.onCall?.('create', 'error', 0);
+      return Promise.reject(closedError());
+    }
     return new Promise<CreateOutcome>((resolve, reject) => {
-      this.#waiting.push({ plant, resolve, reject });
+      this.#waiting.push({ plant, resolve, reject, queued: performance.now() });
       this.#schedule();
     });
   }
 
   async ping(): Promise<void> {
-    if (this.#closed) throw closedError();
-    await this.query1?.().catch((error: unknown) => Promise.reject(this.translate(error)));
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    try {
+      if (this.#closed) throw closedError();
+      await this.query1?.().catch((error: unknown) => Promise.reject(this.translate(error)));
+      this.#options.observer?.onCall?.('ping', 'ok', seconds());
+    } catch (error) {
+      this.#options.observer?.onCall?.('ping', 'error', seconds());
+      throw error;
+    }
   }
 
   readiness(): Readiness {
@@ -144,12 +158,18 @@ export abstract class BatchedStore implements PlantStore {
   ) {
     this.#inFlight.delete(done);
     this.#schedule();
-    const seconds = (performance.now() - started) / 1000;
-    this.#options.observer?.onCommit?.(batch.length, seconds, results !== undefined);
+    const now = performance.now();
+    const observer = this.#options.observer;
+    observer?.onCommit?.(batch.length, (now - started) / 1000, results !== undefined);
+    const waited = (entry: Waiting, outcome: string) =>
+      observer?.onCall?.('create', outcome, (now - entry.queued) / 1000);
     if (results === undefined) {
       const translated = this.translate(error);
       this.#noteFailure(translated);
-      for (const entry of batch) entry.reject(translated);
+      for (const entry of batch) {
+        waited(entry, 'error');
+        entry.reject(translated);
+      }
       return;
     }
     const errors = results.map((result) => (result.ok ? undefined : this.translate(result.error)));
@@ -158,6 +178,7 @@ export abstract class BatchedStore implements PlantStore {
     else if (results.some((result) => result.ok)) this.#note(READY);
     batch.forEach((entry, index) => {
       const result = results[index];
+      waited(entry, result?.ok ? result.value : 'error');
       if (result?.ok) entry.resolve(result.value);
       else entry.reject(errors[index] ?? new Error('The batch commit returned no result'));
     });

@@ -11,6 +11,8 @@ export class StoreUnavailableError extends Error {
 export interface StoreObserver {
   /** A group commit of `size` creates settled after `seconds`. */
   onCommit?(size: number, seconds: number, committed: boolean): void;
+  /** A call settled after `seconds`, as its caller waited (`outcome`: a create's, `ok`, `error`). */
+  onCall?(operation: 'create' | 'ping', outcome: string, seconds: number): void;
 }
 
 /** `full`: every commit fsynced, survives power loss; `normal`: survives a process crash only. */
