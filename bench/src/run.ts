@@ -46,9 +46,11 @@ const { values: args } = parseArgs({
 const shape = oneOf('shape', args.shape, ['bench', 'probe']);
 const probe = shape === 'probe';
 const bodyName = oneOf('body', args.body ?? shape, ['bench', 'probe']);
+// `together`: as `interleaved`, but each repetition loads every case at once (README.md).
 const schedule = oneOf('schedule', args.schedule ?? (probe ? 'interleaved' : 'fresh'), [
   'fresh',
   'interleaved',
+  'together',
 ]);
 const reps = args.quick ? 1 : positive('reps', args.reps);
 const seconds = args.quick ? 2 : positive('seconds', args.seconds ?? (probe ? '5' : '10'));
@@ -104,7 +106,7 @@ const pairs: Pair[] = [
 const loadBefore = loadavg();
 const started = new Date();
 const runs: Run[] = schedule === 'fresh' ? await freshRuns() : await interleavedRuns();
-if (schedule === 'interleaved') runs.forEach(logRun);
+if (schedule !== 'fresh') runs.forEach(logRun);
 
 // The unauthenticated asset GETs, on `real` (a fresh process per repetition).
 const real = cases.find((c) => c.name === 'real');
@@ -139,7 +141,7 @@ const report = renderReport(runs, {
     `${started.toISOString()} · Node ${process.versions.node} · ${cpus().length} × ${cpus()[0]?.model ?? '?'} · load average ${fmtLoad(loadBefore)} before, ${fmtLoad(loadavg())} after`,
     schedule === 'fresh'
       ? `${reps} repetition(s), rotating order, each case a fresh process on a fresh SQLite file; warm-up ${warmup} s; windows of ${seconds} s at ${rates.join(', ')} req/s (20 connections), then saturation (50 connections); then, on the server's builds, a create and each bad body for ${badBodies.seconds} s at ${badBodies.rate} req/s (10 connections). CPU: the server process, all threads (/proc/<pid>/stat).`
-      : `Interleaved, as issue 41's probe: every case started once on a fresh SQLite file and warmed up ${warmup} s at 2000 req/s; then for each rate of ${rates.join(', ')} req/s in turn, ${reps} repetition(s) of one ${seconds}-s window per case (20 connections, rotating order), paired within a repetition; no saturation or bad bodies. CPU: the server process, all threads (/proc/<pid>/stat).`,
+      : `${schedule === 'together' ? 'Together: every case loaded at the same time in each window (the machine shared, its noise common to the pair)' : "Interleaved, as issue 41's probe"}: every case started once on a fresh SQLite file and warmed up ${warmup} s at 2000 req/s; then for each rate of ${rates.join(', ')} req/s in turn, ${reps} repetition(s) of one ${seconds}-s window per case (20 connections${schedule === 'together' ? ' each' : ', rotating order'}), paired within a repetition; no saturation or bad bodies. CPU: the server process, all threads (/proc/<pid>/stat).`,
     `Bodies: ${bodyName === 'probe' ? '`{"id": N, "name": "Fern N", "tag": "herb"}`, N counting up from Date.now() × 1000 at each start (ascending ids)' : '`{"id":benchId(n),"name":"Bench plant n"}`, a tag on two of three (scattered ids)'}; every id new to its store.`,
     `Command: \`pnpm bench -- ${process.argv
       .slice(2)
@@ -190,13 +192,18 @@ async function interleavedRuns(): Promise<Run[]> {
   }
   const failed: string[] = [];
   try {
-    for (const server of live) await server.warmUp();
+    if (schedule === 'together') await Promise.all(live.map((server) => server.warmUp()));
+    else for (const server of live) await server.warmUp();
     // Rate by rate, as the probe did: its lowest rate came first, on the least warm processes.
     for (const rate of rates) {
       for (let rep = 1; rep <= reps; rep++) {
-        for (let i = 0; i < live.length; i++) {
-          const server = live[(i + rep - 1) % live.length] as Live;
-          const window = await server.window(rate);
+        const order = live.map((_, i) => live[(i + rep - 1) % live.length] as Live);
+        const taken =
+          schedule === 'together'
+            ? await Promise.all(order.map((server) => server.window(rate)))
+            : [];
+        for (const [i, server] of order.entries()) {
+          const window = taken[i] ?? (await server.window(rate));
           const key = `${server.c.name} ${rep}`;
           windows.set(key, [...(windows.get(key) ?? []), window]);
           console.error(`rep ${rep} ${server.c.name}: ${window.cpuMicros.toFixed(1)} µs @ ${rate}`);
