@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Lifecycle } from '../handlers.ts';
 import type { ServiceMetrics } from '../observability/metrics.ts';
 import type { AppMiddleware } from './app-state.ts';
 import { errorBodyJson } from './error-responder.ts';
@@ -18,7 +17,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestContext(
   logger: Logger,
   metrics?: ServiceMetrics,
-  lifecycle?: Pick<Lifecycle, 'closing'>,
+  lifecycle?: { readonly closing: boolean },
 ): AppMiddleware {
   return async function withRequestContext(ctx, next) {
     const started = performance.now();
