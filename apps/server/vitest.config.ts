@@ -19,6 +19,7 @@ export default defineConfig({
             'scripts/**/*.test.ts',
             'test/*.test.ts',
             'test/security/**/*.test.ts',
+            'test/support/**/*.test.ts',
           ],
           // The API reference files the servers send, built (compressed) once, not per test.
           globalSetup: ['./test/support/docs-assets-global-setup.ts'],
