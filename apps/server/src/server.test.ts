@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenApiResponseValidator } from '../test/support/openapi-validator.ts';
-import { sendRawBytes } from '../test/support/raw-socket.ts';
-import { type PlantRow, readPlantRows } from '../test/support/read-plant-rows.ts';
-import { startTestServer, type TestServer } from '../test/support/start-test-server.ts';
+import type { PlantRow } from '../test/support/read-plant-rows.ts';
+import { createTestApp, type TestApp } from '../test/support/test-app.ts';
 import { DEFAULTS } from './config.ts';
 
-// End to end over real HTTP on 127.0.0.1: the real server, a real SQLite file, raw fetch.
-// Every response body is checked against the generated OpenAPI document with Ajv.
+// The whole app in process (createApp over a real SQLite file), requests injected without a
+// socket. Every response body is checked against the generated OpenAPI document with Ajv.
 
 const validator = new OpenApiResponseValidator();
-let server: TestServer;
+let server: TestApp;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await createTestApp();
 });
 afterAll(async () => {
   await server.dispose();
@@ -34,7 +33,7 @@ async function request(
     ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
     ...init.headers,
   };
-  const response = await fetch(`${server.url}${path}`, {
+  const response = await server.fetch(path, {
     method,
     headers,
     ...(init.body === undefined ? {} : { body: init.body }),
@@ -50,7 +49,7 @@ const post = (body: string | undefined, init: Parameters<typeof request>[2] = {}
   request('POST', '/plants', { ...init, ...(body === undefined ? {} : { body }) });
 
 function rows(): PlantRow[] {
-  return readPlantRows(server.databaseFile);
+  return server.rows();
 }
 
 function storedRow(id: bigint) {
@@ -228,7 +227,7 @@ describe('media type and size', () => {
   });
 
   it('answers 415 for a body with no content type', async () => {
-    const response = await fetch(`${server.url}/plants`, {
+    const response = await server.fetch('/plants', {
       method: 'POST',
       headers: { authorization: `Bearer ${server.token}` },
       body: new Uint8Array(Buffer.from('{"id": 1, "name": "x"}')),
@@ -340,12 +339,5 @@ describe('routing and operations endpoints', () => {
     const doc = await request('GET', '/openapi.json', { auth: false });
     expect(doc.status).toBe(200);
     expect(doc.body).toEqual(validator.document);
-  });
-
-  it('answers a malformed HTTP request with a JSON 400', async () => {
-    const answer = await sendRawBytes(server.url, 'BREW /plants HTCPCP\r\n\r\n');
-    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
-    expect(body).toEqual({ error: 40004, message: 'Malformed HTTP request' });
   });
 });
