@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendRawBytes } from '../support/raw-socket.ts';
+import { readPlantRows } from '../support/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
 
 // What Node's parser decides before the app sees a request (http/protocol-checks.ts is unit
@@ -67,5 +68,25 @@ describe('the request line and headers, over a socket', () => {
         `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n${CLOSE}\r\n${body}`,
     );
     expect(parts(answer)).toEqual({ status: 'HTTP/1.1 200 OK', body: '{"name":"Exact"}' });
+  });
+
+  /** A create whose body is sent in chunked framing, `size` bytes per chunk. */
+  function chunkedCreate(body: string, size: number): string {
+    let chunks = '';
+    for (let at = 0; at < body.length; at += size) {
+      const piece = body.slice(at, at + size);
+      chunks += `${piece.length.toString(16)}\r\n${piece}\r\n`;
+    }
+    return (
+      'POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+      `Authorization: Bearer ${server.token}\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n` +
+      `${chunks}0\r\n\r\n`
+    );
+  }
+
+  it('serves a create whose body comes in 1-byte chunks (the proxy in front sends it whole)', async () => {
+    const body = `{"id": 77, "name": "Fern"${' '.repeat(1_960)}}`;
+    expect(await sendRawBytes(server.url, chunkedCreate(body, 1))).toMatch(/^HTTP\/1\.1 200 /);
+    expect(readPlantRows(server.databaseFile).map((row) => row.id)).toContain(77n);
   });
 });
