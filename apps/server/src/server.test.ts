@@ -1,8 +1,14 @@
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenApiResponseValidator } from '../test/support/openapi-validator.ts';
 import type { PlantRow } from '../test/support/read-plant-rows.ts';
 import { createTestApp, type TestApp } from '../test/support/test-app.ts';
-import { DEFAULTS } from './config.ts';
+import { DEFAULTS, loadConfig, NO_CREDENTIAL_MESSAGE } from './config.ts';
+import { createLogger } from './observability/logger.ts';
+import { startServer } from './server.ts';
+import { openDatabase } from './store/sqlite/open-database.ts';
 
 // The whole app in process (createApp over a real SQLite file), requests injected without a
 // socket. Every response body is checked against the generated OpenAPI document with Ajv.
@@ -339,5 +345,36 @@ describe('routing and operations endpoints', () => {
     const doc = await request('GET', '/openapi.json', { auth: false });
     expect(doc.status).toBe(200);
     expect(doc.body).toEqual(validator.document);
+  });
+});
+
+describe('startServer that cannot start', () => {
+  /** Paths of this process's open files that are `file` or its -wal/-shm companions (Linux). */
+  function openHandlesOf(file: string): string[] {
+    const paths: string[] = [];
+    for (const fd of readdirSync('/proc/self/fd')) {
+      try {
+        const target = readlinkSync(`/proc/self/fd/${fd}`);
+        if (target.startsWith(file)) paths.push(target);
+      } catch {
+        // closed while listing
+      }
+    }
+    return paths;
+  }
+
+  it('closes the stores it opened when it refuses to start (no credential it could accept)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'plant-store-start-'));
+    try {
+      const file = join(folder, 'no-credential.db');
+      openDatabase(file).close(); // a database that exists but holds no managed token
+      const config = loadConfig({ DATABASE_URL: file });
+      await expect(startServer(config, createLogger('silent'))).rejects.toThrow(
+        NO_CREDENTIAL_MESSAGE,
+      );
+      expect(openHandlesOf(file)).toEqual([]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

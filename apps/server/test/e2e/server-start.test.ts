@@ -3,12 +3,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from './config.ts';
-import { createLogger } from './observability/logger.ts';
-import { startServer } from './server.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { startServer } from '../../src/server.ts';
 
-// A server that cannot start releases what it opened for the start: this process's open file
-// descriptors (Linux /proc) show whether the SQLite file is still held.
+// A server that cannot listen releases what it opened for the start: this process's open file
+// descriptors (Linux /proc) show whether the SQLite file is still held. src/server.test.ts sees
+// the same for a start that fails before listening.
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-start-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
