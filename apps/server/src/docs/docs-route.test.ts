@@ -12,7 +12,7 @@ describe('GET /docs and its script injected into the app', () => {
   afterAll(() => server.dispose());
 
   it('answers the page as HTML without a credential, with a self-only CSP', async () => {
-    const response = await server.fetch(`${contract.getDocs.path}`);
+    const response = await server.fetch(contract.getDocs.path);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toBe(PAGE_CONTENT_SECURITY_POLICY);
@@ -32,15 +32,15 @@ describe('GET /docs and its script injected into the app', () => {
   });
 
   it('links the script by a content-hashed URL', async () => {
-    const html = await (await server.fetch(`${contract.getDocs.path}`)).text();
+    const html = await (await server.fetch(contract.getDocs.path)).text();
     const link = /<script src="([^"]+)"><\/script>/.exec(html)?.[1] ?? '';
     expect(link).toMatch(new RegExp(`^${contract.getDocsScript.path}\\?v=[0-9a-f]{16}$`));
   });
 
   it('serves the renderer script from the server itself, without a source map link', async () => {
-    const html = await (await server.fetch(`${contract.getDocs.path}`)).text();
+    const html = await (await server.fetch(contract.getDocs.path)).text();
     const link = /<script src="([^"]+)"><\/script>/.exec(html)?.[1] ?? '';
-    const response = await server.fetch(`${link}`, {
+    const response = await server.fetch(link, {
       headers: { 'accept-encoding': 'identity' },
     });
     expect(response.status).toBe(200);
@@ -54,11 +54,11 @@ describe('GET /docs and its script injected into the app', () => {
 
   it('lets clients keep the page and the document, revalidated by their ETag; the API answers uncached', async () => {
     for (const path of [contract.getDocs.path, contract.getOpenApiDocument.path]) {
-      const response = await server.fetch(`${path}`);
+      const response = await server.fetch(path);
       expect(response.headers.get('cache-control'), path).toBe('public, no-cache');
       expect(response.headers.get('etag'), path).toMatch(/^W\/"[0-9a-f]{16}"$/);
     }
-    const health = await server.fetch(`${contract.getHealth.path}`);
+    const health = await server.fetch(contract.getHealth.path);
     expect(health.headers.get('cache-control')).toBe('no-store');
   });
 

@@ -149,7 +149,7 @@ describe('the API reference files, as static files', () => {
     const body = (await response.json()) as { docs: string; openapi: string };
     expect(body).toEqual({ docs: '/docs', openapi: '/openapi.json' });
     for (const path of [body.docs, body.openapi]) {
-      expect((await server.fetch(`${path}`)).status).toBe(200);
+      expect((await server.fetch(path)).status).toBe(200);
     }
   });
 });

@@ -38,7 +38,7 @@ function preflight(
   method = 'POST',
   path = '/plants',
 ): Promise<Response> {
-  return target.fetch(`${path}`, {
+  return target.fetch(path, {
     method: 'OPTIONS',
     headers: {
       origin,
