@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenApiResponseValidator } from '../test/support/openapi-validator.ts';
 import type { PlantRow } from '../test/support/read-plant-rows.ts';
+import { silentLogger } from '../test/support/silent-logger.ts';
 import { createTestApp, type TestApp } from '../test/support/test-app.ts';
 import { DEFAULTS, loadConfig, NO_CREDENTIAL_MESSAGE } from './config.ts';
-import { createLogger } from './observability/logger.ts';
 import { startServer } from './server.ts';
 import { openDatabase } from './store/sqlite/open-database.ts';
 
@@ -369,9 +369,7 @@ describe('startServer that cannot start', () => {
       const file = join(folder, 'no-credential.db');
       openDatabase(file).close(); // a database that exists but holds no managed token
       const config = loadConfig({ DATABASE_URL: file });
-      await expect(startServer(config, createLogger('silent'))).rejects.toThrow(
-        NO_CREDENTIAL_MESSAGE,
-      );
+      await expect(startServer(config, silentLogger())).rejects.toThrow(NO_CREDENTIAL_MESSAGE);
       expect(openHandlesOf(file)).toEqual([]);
     } finally {
       rmSync(folder, { recursive: true, force: true });

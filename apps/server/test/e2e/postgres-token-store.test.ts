@@ -3,10 +3,10 @@ import { ManagedTokenVerifier } from '../../src/auth/managed-token-verifier.ts';
 import { generateToken } from '../../src/auth/token-format.ts';
 import { digestToken } from '../../src/auth/token-registry.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/observability/logger.ts';
 import { startServer } from '../../src/server.ts';
 import { adminQuery, createTestSchema, type TestSchema } from '../support/postgres.ts';
 import { runCliProcess } from '../support/run-cli.ts';
+import { silentLogger } from '../support/silent-logger.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
 import { describeTokenStore } from '../support/token-store-contract.ts';
 import { openTokenStore } from '../support/token-stores.ts';
@@ -138,7 +138,7 @@ describe('PostgreSQL token store: the PG_* settings', () => {
       PLANT_STORE_TOKENS: 'settings-test-env-token-0123456789',
       PG_STATEMENT_TIMEOUT_MS: '1234',
     });
-    const server = await startServer(config, createLogger('silent'));
+    const server = await startServer(config, silentLogger());
     try {
       const token = generateToken();
       // The token is found only by a session whose statement_timeout is the configured one.

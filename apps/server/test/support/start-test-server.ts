@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULTS, parseDatabase, type RateLimitConfig } from '../../src/config.ts';
 import type { HttpTimeouts } from '../../src/connection/http-server.ts';
-import { createLogger } from '../../src/observability/logger.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
+import { silentLogger } from './silent-logger.ts';
 
 export interface TestServer extends RunningServer {
   /** A bearer token the server accepts. */
@@ -67,7 +67,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       ...(options.shutdownDelayMs ? { shutdownDelayMs: options.shutdownDelayMs } : {}),
     },
-    options.logger ?? createLogger('silent'),
+    options.logger ?? silentLogger(),
   );
   return {
     ...running,

@@ -15,12 +15,12 @@ import type { Lifecycle } from '../../src/handlers.ts';
 import type { AppState } from '../../src/http/app-state.ts';
 import { RateLimits } from '../../src/limits/rate-limits.ts';
 import { databaseCounts } from '../../src/limits/shared-counts.ts';
-import { createLogger } from '../../src/observability/logger.ts';
 import { ServiceMetrics } from '../../src/observability/metrics.ts';
 import { openDatabaseHandle } from '../../src/store/database.ts';
 import type { PlantStore } from '../../src/store/plant-store.ts';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { type PlantRow, readPlantRows } from './read-plant-rows.ts';
+import { silentLogger } from './silent-logger.ts';
 
 export interface TestAppOptions {
   /** Reuse a database file (to test persistence); by default a new one in a temporary folder. */
@@ -75,7 +75,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const folder = mkdtempSync(join(tmpdir(), 'plant-store-app-'));
   const databaseFile = options.databaseFile ?? join(folder, 'plants.db');
   const token = options.tokens?.[0] ?? `test-${randomBytes(24).toString('base64url')}`;
-  const logger = options.logger ?? createLogger('silent');
+  const logger = options.logger ?? silentLogger();
   const opened: Array<() => unknown> = [() => rmSync(folder, { recursive: true, force: true })];
   const dispose = async () => {
     for (const close of opened.reverse()) await close();
