@@ -172,7 +172,6 @@ describe('SIGTERM under load', () => {
       for (const request of inFlight) request.finish();
 
       const exitCode = await running.exited;
-      const exitMs = performance.now() - signalled;
       stopped = true;
       const outcomes = (await Promise.all(floods)).flat();
       agent.destroy();
@@ -189,11 +188,12 @@ describe('SIGTERM under load', () => {
       const errors = new Map<string, number>();
       for (const o of failed) errors.set(o.error, (errors.get(o.error) ?? 0) + 1);
       console.log(
-        `shutdown: exit ${exitCode} ${Math.round(exitMs)} ms after SIGTERM; in flight: ${answers.filter((a) => a.startsWith('HTTP/1.1 200')).length}/${IN_FLIGHT} answered 200; flood: ${ok.length} answered, errors ${JSON.stringify(Object.fromEntries(errors))}${resetsAt.length > 0 ? ` (ms after SIGTERM: ${resetsAt.join(', ')})` : ''}; ${stored.size} rows`,
+        `shutdown: exit ${exitCode}; in flight: ${answers.filter((a) => a.startsWith('HTTP/1.1 200')).length}/${IN_FLIGHT} answered 200; flood: ${ok.length} answered, errors ${JSON.stringify(Object.fromEntries(errors))}${resetsAt.length > 0 ? ` (ms after SIGTERM: ${resetsAt.join(', ')})` : ''}; ${stored.size} rows`,
       );
 
+      // Exited by itself once drained: the 10-s bound (main.ts) would exit 1, saying so.
       expect(exitCode).toBe(0);
-      expect(exitMs).toBeLessThan(Number(delayMs) + 10_000);
+      expect(running.output()).not.toContain('shutdown not complete');
       // Every in-flight request was answered 200, told the connection closes, and is stored.
       for (const [i, answer] of answers.entries()) {
         expect(answer, `in-flight request ${i}`).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
