@@ -37,11 +37,12 @@ afterAll(async () => {
   await server.dispose();
 });
 
-/** The request line logged for `requestId` (log lines are written when the response is done). */
+/** The request line logged for `requestId` (written before the answer is sent, one turn ago). */
 async function requestLine(requestId: string): Promise<LogLine> {
-  const find = () => capture.lines().find((entry) => entry.requestId === requestId);
-  await expect.poll(find, { message: `a log line for request ${requestId}` }).toBeDefined();
-  return find() as LogLine;
+  await new Promise((resolve) => setImmediate(resolve));
+  const line = capture.lines().find((entry) => entry.requestId === requestId);
+  expect(line, `a log line for request ${requestId}`).toBeDefined();
+  return line as LogLine;
 }
 
 async function post(body: string, headers: Record<string, string>): Promise<Response> {
