@@ -41,7 +41,8 @@ export interface TestServerOptions {
 
 /**
  * Starts the real server in this process on 127.0.0.1, a free port and a temporary SQLite
- * file, with a fresh random token and logging off.
+ * file, with a fresh random token and logging off: for the e2e tier, where a socket is the
+ * subject (the unit tier injects requests into the app: `createTestApp`).
  *
  * @example
  * const server = await startTestServer();

@@ -60,9 +60,10 @@ export interface TestApp {
 }
 
 /**
- * The real app (`createApp`) over a real SQLite store in a temporary folder, with a fresh random
- * token and logging off; requests go through `app.callback()` in this process: no port, no
- * socket, no child process.
+ * The real app (`createApp`) over a real SQLite store in a temporary folder (in memory in the
+ * unit tier: vitest.config.ts), with a fresh random token and logging off; requests go through
+ * `app.callback()` in this process: no port, no socket, no child process. Closed by `dispose`,
+ * once however often it is called.
  *
  * @example
  * const app = await createTestApp();
@@ -78,7 +79,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const logger = options.logger ?? silentLogger();
   const opened: Array<() => unknown> = [() => rmSync(folder, { recursive: true, force: true })];
   const dispose = async () => {
-    for (const close of opened.reverse()) await close();
+    for (const close of opened.splice(0).reverse()) await close();
   };
   try {
     const handle = await openDatabaseHandle(parseDatabase(databaseFile), {
