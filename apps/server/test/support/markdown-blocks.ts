@@ -22,8 +22,8 @@ const CWD = /^<!-- cwd: repository -->$/;
  * fence (blank lines between them allowed) mark it illustrative or set where it runs.
  *
  * @example
- * codeBlocks('<!-- illustrative: needs systemd -->\n```sh\nsystemctl start x\n```\n', 'a.md');
- * // [{ file: 'a.md', line: 2, lang: 'sh', code: 'systemctl start x\n', illustrative: 'needs systemd' }]
+ * codeBlocks('<!-- illustrative: needs systemd -->\n```sh\nsystemctl start x\n```\n', 'README.md');
+ * // [{ file: 'README.md', line: 2, lang: 'sh', code: 'systemctl start x\n', illustrative: 'needs systemd' }]
  */
 export function codeBlocks(markdown: string, file: string): CodeBlock[] {
   const lines = markdown.split('\n');
