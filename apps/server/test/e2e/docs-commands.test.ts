@@ -34,7 +34,9 @@ import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 // `@plant-store/client` and `@plant-store/schema` are installed in the scratch folder.
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+const MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+const TSX = join(MODULES, 'tsx', 'dist', 'cli.mjs');
+const TSC = join(MODULES, 'typescript', 'bin', 'tsc');
 const DOCUMENTED_URL = 'http://127.0.0.1:3000';
 const TOKEN = 'docs-commands-token-0123456789abcdef';
 
@@ -87,6 +89,9 @@ beforeAll(async () => {
   for (const name of ['client', 'schema']) {
     symlinkSync(join(ROOT, 'packages', name), join(scratch, 'node_modules', '@plant-store', name));
   }
+  // And what the client README's TypeScript settings ask for.
+  mkdirSync(join(scratch, 'node_modules', '@types'));
+  symlinkSync(join(MODULES, '@types', 'node'), join(scratch, 'node_modules', '@types', 'node'));
   env = {
     PATH: `${bin}:${process.env.PATH ?? ''}`,
     HOME: scratch,
@@ -123,6 +128,11 @@ async function runBlock(block: CodeBlock, index: number) {
   writeFileSync(file, code);
   return run(process.execPath, [TSX, file], cwd);
 }
+
+/** The TypeScript blocks run here, each a module of its own. */
+const TYPESCRIPT = BLOCKS.flatMap((block, index) =>
+  runHere(block) && block.lang === 'ts' ? [{ block, file: `block-${index}.mts` }] : [],
+);
 
 describe('the code blocks of the docs', () => {
   it('are each run here, run by the test their section names, or marked illustrative', () => {
@@ -168,4 +178,33 @@ describe('the code blocks of the docs', () => {
       }, 60_000);
     });
   });
+
+  it('type-check strictly, with the settings the client README gives', async () => {
+    expect(TYPESCRIPT.length).toBeGreaterThan(3);
+    for (const { block, file } of TYPESCRIPT) writeFileSync(join(scratch, file), block.code);
+    const settings = ['--strict', '--module', 'nodenext', '--target', 'es2022', '--types', 'node'];
+    const files = TYPESCRIPT.map(({ file }) => file);
+    const { status, output } = await run(
+      process.execPath,
+      // The packages are linked as source, which imports `.ts` files and uses ES2024's library
+      // (a consumer's install holds built `.d.ts` files instead): the two extra settings.
+      [
+        TSC,
+        '--noEmit',
+        '--skipLibCheck',
+        '--allowImportingTsExtensions',
+        '--lib',
+        'es2024',
+        ...settings,
+        ...files,
+      ],
+      scratch,
+    );
+    // Name the doc and line of each error, not the scratch file.
+    const named = TYPESCRIPT.reduce(
+      (text, { block, file }) => text.replaceAll(file, `${where(block)} (${file})`),
+      output,
+    );
+    expect(status, named).toBe(0);
+  }, 60_000);
 });
