@@ -60,6 +60,10 @@ function changedBy(file: string, text: string): string[] {
 
 const tasksOf = (...packages: string[]) =>
   packages.flatMap((name) => CHECKS.map((task) => `${name}#${task}`)).sort();
+/** The tests (both tiers) of every package. */
+const TESTS = [SCHEMA, SERVER, CLIENT, BENCH]
+  .flatMap((name) => [`${name}#test:e2e`, `${name}#test:unit`])
+  .sort();
 
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'plant-store-turbo-'));
@@ -99,18 +103,23 @@ describe('turbo.json: a change re-runs every check that depends on it', () => {
     );
   });
 
-  it("a client source file: the client's checks only (nothing imports the client)", () => {
-    expect(changedBy('packages/client/src/index.ts', '\n// touched\n')).toEqual(tasksOf(CLIENT));
+  it("a client source file: the client's checks, and the server's e2e tier (the docs' blocks use the client)", () => {
+    expect(changedBy('packages/client/src/index.ts', '\n// touched\n')).toEqual(
+      // And the bench's e2e task, which comes after the server's (`^test:e2e`).
+      [...tasksOf(CLIENT), `${SERVER}#test:e2e`, `${BENCH}#test:e2e`].sort(),
+    );
+  });
+
+  it("a package's README: every test of every package, and that package's type-check", () => {
+    expect(changedBy('packages/client/README.md', '\n')).toEqual(
+      [...TESTS, `${CLIENT}#typecheck`].sort(),
+    );
   });
 
   it.each(['docs/api.md', 'README.md', 'deploy/nginx.conf', '.changeset/config.json', '.ci/run'])(
     '%s (outside every package): every test of every package',
     (file) => {
-      const tests = [SCHEMA, SERVER, CLIENT, BENCH].flatMap((name) => [
-        `${name}#test:e2e`,
-        `${name}#test:unit`,
-      ]);
-      expect(changedBy(file, '\n')).toEqual(tests.sort());
+      expect(changedBy(file, '\n')).toEqual(TESTS);
     },
   );
 
