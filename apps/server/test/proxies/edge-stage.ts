@@ -116,9 +116,7 @@ export async function startEdgeStage(proxy: ProxyKind, databaseUrl: string): Pro
   try {
     const [instanceUrl = ''] = await Promise.all(instances.map((instance) => instance.ready));
     const listenPort = await freePort();
-    running = await startProxy(proxy, listenPort, (folder) =>
-      shippedConfig(proxy, listenPort, ports, folder),
-    );
+    running = await startProxy(proxy, listenPort, () => shippedConfig(proxy, listenPort, ports));
     const url = running.url;
     const pids = instances.map((instance) => instance.child.pid ?? 0);
     const backendCpuMicros = () => pids.reduce((sum, pid) => sum + cpuMicros(pid), 0);

@@ -88,7 +88,7 @@ async function withProxy(
     const running = await startProxy(
       proxy,
       port,
-      (folder) => variant(shippedConfig(proxy, port, ports, folder)),
+      () => variant(shippedConfig(proxy, port, ports)),
       mode === 'none' ? 503 : 200,
     );
     try {
@@ -406,7 +406,7 @@ describe.each(['nginx', 'haproxy'] as const)('%s as shipped: its own answers', (
 
   it('a client too slow with its headers or its body: 408, or closed', async () => {
     await withProxy(proxy, 'ok', async (running, upstreams) => {
-      const config = shippedConfig(proxy, 80, [3001, 3002], '/tmp');
+      const config = shippedConfig(proxy, 80, [3001, 3002]);
       const timeoutMs =
         1_000 *
         (proxy === 'nginx'
