@@ -45,7 +45,7 @@ describe('TRUST_PROXY=127.0.0.1, a real process', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) {
       const form = FORGED_FORMS[i % FORGED_FORMS.length] ?? (() => '');
-      statuses.push(await guess('127.0.0.2', form(i + 1)));
+      statuses.push(await guess('127.0.0.2', form(`198.51.100.${i + 1}`)));
     }
     expect(statuses).toEqual([...Array(BUDGET).fill(401), ...Array(40 - BUDGET).fill(429)]);
     // Another direct client has its budget whole.
