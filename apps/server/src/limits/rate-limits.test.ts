@@ -433,7 +433,6 @@ describe('RateLimits in memory', () => {
     );
     await limits.recordAuthFailure('203.0.113.7');
     await limits.recordAuthFailure('203.0.113.7');
-    // Decided in memory, the refusal is thrown at once; after a batch, the promise rejects.
     await expect(async () => limits.recordAuthFailure('203.0.113.7')).rejects.toMatchObject({
       kind: 'rateLimited',
     });
