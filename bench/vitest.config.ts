@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 // arithmetic. Fast (no load is generated here).
 export default defineConfig({
   test: {
+    // The default reporter prints a test's console output only when that test fails.
+    silent: 'passed-only',
     include: ['src/**/*.test.ts'],
     testTimeout: 10_000,
   },

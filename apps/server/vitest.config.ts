@@ -10,6 +10,8 @@ const MEMORY_TMPDIR = '/dev/shm';
 // crash and fuzz suites. `pnpm test` runs both.
 export default defineConfig({
   test: {
+    // The default reporter prints a test's console output only when that test fails.
+    silent: 'passed-only',
     projects: [
       {
         extends: true,

@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 // Node runs that). Fails at once, saying what to install, when either is missing.
 export default defineConfig({
   test: {
+    // The default reporter prints a test's console output only when that test fails.
+    silent: 'passed-only',
     name: 'proxies',
     include: ['test/proxies/**/*.test.ts'],
     // And the API reference files the servers send (the stalled readers ask for the script).

@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 // packages as a consumer installs them.
 export default defineConfig({
   test: {
+    // The default reporter prints a test's console output only when that test fails.
+    silent: 'passed-only',
     projects: [
       {
         extends: true,

@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 // (redocly lint) and the contract check's full matrix of breaking edits.
 export default defineConfig({
   test: {
+    // The default reporter prints a test's console output only when that test fails.
+    silent: 'passed-only',
     projects: [
       {
         extends: true,

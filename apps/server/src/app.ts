@@ -8,7 +8,8 @@ import type { AppState } from './http/app-state.ts';
 import { answerUnrouted, contractRouter } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { requestContext } from './http/request-context.ts';
-import { rateLimited } from './limits/guard.ts';
+import { requireBearer } from './http/require-bearer.ts';
+import { limitCredential } from './limits/guard.ts';
 import { clientAddress, proxyTrust } from './limits/key.ts';
 import type { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
@@ -37,9 +38,11 @@ export function createApp(options: AppOptions): Koa<AppState> {
   // Koa's own `proxy` stays off: it believes X-Forwarded-For from any peer.
   const app = new Koa<AppState>();
   const router = contractRouter(contract, contractHandlers(options.store, options.lifecycle), {
-    tokens: options.tokens,
     bodyLimitBytes: options.bodyLimitBytes,
-    ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
+    authentication: [
+      requireBearer(options.tokens, rateLimits),
+      ...(rateLimits ? [limitCredential(rateLimits)] : []),
+    ],
     around: serveDocsAssets(),
   });
   app.use(requestContext(options.logger, options.metrics, options.lifecycle));

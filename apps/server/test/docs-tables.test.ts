@@ -5,7 +5,9 @@ import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, numericRanges, readVariable } from './support/config-variables.ts';
 
-// The documentation's tables are what users rely on: they must not drift from the code.
+// What the docs' tables state (codes, fields, defaults, ranges, the default Node line, the
+// libraries) is checked against the code it describes; the docs' commands run in
+// test/e2e/docs-commands.test.ts.
 const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 
 function section(text: string, name: string): string {
@@ -71,22 +73,6 @@ describe('the documentation', () => {
     expect(rows).toContain('−9223372036854775808 … 9223372036854775807');
   });
 
-  it('never sends an outsider to "the specification", which only the authors have', () => {
-    const mentions = documentationFiles().filter((file) =>
-      /\bthe spec(ification)?\b/i.test(read(file)),
-    );
-    expect(mentions).toEqual([]);
-  });
-
-  it('has a CHANGELOG for each published package, its latest entry the package version', () => {
-    for (const name of ['schema', 'client']) {
-      const { version } = JSON.parse(read(`packages/${name}/package.json`)) as { version: string };
-      const changelog = read(`packages/${name}/CHANGELOG.md`);
-      expect(changelog.startsWith(`# @plant-store/${name}\n\n## ${version}\n`)).toBe(true);
-      expect(read('docs/api.md')).toContain(`](../packages/${name}/CHANGELOG.md)`);
-    }
-  });
-
   it('defaults the Dockerfile to the Node line the policy names the default, which CI runs', () => {
     const line = /^ARG NODE_VERSION=(\d+)$/m.exec(read('deploy/Dockerfile'))?.[1];
     const deployment = read('docs/deployment.md');
@@ -150,18 +136,21 @@ describe('the documentation', () => {
     expect(missing).toEqual([]);
   });
 
-  it("lists the client's source files as they are (docs/architecture.md)", () => {
-    const match = /^packages\/client +ofetch client in (\w+) files \(([^)]*)\)/m.exec(
-      read('docs/architecture.md'),
-    );
-    const listed = (match?.[2] ?? '').split(',').map((name) => name.trim());
-    const folder = new URL('../../../packages/client/src/', import.meta.url);
-    const files = readdirSync(folder)
-      .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && name !== 'index.ts')
-      .map((name) => name.replace(/\.ts$/, ''));
-    expect([...listed].sort()).toEqual([...files].sort());
-    const counts = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
-    expect(match?.[1]).toBe(counts[files.length - 1]);
+  it('stays within its budget: README.md at most 8 KB, docs/ at most 60 KB in all', () => {
+    const size = (file: string) => Buffer.byteLength(read(file));
+    expect(size('README.md'), 'README.md in bytes').toBeLessThanOrEqual(8 * 1024);
+    const docs = documentationFiles().filter((file) => file.startsWith('docs/'));
+    const total = docs.reduce((sum, file) => sum + size(file), 0);
+    expect(total, `docs/ in bytes (${docs.join(', ')})`).toBeLessThanOrEqual(60 * 1024);
+  });
+
+  it("is reference, not a diary: no issue numbers in README.md, docs/ or the packages' READMEs", () => {
+    const diary = documentationFiles()
+      .filter((file) => !file.startsWith('bench/'))
+      .flatMap((file) =>
+        [...read(file).matchAll(/\bissues? \d+/gi)].map((match) => `${file}: ${match[0]}`),
+      );
+    expect(diary).toEqual([]);
   });
 
   it('has no broken cross-reference: every relative link names a file, every #anchor a heading', () => {
@@ -233,6 +222,7 @@ function documentationFiles(): string[] {
   return [
     'README.md',
     ...inFolder('docs/', /\.md$/),
+    ...inFolder('docs/recipes/', /\.md$/),
     ...[...packages, 'apps/server/bench/README.md', 'bench/README.md'].filter((file) =>
       existsSync(new URL(file, root)),
     ),
@@ -276,11 +266,19 @@ function anchorsOf(text: string): Set<string> {
   return anchors;
 }
 
+/**
+ * The recipes docs/architecture.md points to, written on the recipes' own branch (with the test
+ * that runs them): their links may wait for them. Delete this list once both are on main.
+ */
+const RECIPES_TO_COME = ['docs/recipes/adding-a-field.md', 'docs/recipes/adding-an-operation.md'];
+
 /** Why the link `target` in `file` is broken, or undefined when it resolves. */
 function checkLink(file: string, target: string): string | undefined {
   const [path = '', anchor] = target.split('#');
   const linked = path === '' ? file : normalize(join(dirname(file), decodeURI(path)));
-  if (!existsSync(new URL(`../../../${linked}`, import.meta.url))) return `no file ${linked}`;
+  if (!existsSync(new URL(`../../../${linked}`, import.meta.url))) {
+    return RECIPES_TO_COME.includes(linked) ? undefined : `no file ${linked}`;
+  }
   if (anchor === undefined || anchor === '') return undefined;
   if (!linked.endsWith('.md')) return undefined;
   return anchorsOf(read(linked)).has(anchor) ? undefined : `no heading #${anchor} in ${linked}`;

@@ -145,7 +145,7 @@ describe('createPlant: invalid input', () => {
       expect(error).toMatchObject({
         name: 'PlantStoreValidationError',
         operationId: 'createPlant',
-        status: 0,
+        status: 400,
         code: 40001,
         attempts: 0,
       });
@@ -168,14 +168,17 @@ describe('createPlant: one error hierarchy', () => {
       rejectionOf(clientFor(closed, { retries: 0 }).createPlant({ id: 1, name: 'Fern' })),
     ]);
     const caught = failures.map((error) =>
-      error instanceof PlantStoreError ? [error.name, error.status] : 'missed by the catch',
+      error instanceof PlantStoreError
+        ? [error.name, error.status, error.code]
+        : 'missed by the catch',
     );
     expectTypeOf<PlantStoreValidationError>().toExtend<PlantStoreError>();
     expectTypeOf<PlantStoreNetworkError>().toExtend<PlantStoreError>();
+    // The client's own refusal has the status and code the server answers the same body with.
     expect(caught).toEqual([
-      ['PlantStoreValidationError', 0],
-      ['PlantStoreError', 409],
-      ['PlantStoreNetworkError', 0],
+      ['PlantStoreValidationError', 400, 40001],
+      ['PlantStoreError', 409, 40901],
+      ['PlantStoreNetworkError', 0, undefined],
     ]);
   });
 

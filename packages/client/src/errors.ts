@@ -1,15 +1,29 @@
+import type { ERROR_CATALOG } from '@plant-store/schema';
 import { ErrorBody, shortened, VALIDATION_FAILED_CODE } from '@plant-store/schema/shapes';
 import type * as z from 'zod/mini';
 import type { ResponseOutcome } from './retry.ts';
+
+/**
+ * A code of the API's error catalog (docs/api.md, "Error codes"): the `error` of an Error body,
+ * `40001 | 40002 | … | 50301`. A type only: the catalog's codes as the schema of this version
+ * lists them (a code a newer server adds arrives as sent).
+ */
+export type ErrorCode = (typeof ERROR_CATALOG)[keyof typeof ERROR_CATALOG]['code'];
 
 /** What a {@link PlantStoreError} is built from. */
 export interface PlantStoreErrorDetails {
   /** The operation that failed, e.g. `createPlant`. */
   readonly operationId: string;
-  /** The HTTP status of the last response; `0` when no response arrived. */
+  /**
+   * The HTTP status of the last response; `0` when no response arrived; `400` when the client
+   * refused the input before sending it (what the server answers the same input with).
+   */
   readonly status: number;
-  /** The catalog code of a conforming Error body; `undefined` when there was none. */
-  readonly code?: number | undefined;
+  /**
+   * The catalog code of a conforming Error body (`40001` for an input the client refused);
+   * `undefined` when there was none.
+   */
+  readonly code?: ErrorCode | undefined;
   /**
    * Seconds to wait before trying again, from the `Retry-After` header of the last response
    * (delta-seconds as sent, an HTTP date as whole seconds from when the response arrived);
@@ -30,9 +44,12 @@ export interface PlantStoreErrorDetails {
  *   body (an HTML page from a proxy, say) gives `code: undefined` and a message naming the
  *   status and what the body was; a success status whose body is not the route's response
  *   schema gives `code: undefined` and a message listing the problems;
- * - {@link PlantStoreNetworkError}: no response at all (`status` 0);
+ * - {@link PlantStoreNetworkError}: no response at all (`status` 0, `code` undefined);
  * - {@link PlantStoreValidationError}: the input was refused before anything was sent
- *   (`status` 0, `attempts` 0, `code` 40001 as the server would answer).
+ *   (`attempts` 0; `status` 400 and `code` 40001, what the server answers the same input with).
+ *
+ * `code` is typed as the catalog's codes ({@link ErrorCode}), so a comparison with a number
+ * that is no code does not compile.
  *
  * A 429 (code 42901) or 503 whose `Retry-After` was longer than the client's
  * `maxRetryDelayMs`, or that was still refused after the retries, keeps that `retryAfter`, so
@@ -42,10 +59,10 @@ export interface PlantStoreErrorDetails {
  * try {
  *   await client.createPlant({ id: 10, name: 'Monstera' });
  * } catch (error) {
- *   if (error instanceof PlantStoreError && error.code === ERROR_CATALOG.conflict.code) {
- *     // id 10 is taken by another plant
- *   } else if (error instanceof PlantStoreError && error.code === ERROR_CATALOG.rateLimited.code) {
- *     // over the rate limit: come back in error.retryAfter seconds
+ *   if (error instanceof PlantStoreError && error.code === 40901) {
+ *     // conflict: id 10 is taken by another plant
+ *   } else if (error instanceof PlantStoreError && error.code === 42901) {
+ *     // rate limited: come back in error.retryAfter seconds
  *   }
  * }
  */
@@ -54,7 +71,8 @@ export class PlantStoreError extends Error {
   // `declare`: set by the constructor, so no class field is emitted for them (bundle size).
   declare readonly operationId: string;
   declare readonly status: number;
-  declare readonly code: number | undefined;
+  /** See {@link PlantStoreErrorDetails.code}. */
+  declare readonly code: ErrorCode | undefined;
   /** See {@link PlantStoreErrorDetails.retryAfter}. */
   declare readonly retryAfter: number | undefined;
   declare readonly attempts: number;
@@ -86,7 +104,9 @@ export interface PlantStoreNetworkErrorDetails {
  * A {@link PlantStoreError} with `status` 0 and `code` undefined; `cause` holds the last failure.
  *
  * @example
- * catch (error) {
+ * try {
+ *   await client.createPlant({ id: 11, name: 'Fern' });
+ * } catch (error) {
  *   if (error instanceof PlantStoreNetworkError && error.timedOut) {
  *     // the API did not answer within timeoutMs, on any attempt
  *   }
@@ -124,8 +144,8 @@ function describeCause(cause: unknown): string {
 
 /**
  * The input was refused by the route's body schema before any request was sent: a
- * {@link PlantStoreError} with `status` 0, `attempts` 0 and `code` 40001 (what the server
- * answers the same body with). `message` is `formatIssues(issues)`, the server's text too.
+ * {@link PlantStoreError} with `attempts` 0, and `status` 400 and `code` 40001, what the server
+ * answers the same body with. `message` is `formatIssues(issues)`, the server's text too.
  *
  * @example
  * try {
@@ -145,7 +165,7 @@ export class PlantStoreValidationError extends PlantStoreError {
   ) {
     super(message, {
       operationId: details.operationId,
-      status: 0,
+      status: 400,
       code: VALIDATION_FAILED_CODE,
       attempts: 0,
     });
@@ -176,7 +196,11 @@ export function errorFromResponse(
   };
   const body = parseBody(ErrorBody, response.text);
   if (!(body instanceof Error) && body.success) {
-    return new PlantStoreError(body.data.message, { ...details, code: body.data.error });
+    // The Error body's `error` is a catalog code (the contract): typed as one, passed as sent.
+    return new PlantStoreError(body.data.message, {
+      ...details,
+      code: body.data.error as ErrorCode,
+    });
   }
   const status = `${response.status} ${response.statusText}`.trim();
   return new PlantStoreError(

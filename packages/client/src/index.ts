@@ -1,6 +1,7 @@
 export type { NewPlantInput, Plant } from '@plant-store/schema/shapes';
 export { createPlantStoreClient, type PlantStoreClient } from './client.ts';
 export {
+  type ErrorCode,
   PlantStoreError,
   PlantStoreNetworkError,
   PlantStoreValidationError,

@@ -72,8 +72,8 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 5
  * @example
  * const policy = { retries: 2, retryDelayMs: 100, maxRetryDelayMs: 5_000 };
  * nextRetryDelay(policy, { kind: 'failure', error, timedOut: false }, 2); // 200
- * nextRetryDelay(policy, { kind: 'response', status: 429, retryAfter: 1, … }, 1); // 1000
- * nextRetryDelay(policy, { kind: 'response', status: 429, retryAfter: 60, … }, 1); // undefined
+ * nextRetryDelay(policy, { ...response, status: 429, retryAfter: 1 }, 1); // 1000
+ * nextRetryDelay(policy, { ...response, status: 429, retryAfter: 60 }, 1); // undefined
  */
 export function nextRetryDelay(
   policy: RetryPolicy,

@@ -1,7 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { buildOpenApiDocument, type OpenApiDocument } from '../src/openapi/document.ts';
+import { serializeOpenApiDocument } from '../src/openapi/serialize.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where released contracts are kept: `<version>.json`, the document as released. */
@@ -53,6 +56,48 @@ interface RedoclyDiffReport {
 }
 
 /**
+ * Checks the document the code generates now (by default), not the committed openapi.json: a
+ * breaking change to the schema fails here before `pnpm openapi` regenerates the file. What
+ * `pnpm contract:check` runs; see `checkContractCompatibility` for the rules.
+ *
+ * @example
+ * const report = await checkContractDocument();
+ * if (!report.ok) console.error(report.problems.join('\n'));
+ */
+export async function checkContractDocument(
+  document: OpenApiDocument = buildOpenApiDocument(),
+  snapshotsDir: string = SNAPSHOTS_DIR,
+): Promise<CompatibilityReport> {
+  // `redocly diff` reads files: the document goes to a temporary one.
+  const folder = mkdtempSync(join(tmpdir(), 'plant-store-contract-'));
+  try {
+    const file = join(folder, 'openapi.json');
+    writeFileSync(file, serializeOpenApiDocument(document));
+    return await checkContractCompatibility(file, snapshotsDir);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The released snapshot a document of `version` is compared with: the newest snapshot of the
+ * same major version, or undefined when that major has none yet.
+ */
+export function baselineFor(version: string, snapshotsDir: string = SNAPSHOTS_DIR) {
+  return releasedVersions(snapshotsDir)
+    .filter((released) => majorOf(released) === majorOf(version))
+    .at(-1);
+}
+
+/** The versions of the released snapshots in `snapshotsDir`, oldest first. */
+export function releasedVersions(snapshotsDir: string = SNAPSHOTS_DIR): string[] {
+  return readdirSync(snapshotsDir)
+    .filter((file) => SNAPSHOT_FILE.test(file))
+    .map((file) => file.replace(/\.json$/, ''))
+    .sort(compareVersions);
+}
+
+/**
  * Checks that `documentFile` does not break the released contract: it is compared with the
  * newest snapshot of the same major version using Redocly CLI's `diff` (which rates every
  * change by the semver bump it needs), and any change rated major is a failure. A breaking
@@ -70,24 +115,20 @@ export async function checkContractCompatibility(
   const document = JSON.parse(readFileSync(documentFile, 'utf8')) as { info: { version: string } };
   const version = document.info.version;
   const major = majorOf(version);
-  const snapshots = readdirSync(snapshotsDir)
-    .filter((file) => SNAPSHOT_FILE.test(file))
-    .map((file) => ({ file, version: file.replace(/\.json$/, '') }))
-    .sort((a, b) => compareVersions(a.version, b.version));
-  const newest = snapshots.at(-1);
-  const baseline = snapshots.filter((snapshot) => majorOf(snapshot.version) === major).at(-1);
-  if (newest && major < majorOf(newest.version)) {
+  const newest = releasedVersions(snapshotsDir).at(-1);
+  const baseline = baselineFor(version, snapshotsDir);
+  if (newest && major < majorOf(newest)) {
     return refuse(version, [
-      `info.version ${version} is older than the released ${newest.version}: raise it.`,
+      `info.version ${version} is older than the released ${newest}: raise it.`,
     ]);
   }
   if (!baseline) {
     return refuse(version, [
-      `info.version ${version} starts major version ${major}, which has no snapshot: copy the ` +
-        `document to contract-snapshots/${version}.json to release it.`,
+      `info.version ${version} starts major version ${major}, which has no snapshot: copy ` +
+        `openapi.json (after \`pnpm openapi\`) to contract-snapshots/${version}.json to release it.`,
     ]);
   }
-  const report = await redoclyDiff(join(snapshotsDir, baseline.file), documentFile);
+  const report = await redoclyDiff(join(snapshotsDir, `${baseline}.json`), documentFile);
   const rated = report.changes
     .filter((change) => change.impact === 'major')
     .flatMap((change) =>
@@ -99,7 +140,7 @@ export async function checkContractCompatibility(
           message: verdict.message ?? `${change.path}: ${verdict.ruleId}`,
         })),
     );
-  const acceptable = readAccepted(snapshotsDir, baseline.version);
+  const acceptable = readAccepted(snapshotsDir, baseline);
   const isAccepted = (change: BreakingChange) =>
     acceptable.some((entry) => sameChange(entry, change));
   const breaking = rated.filter((change) => !isAccepted(change));
@@ -109,12 +150,12 @@ export async function checkContractCompatibility(
     ...(breaking.length === 0
       ? []
       : [
-          `${breaking.length} breaking change(s) against the released ${baseline.version}:`,
+          `${breaking.length} breaking change(s) against the released ${baseline}:`,
           ...breaking.map(
             (change) => `  - ${change.message} (${change.ruleId}, ${change.pointer})`,
           ),
           `Undo them, or release a new major: set info.version to ${major + 1}.0.0 and add ` +
-            `contract-snapshots/${major + 1}.0.0.json (a copy of the document).`,
+            `contract-snapshots/${major + 1}.0.0.json (a copy of openapi.json after \`pnpm openapi\`).`,
         ]),
     ...stale.map(
       (entry) =>
@@ -125,7 +166,7 @@ export async function checkContractCompatibility(
   return {
     ok: problems.length === 0,
     version,
-    baseline: baseline.version,
+    baseline,
     summary: report.summary,
     breaking,
     accepted,
@@ -180,7 +221,8 @@ function redoclyDiff(base: string, revision: string): Promise<RedoclyDiffReport>
   });
 }
 
-function majorOf(version: string): number {
+/** The major version of a `x.y.z` version. */
+export function majorOf(version: string): number {
   return Number.parseInt(version.split('.')[0] ?? '', 10);
 }
 

@@ -8,8 +8,9 @@ import {
 } from '../../test/support/token-stores.ts';
 import { StoreUnavailableError } from '../store/plant-store.ts';
 import { createManagedToken } from './manage-tokens.ts';
-import { MAX_ENTRIES, ManagedTokenVerifier } from './managed-token-verifier.ts';
+import { MAX_ENTRIES, ManagedTokenVerifier, RECOGNISED_TTL_MS } from './managed-token-verifier.ts';
 import { generateToken } from './token-format.ts';
+import { digestToken } from './token-registry.ts';
 
 let folder: string;
 let store: ClosableTokenStore;
@@ -51,6 +52,28 @@ describe('ManagedTokenVerifier', () => {
     vi.advanceTimersByTime(1);
     expect(await verifier.verify(token)).toEqual({ name: 'acme' });
     expect(counted.lookups).toBe(2);
+  });
+
+  it('recognises a token it verified valid, until RECOGNISED_TTL_MS or its refusal', async () => {
+    const { token } = await create('acme');
+    const other = await create('other');
+    const { verifier } = countingVerifier();
+    expect(verifier.recognises(digestToken(token))).toBe(false);
+    await verifier.verify(token);
+    await verifier.verify(other.token);
+    await verifier.verify(generateToken());
+    expect(verifier.recognises(digestToken(token))).toBe(true);
+    vi.advanceTimersByTime(RECOGNISED_TTL_MS);
+    expect(verifier.recognises(digestToken(token))).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(verifier.recognises(digestToken(token))).toBe(false);
+    // Revoked: refused at its next lookup, and no longer recognised.
+    await verifier.verify(other.token);
+    expect(verifier.recognises(digestToken(other.token))).toBe(true);
+    await store.revoke({ name: 'other' }, new Date());
+    vi.advanceTimersByTime(3001);
+    expect(await verifier.verify(other.token)).toBeUndefined();
+    expect(verifier.recognises(digestToken(other.token))).toBe(false);
   });
 
   it('refuses a revoked token once the cached entry lapses', async () => {

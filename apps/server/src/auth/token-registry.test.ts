@@ -12,15 +12,17 @@ import { digestToken, TokenRegistry } from './token-registry.ts';
 describe('TokenRegistry', () => {
   const registry = TokenRegistry.fromTokens(['first-token-0123456789', 'second-token-0123456789']);
 
-  it('names each configured token by its position, never by its value', () => {
-    expect(registry.authenticate('first-token-0123456789')).toEqual({ name: 'env#1' });
-    expect(registry.authenticate('second-token-0123456789')).toEqual({ name: 'env#2' });
+  it('names each configured token by its position, never by its value', async () => {
+    expect(await registry.authenticate('first-token-0123456789')).toEqual({ name: 'env#1' });
+    expect(await registry.authenticate('second-token-0123456789')).toEqual({ name: 'env#2' });
   });
 
-  it('refuses unknown tokens and near misses', () => {
-    expect(registry.authenticate('first-token-012345678')).toBeUndefined();
-    expect(registry.authenticate('FIRST-TOKEN-0123456789')).toBeUndefined();
-    expect(registry.authenticate('')).toBeUndefined();
+  it('refuses unknown tokens and near misses', async () => {
+    expect(await registry.authenticate('first-token-012345678')).toBeUndefined();
+    expect(await registry.authenticate('FIRST-TOKEN-0123456789')).toBeUndefined();
+    expect(await registry.authenticate('')).toBeUndefined();
+    expect(registry.recognises('first-token-0123456789')).toBe(true);
+    expect(registry.recognises('first-token-012345678')).toBe(false);
   });
 
   it('keeps only SHA-256 digests', () => {
@@ -44,7 +46,10 @@ describe('TokenRegistry.authenticate', () => {
         new ManagedTokenVerifier(store),
       );
       expect(await registry.authenticate('first-token-0123456789')).toEqual({ name: 'env#1' });
+      // A managed token is recognised once this process has verified it.
+      expect(registry.recognises(token)).toBe(false);
       expect(await registry.authenticate(token)).toEqual({ name: 'acme' });
+      expect(registry.recognises(token)).toBe(true);
       expect(await registry.authenticate(generateToken())).toBeUndefined();
       expect(await registry.authenticate('unknown-token-0123456789')).toBeUndefined();
       // Without managed tokens, only the configured ones count.

@@ -2,9 +2,10 @@ import { hash } from 'node:crypto';
 
 /** A credential the server accepts, by the name it is logged under. */
 export type Credential = { readonly name: string };
-/** A known token's credential, without a promise when no store is asked. */
-export type Found = Credential | undefined | Promise<Credential | undefined>;
-type ManagedTokens = { verify(token: string, digest: string): Found };
+type ManagedTokens = {
+  verify(token: string, digest: string): Promise<Credential | undefined>;
+  recognises(digest: string): boolean;
+};
 
 export function digestToken(token: string): string {
   return hash('sha256', token, 'hex');
@@ -22,9 +23,18 @@ export class TokenRegistry {
     return new TokenRegistry(new Map(named), managed);
   }
 
-  /** A configured token is answered without a promise: the hot path. */
-  authenticate(token: string): Found {
+  /** The token's credential, or undefined when it is not (or no longer) valid. */
+  async authenticate(token: string): Promise<Credential | undefined> {
     const digest = digestToken(token);
     return this.byDigest.get(digest) ?? this.managed?.verify(token, digest);
+  }
+
+  /**
+   * Whether the token is known valid without asking the store: configured, or a managed one
+   * this process verified recently (it is still checked by `authenticate`).
+   */
+  recognises(token: string): boolean {
+    const digest = digestToken(token);
+    return this.byDigest.has(digest) || (this.managed?.recognises(digest) ?? false);
   }
 }

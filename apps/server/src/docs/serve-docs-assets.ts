@@ -11,6 +11,7 @@ import {
   ENCODED_SUFFIXES,
   readDocsManifest,
 } from './docs-assets.ts';
+import { requestOrigin, servedDocument } from './served-document.ts';
 
 /** A versioned URL (`?v=<hash>`) never changes content. */
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
@@ -36,10 +37,14 @@ export function serveDocsAssets(folder: string = docsAssetsFolder()) {
     const copies = { br: readFileSync(`${file}.br`), gzip: readFileSync(`${file}.gz`) };
     const identity = readFileSync(file);
     const hash = manifest.hashes[asset];
+    const built = { identity, hash, encoded: (encoding: 'br' | 'gzip') => copies[encoding] };
+    // The document names the origin it is asked at as its server (served-document.ts).
+    const copyFor = asset === 'document' ? servedDocument(built) : () => built;
     return async function sendDocsAsset(ctx) {
+      const sent = copyFor(requestOrigin(ctx.protocol, ctx.host));
       // `fresh` compares only for a 2xx (the status is 404 until a body is set).
       ctx.status = 200;
-      ctx.response.etag = `W/"${hash}"`;
+      ctx.response.etag = `W/"${sent.hash}"`;
       const versioned = asset === 'script' && ctx.query.v === hash;
       ctx.set('Cache-Control', versioned ? IMMUTABLE_CACHE : REVALIDATE_CACHE);
       if (responseType === 'html') ctx.set(PAGE_SECURITY_HEADERS);
@@ -55,7 +60,7 @@ export function serveDocsAssets(folder: string = docsAssetsFolder()) {
         (candidate) => ctx.acceptsEncodings(candidate, 'identity') === candidate,
       );
       if (encoding !== undefined) ctx.set('Content-Encoding', encoding);
-      ctx.body = encoding === undefined ? identity : copies[encoding];
+      ctx.body = encoding === undefined ? sent.identity : sent.encoded(encoding);
     };
   };
   return {

@@ -7,20 +7,17 @@ import {
   type RouteBody,
   type RouteResult,
 } from '@plant-store/schema';
-import type { TokenRegistry } from '../auth/token-registry.ts';
 import { ApiError } from './api-error.ts';
-import type { AppContext, AppMiddleware, AppState, RequestStep } from './app-state.ts';
+import type { AppContext, AppMiddleware, AppState } from './app-state.ts';
 import { jsonBody } from './json-body.ts';
-import { requireBearer } from './require-bearer.ts';
 
 type RouteHandler<R extends Route> = (body: RouteBody<R>) => Promise<RouteResult<R>>;
 export type ContractHandlers = { [K in keyof Contract]: RouteHandler<Contract[K]> };
 
 interface ContractRouterOptions {
-  readonly tokens: TokenRegistry;
   readonly bodyLimitBytes: number;
-  /** Wraps the bearer check of authenticated routes (the rate limits: see `rateLimited`). */
-  readonly guardAuthentication?: (authenticate: RequestStep) => RequestStep;
+  /** The middleware of authenticated routes, before the body is read (`requireBearer`, …). */
+  readonly authentication: readonly AppMiddleware[];
   /** Middleware around the answer of one route (the docs' files). */
   readonly around?: { readonly [K in keyof Contract]?: AppMiddleware };
 }
@@ -39,8 +36,6 @@ export function contractRouter(
 ): Router<AppState> {
   // Paths exactly as the contract writes them: `/plants/` and `/PLANTS` are 404s.
   const router = new Router<AppState>({ methods: ROUTER_METHODS, strict: true, sensitive: true });
-  const bearer = requireBearer(options.tokens);
-  const authenticate = options.guardAuthentication?.(bearer) ?? bearer;
   for (const key of Object.keys(contract) as (keyof Contract)[]) {
     const route: Route = contract[key];
     const readBody = route.body ? jsonBody(route.body, options.bodyLimitBytes) : undefined;
@@ -56,19 +51,21 @@ export function contractRouter(
       ctx.res.setHeader('Content-Type', contentType);
       ctx.body = responseType === 'json' ? JSON.stringify(result) : String(result);
     };
-    // One middleware per route, its steps in order: fewer hops through Koa's chain.
-    const serve: AppMiddleware = async (ctx) => {
+    const routed: AppMiddleware = (ctx, next) => {
       ctx.state.route = route.path;
-      // A check decided in memory returns no promise: nothing to wait for.
-      const checked = route.auth === 'bearer' ? authenticate(ctx) : undefined;
-      if (checked) await checked;
+      return next();
+    };
+    const serve: AppMiddleware = async (ctx) => {
       const body = readBody ? await readBody(ctx) : undefined;
       if (around) return around(ctx, async () => send(ctx, await handler(body)));
       send(ctx, await handler(body));
     };
     // `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router).
     const path = route.path.replace(/\{([^}]+)\}/g, ':$1');
-    router.register(path, [route.method], [serve], { name: route.operationId });
+    const authentication = route.auth === 'bearer' ? options.authentication : [];
+    router.register(path, [route.method], [routed, ...authentication, serve], {
+      name: route.operationId,
+    });
   }
   return router;
 }

@@ -1,7 +1,9 @@
 import { ERROR_MESSAGES } from '@plant-store/schema';
-import type { Credential, TokenRegistry } from '../auth/token-registry.ts';
+import type { TokenRegistry } from '../auth/token-registry.ts';
+import { addressKey } from '../limits/key.ts';
+import type { RateLimits } from '../limits/rate-limits.ts';
 import { ApiError } from './api-error.ts';
-import type { AppContext, RequestStep } from './app-state.ts';
+import type { AppMiddleware } from './app-state.ts';
 
 const REALM = 'Bearer realm="plant-store"';
 const NO_CREDENTIAL = { 'WWW-Authenticate': REALM };
@@ -9,24 +11,35 @@ const INVALID_TOKEN = { 'WWW-Authenticate': `${REALM}, error="invalid_token"` };
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is token68 syntax.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
+type RefusalLimit = Pick<RateLimits, 'refuseSpentAddress' | 'recordAuthFailure'>;
+
 /**
  * Admits a known `Authorization: Bearer <token>` (setting `ctx.state.consumer`), else a 401 with
- * an RFC 6750 challenge.
+ * an RFC 6750 challenge. With `limits`, each refused token counts against the client's address:
+ * past its budget, a token this process does not recognise (`TokenRegistry.recognises`) is
+ * answered 429 without a lookup, and a recognised one is still checked and served. No header, or
+ * another scheme, or no well-formed token, is a 401 that costs no lookup and counts nothing.
+ *
+ * @example
+ * router.post('/plants', requireBearer(tokens, limits), handler);
  */
-export function requireBearer(tokens: TokenRegistry): RequestStep {
-  const admit = (ctx: AppContext, credential: Credential | undefined): void => {
-    if (!credential)
-      throw new ApiError('unauthorized', ERROR_MESSAGES.unauthorized.refused, INVALID_TOKEN);
-    ctx.state.consumer = credential.name;
-  };
-  // A cached credential is answered at once; only a store lookup makes the check wait.
-  return function checkBearer(ctx) {
+export function requireBearer(tokens: TokenRegistry, limits?: RefusalLimit): AppMiddleware {
+  const refused = () =>
+    new ApiError('unauthorized', ERROR_MESSAGES.unauthorized.refused, INVALID_TOKEN);
+  return async function checkBearer(ctx, next) {
     const header = ctx.get('Authorization');
     if (!/^bearer(?: |$)/i.test(header))
       throw new ApiError('unauthorized', ERROR_MESSAGES.unauthorized.missing, NO_CREDENTIAL);
     const token = BEARER.exec(header)?.[1];
-    const found = token === undefined ? undefined : tokens.authenticate(token);
-    if (found instanceof Promise) return found.then((credential) => admit(ctx, credential));
-    admit(ctx, found);
+    if (token === undefined) throw refused();
+    const address = addressKey(ctx.ip);
+    if (limits && !tokens.recognises(token)) limits.refuseSpentAddress(address);
+    const credential = await tokens.authenticate(token);
+    if (credential === undefined) {
+      await limits?.recordAuthFailure(address);
+      throw refused();
+    }
+    ctx.state.consumer = credential.name;
+    await next();
   };
 }

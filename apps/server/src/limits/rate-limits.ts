@@ -3,14 +3,7 @@ import type { RateLimitConfig } from '../config.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { RateLimitName } from '../observability/metrics.ts';
 import { boundedKey } from './key.ts';
-import {
-  type CountStore,
-  type Decision,
-  memoryCounts,
-  type Settled,
-  SharedCounts,
-  settle,
-} from './shared-counts.ts';
+import { type CountStore, type Decision, memoryCounts, SharedCounts } from './shared-counts.ts';
 
 /** The burst allowance (BURST − PER_SECOND) comes back this long after its first use. */
 export const BURST_WINDOW_SECONDS = 60;
@@ -41,49 +34,53 @@ export class RateLimits {
   }
 
   /** The `X-RateLimit-*` headers (undefined when off), or throws the 429 with them. */
-  consumeCredential(name: string): Settled<Record<string, string> | undefined> {
+  async consumeCredential(name: string): Promise<Record<string, string> | undefined> {
     const { perSecond, burst } = this.config;
     if (perSecond === 0) return undefined;
-    return settle(this.#bursty(`c:${boundedKey(name)}`, perSecond, burst), (decision) => {
-      const headers = {
-        [RATE_LIMIT_HEADERS.limit]: String(perSecond),
-        [RATE_LIMIT_HEADERS.remaining]: String(burst > perSecond ? decision.remaining : 0),
-        [RATE_LIMIT_HEADERS.reset]: String(Math.max(0, Math.ceil(decision.msBeforeNext / 1000))),
-      };
-      this.#check(decision, 'credential', headers);
-      return headers;
-    });
+    const decision = await this.#bursty(`c:${boundedKey(name)}`, perSecond, burst);
+    const headers = {
+      [RATE_LIMIT_HEADERS.limit]: String(perSecond),
+      [RATE_LIMIT_HEADERS.remaining]: String(burst > perSecond ? decision.remaining : 0),
+      [RATE_LIMIT_HEADERS.reset]: String(Math.max(0, Math.ceil(decision.msBeforeNext / 1000))),
+    };
+    this.#check(decision, 'credential', headers);
+    return headers;
   }
 
-  /** Throws the 429 when this process knows `address` spent its refused-credential budget. */
+  /**
+   * Throws the 429 when this process knows `address` spent its refused-credential budget: from
+   * memory, before any token lookup.
+   */
   refuseSpentAddress(address: string): void {
     const msBeforeNext = this.counts.spentUntil(`f:${boundedKey(address)}`) - Date.now();
     if (msBeforeNext > 0)
       this.#check({ allowed: false, remaining: 0, msBeforeNext }, 'refused credential');
   }
 
-  recordAuthFailure(address: string): Settled<void> {
+  /** Counts a refused credential against `address`; throws the 429 past its budget. */
+  async recordAuthFailure(address: string): Promise<void> {
     const budget = this.config.authFailuresPerMinute;
     if (budget === 0) return;
     const key = `f:${boundedKey(address)}`;
-    const decision = this.counts.consume(key, budget, AUTH_FAILURE_WINDOW_SECONDS * 1000);
-    return settle(decision, (decided) => this.#check(decided, 'refused credential'));
+    this.#check(
+      await this.counts.consume(key, budget, AUTH_FAILURE_WINDOW_SECONDS * 1000),
+      'refused credential',
+    );
   }
 
-  #bursty(key: string, perSecond: number, burst: number): Settled<Decision> {
+  async #bursty(key: string, perSecond: number, burst: number): Promise<Decision> {
     if (burst <= perSecond) {
       return this.counts.consume(`${key}:s`, burst, Math.round((burst * 1000) / perSecond));
     }
     const window = BURST_WINDOW_SECONDS * 1000;
-    return settle(this.counts.consume(`${key}:b`, burst - perSecond, window), (allowance) =>
-      allowance.allowed
-        ? allowance
-        : settle(this.counts.consume(`${key}:s`, perSecond, 1000), (rate) => ({
-            allowed: rate.allowed,
-            remaining: 0,
-            msBeforeNext: Math.min(allowance.msBeforeNext, rate.msBeforeNext),
-          })),
-    );
+    const allowance = await this.counts.consume(`${key}:b`, burst - perSecond, window);
+    if (allowance.allowed) return allowance;
+    const rate = await this.counts.consume(`${key}:s`, perSecond, 1000);
+    return {
+      allowed: rate.allowed,
+      remaining: 0,
+      msBeforeNext: Math.min(allowance.msBeforeNext, rate.msBeforeNext),
+    };
   }
 
   /** Past the limit, throws the 429 with Retry-After and `headers`. */

@@ -8,12 +8,12 @@ type Take = Readonly<{ key: string; points: number; durationMs: number }>;
 
 /** Adds every take (distinct keys) at `now` in one go, giving the counts after. */
 export interface CountStore {
-  add(takes: readonly Take[], now: number): Count[] | Promise<Count[]>;
+  add(takes: readonly Take[], now: number): Promise<Count[]>;
   /**
    * Looks at the next SWEEP_SLICE keys after `after`, deleting those whose window ended before
    * `before`; gives the last key looked at, undefined when the sweep is done.
    */
-  sweepSlice(after: string, before: number): Settled<string | undefined>;
+  sweepSlice(after: string, before: number): Promise<string | undefined>;
   close?(): void;
 }
 
@@ -27,7 +27,7 @@ export const SWEEP_EVERY_MS = 60_000;
 export function memoryCounts(): CountStore {
   const counts = new LRUCache<string, Count>({ max: MAX_KEYS });
   return {
-    add: (takes, now) =>
+    add: async (takes, now) =>
       takes.map(({ key, points, durationMs }) => {
         const old = counts.get(key);
         const live = old && old.endsAt > now ? old : { points: 0, endsAt: now + durationMs };
@@ -35,7 +35,7 @@ export function memoryCounts(): CountStore {
         counts.set(key, count);
         return count;
       }),
-    sweepSlice: () => undefined, // at most MAX_KEYS; an ended window starts over when used
+    sweepSlice: async () => undefined, // at most MAX_KEYS; an ended window starts over when used
   };
 }
 
@@ -74,8 +74,8 @@ function sqliteCounts(filename: string): CountStore {
   const incremental = db.pragma('auto_vacuum', { simple: true }) === 2;
   const free = db.prepare('PRAGMA freelist_count').pluck();
   return {
-    add: (takes, now) => add.immediate(takes, now),
-    sweepSlice: (after, before) => {
+    add: async (takes, now) => add.immediate(takes, now),
+    sweepSlice: async (after, before) => {
       db.pragma('busy_timeout = 10');
       try {
         const upTo = last.get(after);
@@ -138,13 +138,6 @@ function decide(state: { spentUntil: number }, limit: number, count: Count): Dec
   };
 }
 
-export type Settled<T> = T | Promise<T>;
-
-/** `then` on a value or a promise: a value goes on without waiting for a microtask. */
-export function settle<T, U>(value: Settled<T>, then: (value: T) => Settled<U>): Settled<U> {
-  return value instanceof Promise ? value.then(then) : then(value);
-}
-
 type Waiting = Omit<Take, 'points'> & { limit: number; resolve: (count: Count) => void };
 
 /**
@@ -203,8 +196,8 @@ export class SharedCounts {
     }
   }
 
-  /** Decided in memory (a spent key, a leased point) without a promise; else after a batch. */
-  consume(key: string, limit: number, durationMs: number): Settled<Decision> {
+  /** Decided in memory (a spent key, a leased point), else after a batch. */
+  async consume(key: string, limit: number, durationMs: number): Promise<Decision> {
     const now = Date.now();
     const state = this.#state(key, now);
     if (state.spentUntil > now)
@@ -214,10 +207,11 @@ export class SharedCounts {
       state.used += 1;
       return decide(state, limit, { points: state.used, endsAt: state.endsAt });
     }
-    return new Promise<Count>((resolve) => {
+    const count = await new Promise<Count>((resolve) => {
       this.#waiting.push({ key, limit, durationMs, resolve });
       this.#schedule();
-    }).then((count) => decide(state, limit, count));
+    });
+    return decide(state, limit, count);
   }
 
   /** When `key`, known spent, has points again (0 when not known spent). */

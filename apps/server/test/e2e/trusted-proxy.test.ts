@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendCreate } from '../support/own-connection.ts';
+import { FORGED_FORMS } from '../proxies/forged-addresses.ts';
+import { openSocket, receivedUntilClose } from '../support/raw-socket.ts';
 import { type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // TRUST_PROXY on the real process: the proxy is 127.0.0.1, and a client that reaches the port
@@ -28,25 +29,31 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-/** The status of a create with a wrong token, on a new connection from `localAddress`. */
-async function guess(localAddress: string, forwardedFor: string): Promise<number> {
-  const token = `wrong-token-${forwardedFor}-0123456789`;
-  const answer = await sendCreate(url, token, '{"id": 1, "name": "Fern"}', {
-    localAddress,
-    headers: { 'x-forwarded-for': forwardedFor },
-  });
-  return answer.status;
+/** The status of a create with a wrong token and `headers`, on a new connection from `localAddress`. */
+async function guess(localAddress: string, headers: string): Promise<number> {
+  const socket = await openSocket(url, { localAddress });
+  const answer = receivedUntilClose(socket);
+  const body = '{"id": 1, "name": "Fern"}';
+  socket.write(
+    `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong-token-${localAddress}-0123456789\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n${headers}\r\n${body}`,
+  );
+  return Number(/^HTTP\/1\.1 (\d{3}) /.exec(await answer)?.[1]);
 }
 
 describe('TRUST_PROXY=127.0.0.1, a real process', () => {
-  it('counts a direct client by its own address, whatever X-Forwarded-For it sends', async () => {
+  it('counts a direct client by its own address, whatever address its headers name', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 40; i++) statuses.push(await guess('127.0.0.2', `198.51.100.${i + 1}`));
+    for (let i = 0; i < 40; i++) {
+      const form = FORGED_FORMS[i % FORGED_FORMS.length] ?? (() => '');
+      statuses.push(await guess('127.0.0.2', form(`198.51.100.${i + 1}`)));
+    }
     expect(statuses).toEqual([...Array(BUDGET).fill(401), ...Array(40 - BUDGET).fill(429)]);
+    // Another direct client has its budget whole.
+    expect(await guess('127.0.0.3', '')).toBe(401);
   });
 
   it('counts each client the proxy names on its own', async () => {
-    expect(await guess('127.0.0.1', '203.0.113.7')).toBe(401);
-    expect(await guess('127.0.0.1', '203.0.113.8')).toBe(401);
+    expect(await guess('127.0.0.1', 'X-Forwarded-For: 203.0.113.7\r\n')).toBe(401);
+    expect(await guess('127.0.0.1', 'X-Forwarded-For: 203.0.113.8\r\n')).toBe(401);
   });
 });

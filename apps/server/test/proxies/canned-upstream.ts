@@ -11,6 +11,8 @@ export type UpstreamMode = 'ok' | 'close' | 'silent';
 export interface CannedUpstream {
   /** The request lines of the requests other than health checks, in arrival order. */
   readonly requests: readonly string[];
+  /** Their heads (request line and header lines), in the same order. */
+  readonly heads: readonly string[];
   close(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function startCannedUpstream(
   mode: UpstreamMode,
 ): Promise<CannedUpstream> {
   const requests: string[] = [];
+  const heads: string[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
@@ -35,7 +38,10 @@ export async function startCannedUpstream(
         const head = received.slice(0, end);
         received = received.slice(end + 4);
         const healthCheck = HEALTH.test(head);
-        if (!healthCheck) requests.push(head.split('\r\n')[0] ?? '');
+        if (!healthCheck) {
+          requests.push(head.split('\r\n')[0] ?? '');
+          heads.push(head);
+        }
         if (healthCheck || mode === 'ok') {
           socket.write(
             'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok',
@@ -53,6 +59,7 @@ export async function startCannedUpstream(
   });
   return {
     requests,
+    heads,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -1,12 +1,13 @@
 import { once } from 'node:events';
+import { connect as connectHttp2 } from 'node:http2';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { contract } from '@plant-store/schema';
 
-// Issue 41's attacks on a proxy, one place each (edge-attacks.test.ts runs every one through
-// both shipped configs). An attack opens raw connections from its addresses and drives each
-// one its way until its time is up, reopening a connection that is cut when it says so; it
-// only reports what it met (the caller measures the creates and the backend's CPU).
+// The attacks on a proxy, one place each (edge-attacks.test.ts runs every one through both
+// shipped configs). An attack opens raw connections from its addresses and drives each one
+// its way until its time is up, reopening a connection that is cut when it says so; it only
+// reports what it met (the caller measures the creates and what reached the instances).
 
 /** One attacking address; the legitimate client is on 127.0.0.2. */
 export const ONE_ADDRESS = '127.0.0.1';
@@ -41,8 +42,8 @@ export interface AttackReport {
 export interface EdgeAttack {
   readonly name: string;
   /**
-   * It sends a body the proxy must refuse, or one no route wants: its cost to the instances is
-   * bounded (edge-attacks.test.ts).
+   * It sends a body the proxy must refuse, or one no route wants, in requests marked with
+   * UNWANTED_BODY_MARK: no byte of them may reach an instance (edge-attacks.test.ts).
    */
   readonly unwantedBody: boolean;
   run(target: AttackTarget, durationMs: number): Promise<AttackReport>;
@@ -252,7 +253,7 @@ function chunk(bytes: Buffer): Buffer {
 /** An authenticated create whose gzip body never ends: empty stored blocks after its header. */
 function gzipOfEmptyBlocks(token: string, chunked: boolean): Drive {
   const framing = chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${200 * 1024 * 1024}`;
-  const head = `POST /plants HTTP/1.1\r\nHost: plant-store\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n${framing}\r\n\r\n`;
+  const head = `POST /plants HTTP/1.1\r\nHost: plant-store\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n${UNWANTED_BODY_MARK}\r\n${framing}\r\n\r\n`;
   const first = chunked ? chunk(GZIP_HEADER) : GZIP_HEADER;
   const piece = chunked ? chunk(EMPTY_BLOCKS) : EMPTY_BLOCKS;
   return async (socket, until, tally) => {
@@ -261,10 +262,11 @@ function gzipOfEmptyBlocks(token: string, chunked: boolean): Drive {
   };
 }
 
-const UNAUTHENTICATED_CHUNKED_POST =
-  'POST /plants HTTP/1.1\r\nHost: plant-store\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+/** A header line of every request with an unwanted body: what the instances must never receive. */
+export const UNWANTED_BODY_MARK = 'X-Edge-Attack: unwanted-body';
+const UNAUTHENTICATED_CHUNKED_POST = `POST /plants HTTP/1.1\r\nHost: plant-store\r\nContent-Type: application/json\r\n${UNWANTED_BODY_MARK}\r\nTransfer-Encoding: chunked\r\n\r\n`;
 const chunkedGet = (path: string) =>
-  `GET ${path} HTTP/1.1\r\nHost: plant-store\r\nTransfer-Encoding: chunked\r\n\r\n`;
+  `GET ${path} HTTP/1.1\r\nHost: plant-store\r\n${UNWANTED_BODY_MARK}\r\nTransfer-Encoding: chunked\r\n\r\n`;
 
 export const EDGE_ATTACKS: readonly EdgeAttack[] = [
   {
@@ -380,6 +382,93 @@ export const EDGE_ATTACKS: readonly EdgeAttack[] = [
       ).then(merge),
   },
 ];
+
+/** An unfinished create: its head and half of its 60 KB body, the rest never sent. */
+const UNFINISHED_BYTES = 30_000;
+
+/**
+ * An HTTP/2 session over clear text (prior knowledge) from `localAddress`: once the proxy
+ * speaks HTTP/2 (its SETTINGS came), `streams` unfinished creates held until `until`, and true;
+ * false when it refuses (the session fails first).
+ */
+function unfinishedOverHttp2(
+  target: AttackTarget,
+  localAddress: string,
+  streams: number,
+  until: number,
+): Promise<boolean> {
+  return new Promise((resolve) => {
+    const session = connectHttp2(`http://${target.host}:${target.port}`, {
+      createConnection: () => connect({ host: target.host, port: target.port, localAddress }),
+    });
+    let spoke = false;
+    const end = () => {
+      clearTimeout(timer);
+      session.destroy();
+      resolve(spoke);
+    };
+    const timer = setTimeout(end, Math.max(0, until - performance.now()));
+    session.on('error', end);
+    session.on('close', end);
+    session.once('remoteSettings', () => {
+      spoke = true;
+      for (let i = 0; i < streams; i++) {
+        const stream = session.request({
+          ':method': 'POST',
+          ':path': '/plants',
+          authorization: `Bearer ${target.token}`,
+          'content-type': 'application/json',
+          'content-length': '60000',
+        });
+        stream.on('error', () => undefined);
+        stream.write(Buffer.alloc(UNFINISHED_BYTES, ' '));
+      }
+    });
+  });
+}
+
+/** An HTTP/1.1 create whose 60 KB body stops halfway, held open. */
+const unfinishedOverHttp1 =
+  (token: string): Drive =>
+  async (socket, until, tally) => {
+    const head = `POST /plants HTTP/1.1\r\nHost: plant-store\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n`;
+    if (!(await write(socket, head, tally))) return;
+    if (!(await write(socket, Buffer.alloc(UNFINISHED_BYTES, ' '), tally))) return;
+    await holdOpen(socket, until);
+  };
+
+/** What `unfinishedRequests` met: HTTP/2 sessions held or refused, and the HTTP/1.1 attack. */
+export interface UnfinishedReport {
+  readonly http2Held: number;
+  readonly http2Refused: number;
+  readonly http1: AttackReport;
+}
+
+/**
+ * 3 addresses × 100 connections, each with 100 unfinished 60 KB creates over HTTP/2 (prior
+ * knowledge) for `durationMs`; then, as the proxy refuses HTTP/2, as many connections with the
+ * one unfinished create HTTP/1.1 carries, for `durationMs`.
+ */
+export async function unfinishedRequests(
+  target: AttackTarget,
+  durationMs: number,
+): Promise<UnfinishedReport> {
+  const until = performance.now() + durationMs;
+  const addresses = attackAddresses(3);
+  const sessions = await Promise.all(
+    addresses.flatMap((address) =>
+      Array.from({ length: 100 }, () => unfinishedOverHttp2(target, address, 100, until)),
+    ),
+  );
+  const http2Held = sessions.filter(Boolean).length;
+  const http1 = await attack(target, durationMs, {
+    addresses,
+    perAddress: 100,
+    reopen: false,
+    drive: unfinishedOverHttp1(target.token),
+  });
+  return { http2Held, http2Refused: sessions.length - http2Held, http1 };
+}
 
 function merge(reports: readonly AttackReport[]): AttackReport {
   const sum = (into: Record<string, number>, from: Readonly<Record<string, number>>) => {

@@ -1,13 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { watchChild } from '../support/child-output.ts';
+import { memoryMb } from '../support/process-stats.ts';
 
 // Debian's nginx and haproxy, run in the foreground on the shipped deploy/ files with only the
-// ports and paths changed: the substitutions below are the whole difference, each a line the
-// file must hold (a renamed line fails the start instead of testing something else).
+// listen port and the instances' ports changed (and haproxy's lua-load, to the file beside it
+// in deploy/): the substitutions below are the whole difference, each a line the file must hold
+// (a renamed line fails the start instead of testing something else). nginx writes its pid,
+// logs and docs cache where the shipped file says (/run, /var/log/nginx, /var/lib/nginx), as
+// on a server: the tier runs as root, one proxy at a time.
 
 export const NGINX = '/usr/sbin/nginx';
 export const HAPROXY = '/usr/sbin/haproxy';
@@ -24,15 +28,16 @@ export interface ProxyProcess {
   errorLog(): string;
   /** nginx's access log (a status per request, 408 for one closed by a timeout); '' for haproxy. */
   accessLog(): string;
+  /** The proxy's resident memory (nginx: its master and workers together), in MiB. */
+  residentMb(): number;
   stop(): Promise<void>;
 }
 
-/** The shipped file with its ports and paths replaced; throws if a line to replace is missing. */
+/** The shipped file with its ports replaced; throws if a line to replace is missing. */
 export function shippedConfig(
   kind: ProxyKind,
   listenPort: number,
   upstreamPorts: readonly [number, number],
-  folder: string,
 ): string {
   const file = kind === 'nginx' ? 'nginx.conf' : 'haproxy.cfg';
   const replacements: Array<[RegExp, string]> =
@@ -41,16 +46,13 @@ export function shippedConfig(
           [/^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${listenPort};`],
           [/^(\s*server) 127\.0\.0\.1:3001 /m, `$1 127.0.0.1:${upstreamPorts[0]} `],
           [/^(\s*server) 127\.0\.0\.1:3002 /m, `$1 127.0.0.1:${upstreamPorts[1]} `],
-          [/^pid \S+;$/m, `pid ${join(folder, 'nginx.pid')};`],
-          [/^error_log \S+ /m, `error_log ${join(folder, 'error.log')} `],
-          [/^(\s*access_log) \S+;$/m, `$1 ${join(folder, 'access.log')};`],
-          [/^(\s*proxy_cache_path) \S+ /m, `$1 ${join(folder, 'docs-cache')} `],
         ]
       : [
-          [/^(\s*bind) :80$/m, `$1 127.0.0.1:${listenPort}`],
+          [/^(\s*bind) :80 /m, `$1 127.0.0.1:${listenPort} `],
           // Each instance is named in two backends (plant_store, docs_assets).
           [/^(\s*server a) 127\.0\.0\.1:3001 /gm, `$1 127.0.0.1:${upstreamPorts[0]} `],
           [/^(\s*server b) 127\.0\.0\.1:3002 /gm, `$1 127.0.0.1:${upstreamPorts[1]} `],
+          [/^(\s*lua-load) \/etc\/haproxy\//m, `$1 ${DEPLOY}`],
         ];
   return replaceLines(kind, readFileSync(join(DEPLOY, file), 'utf8'), replacements);
 }
@@ -85,43 +87,64 @@ export function replaceLines(
 export async function startProxy(
   kind: ProxyKind,
   listenPort: number,
-  config: (folder: string) => string,
+  config: () => string,
   readyStatus = 200,
 ): Promise<ProxyProcess> {
   const folder = mkdtempSync(join(tmpdir(), `plant-store-${kind}-`));
-  // nginx's workers run as an unprivileged user, who must reach the logs' folder.
-  chmodSync(folder, 0o755);
   const file = join(folder, kind === 'nginx' ? 'nginx.conf' : 'haproxy.cfg');
-  writeFileSync(file, config(folder));
-  const args =
-    kind === 'nginx'
-      ? ['-p', folder, '-c', file, '-e', join(folder, 'error.log'), '-g', 'daemon off;']
-      : ['-f', file, '-db'];
+  const text = config();
+  writeFileSync(file, text);
+  // nginx's logs are the shipped file's: this run's lines are those after their size now.
+  const logOf = (pattern: RegExp) => {
+    const path = kind === 'nginx' ? pattern.exec(text)?.[1] : undefined;
+    if (path === undefined) return () => '';
+    const from = sizeOf(path);
+    return () => {
+      try {
+        return readFileSync(path).subarray(from).toString('utf8');
+      } catch {
+        return '';
+      }
+    };
+  };
+  const errorLog = logOf(/^error_log (\S+)/m);
+  const accessLog = logOf(/^\s*access_log (\S+);/m);
+  const args = kind === 'nginx' ? ['-c', file, '-g', 'daemon off;'] : ['-f', file, '-db'];
   const child = spawn(kind === 'nginx' ? NGINX : HAPROXY, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const { output, stop: stopProxy } = watchChild(child);
   const url = `http://127.0.0.1:${listenPort}`;
-  const nginxLog = (name: string) => () => {
-    try {
-      return kind === 'nginx' ? readFileSync(join(folder, name), 'utf8') : '';
-    } catch {
-      return '';
-    }
-  };
-  const errorLog = nginxLog('error.log');
-  const accessLog = nginxLog('access.log');
   const stop = async () => {
     await stopProxy();
     rmSync(folder, { recursive: true, force: true });
   };
+  // nginx: the master and its workers; haproxy: one process.
+  const pids = () => {
+    const pid = child.pid ?? 0;
+    try {
+      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
+      return [pid, ...children.split(' ').filter(Boolean).map(Number)];
+    } catch {
+      return [pid];
+    }
+  };
+  const residentMb = () => pids().reduce((sum, pid) => sum + memoryMb(pid, 'VmRSS'), 0);
   try {
     await untilServing(url, child, () => `${output()}${errorLog()}`, readyStatus);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { url, output, errorLog, accessLog, stop };
+  return { url, output, errorLog, accessLog, residentMb, stop };
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** Polls `${url}/healthz` until it answers `status` (20 s at most, or the process exits). */

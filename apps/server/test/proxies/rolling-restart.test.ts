@@ -21,9 +21,6 @@ describe.each(['nginx', 'haproxy'] as const)('rolling restart behind %s', (proxy
   ] as const)('%s: no client error, every acknowledged create stored once', async (_, workers) => {
     schema = await createTestSchema(inject('postgresAdminUrl'), `plant_${proxy}`);
     const result = await rollingRestart({ proxy, workers, databaseUrl: schema.url });
-    console.log(
-      `${proxy}, WEB_CONCURRENCY=${workers}: ${result.acknowledged} acknowledged, client errors ${JSON.stringify(result.clientErrors)}, ${result.lost.length} lost; served after restart ${result.servedAfterRestart.join(', ')}; phases (ms) ${JSON.stringify(result.phases)}`,
-    );
     expect(result.exitCodes).toEqual([0, 0]);
     expect(result.acknowledged).toBeGreaterThan(100);
     expect(result.clientErrors, result.proxyLog.slice(-4_000)).toEqual({});

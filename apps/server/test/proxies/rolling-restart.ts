@@ -91,8 +91,8 @@ export async function rollingRestart(
   try {
     await Promise.all(instances.map((instance) => instance.ready));
     const listenPort = await freePort();
-    proxy = await startProxy(options.proxy, listenPort, (folder) => {
-      const shipped = shippedConfig(options.proxy, listenPort, ports, folder);
+    proxy = await startProxy(options.proxy, listenPort, () => {
+      const shipped = shippedConfig(options.proxy, listenPort, ports);
       return options.config ? options.config(shipped) : shipped;
     });
     const outcomes: CreateOutcome[] = [];

@@ -43,6 +43,8 @@ export interface TestApp {
   readonly app: Koa<AppState>;
   /** A bearer token the app accepts. */
   readonly token: string;
+  /** The origin injected requests are made to (light-my-request's Host: `localhost:80`). */
+  readonly origin: string;
   /** The SQLite file the app stores plants (and managed tokens, rate-limit counts) in. */
   readonly databaseFile: string;
   readonly store: PlantStore;
@@ -121,6 +123,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     return {
       app,
       token,
+      origin: INJECTED_ORIGIN,
       databaseFile,
       store,
       lifecycle,
@@ -135,6 +138,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     throw error;
   }
 }
+
+/** light-my-request's default Host header, as an origin. */
+const INJECTED_ORIGIN = 'http://localhost:80';
 
 /**
  * `callback` with `req.complete` as Node's parser keeps it: true once the body has been read

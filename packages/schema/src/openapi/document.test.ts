@@ -9,7 +9,12 @@ import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { NewPlant } from '../plant.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
 import { NO_CONTROL_CHARACTERS_PATTERN } from '../text.ts';
-import { buildOpenApiDocument, describeApi, EXAMPLE_BODY_LIMIT_BYTES } from './document.ts';
+import {
+  API_VERSION,
+  buildOpenApiDocument,
+  describeApi,
+  EXAMPLE_BODY_LIMIT_BYTES,
+} from './document.ts';
 import { serializeOpenApiDocument, serializeOpenApiYaml } from './serialize.ts';
 
 const COMMITTED = new URL('../../openapi.json', import.meta.url);
@@ -48,7 +53,7 @@ describe('the committed openapi.json', () => {
 
   it('is a valid OpenAPI 3.1 document for swagger-parser', async () => {
     const api = await SwaggerParser.validate(structuredClone(generated) as never);
-    expect(api.info.version).toBe('1.0.0');
+    expect(api.info.version).toBe(API_VERSION);
   });
 });
 
@@ -56,9 +61,10 @@ describe('the generated document follows the contract', () => {
   const doc = generated;
   const schemas = doc.components?.schemas ?? {};
 
-  it('is OpenAPI 3.1 with info.version 1.0.0', () => {
+  it('is OpenAPI 3.1 with info.version the x.y.z API_VERSION', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.info.version).toBe(API_VERSION);
+    expect(API_VERSION).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it('declares NewPlant = Plant fields + required int64 id, strict', () => {

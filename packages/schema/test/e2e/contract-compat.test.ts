@@ -2,33 +2,39 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkContractCompatibility, SNAPSHOTS_DIR } from '../../scripts/contract-compat.ts';
+import {
+  baselineFor,
+  checkContractDocument,
+  majorOf,
+  SNAPSHOTS_DIR,
+} from '../../scripts/contract-compat.ts';
+import { API_VERSION, buildOpenApiDocument } from '../../src/openapi/document.ts';
+import { serializeOpenApiDocument } from '../../src/openapi/serialize.ts';
 
-const COMMITTED = new URL('../../openapi.json', import.meta.url);
-const RELEASED = join(SNAPSHOTS_DIR, '1.0.0.json');
+// No version is written here: the code's (API_VERSION), its released baseline and the next major.
+const BASELINE = baselineFor(API_VERSION) ?? `no snapshot for ${API_VERSION}`;
+const NEXT_MAJOR = `${majorOf(API_VERSION) + 1}.0.0`;
+const RELEASED = join(SNAPSHOTS_DIR, `${BASELINE}.json`);
 const work = mkdtempSync(join(tmpdir(), 'plant-store-contract-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 // biome-ignore lint/suspicious/noExplicitAny: edits below reach into an arbitrary JSON document
 type Doc = any;
-const committed = (): Doc => JSON.parse(readFileSync(COMMITTED, 'utf8'));
-let copies = 0;
+const generated = (): Doc => structuredClone(buildOpenApiDocument());
 
-/** Writes an edited copy of the committed document and checks it against the snapshots. */
+/** Checks an edited copy of the document the code generates against the snapshots. */
 function checkEdited(edit: (doc: Doc) => void, snapshotsDir = SNAPSHOTS_DIR) {
-  const doc = committed();
+  const doc = generated();
   edit(doc);
-  const file = join(work, `edited-${++copies}.json`);
-  writeFileSync(file, JSON.stringify(doc, null, 2));
-  return checkContractCompatibility(file, snapshotsDir);
+  return checkContractDocument(doc, snapshotsDir);
 }
 
-// The committed document's own check (and the accepted verdicts) runs in the unit tier:
+// The generated document's own check (and the accepted verdicts) runs in the unit tier:
 // scripts/contract-compat.test.ts.
 describe('the released contract', () => {
-  it('keeps 1.0.0 as a snapshot', () => {
+  it("keeps the baseline of the code's major version as a snapshot", () => {
     const released = JSON.parse(readFileSync(RELEASED, 'utf8'));
-    expect(released.info.version).toBe('1.0.0');
+    expect(released.info.version).toBe(BASELINE);
     expect(released.paths['/plants'].post.operationId).toBe('createPlant');
   });
 });
@@ -76,38 +82,38 @@ describe.concurrent('a deliberate breaking edit is caught', () => {
       const report = await checkEdited(edit);
       expect(report.ok).toBe(false);
       expect(report.breaking.map((change) => change.ruleId)).toContain(ruleId);
-      expect(report.problems.join('\n')).toMatch(/set info.version to 2\.0\.0/);
+      expect(report.problems.join('\n')).toContain(`set info.version to ${NEXT_MAJOR}`);
     },
     60_000,
   );
 
-  it('even with info.version raised to 2.0.0, until the 2.0.0 snapshot is added', async () => {
+  it('even with info.version raised to the next major, until its snapshot is added', async () => {
     const breakAndBump = (doc: Doc) => {
       delete doc.paths['/plants'].post.responses['409'];
-      doc.info.version = '2.0.0';
+      doc.info.version = NEXT_MAJOR;
     };
     const missing = await checkEdited(breakAndBump);
     expect(missing.ok).toBe(false);
-    expect(missing.problems.join('\n')).toContain('contract-snapshots/2.0.0.json');
+    expect(missing.problems.join('\n')).toContain(`contract-snapshots/${NEXT_MAJOR}.json`);
 
     const snapshots = join(work, 'snapshots');
     mkdirSync(snapshots, { recursive: true });
-    copyFileSync(RELEASED, join(snapshots, '1.0.0.json'));
-    const doc = committed();
+    copyFileSync(RELEASED, join(snapshots, `${BASELINE}.json`));
+    const doc = generated();
     breakAndBump(doc);
-    writeFileSync(join(snapshots, '2.0.0.json'), JSON.stringify(doc));
+    writeFileSync(join(snapshots, `${NEXT_MAJOR}.json`), serializeOpenApiDocument(doc));
     const released = await checkEdited(breakAndBump, snapshots);
-    expect(released).toMatchObject({ ok: true, baseline: '2.0.0', breaking: [] });
+    expect(released).toMatchObject({ ok: true, baseline: NEXT_MAJOR, breaking: [] });
   }, 60_000);
 
   it('and a version lower than a released major is refused', async () => {
     const snapshots = join(work, 'snapshots-2');
     mkdirSync(snapshots, { recursive: true });
-    copyFileSync(RELEASED, join(snapshots, '1.0.0.json'));
-    copyFileSync(RELEASED, join(snapshots, '2.0.0.json'));
+    copyFileSync(RELEASED, join(snapshots, `${BASELINE}.json`));
+    copyFileSync(RELEASED, join(snapshots, `${NEXT_MAJOR}.json`));
     const report = await checkEdited(() => {}, snapshots);
     expect(report.ok).toBe(false);
-    expect(report.problems.join('\n')).toContain('older than the released 2.0.0');
+    expect(report.problems.join('\n')).toContain(`older than the released ${NEXT_MAJOR}`);
   });
 });
 
