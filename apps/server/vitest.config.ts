@@ -1,7 +1,12 @@
+import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
-// Two tiers. `unit`: in this process only (Koa on 127.0.0.1, SQLite temp files), no child
-// processes, no PostgreSQL; `pnpm test:unit`. `e2e`: real processes, PostgreSQL, Chromium,
+// The unit tier's temporary files (SQLite stores, token files) in memory where the machine has a
+// tmpfs: a real SQLite file whose fsyncs cost nothing. Durability on a disk is the e2e tier's.
+const MEMORY_TMPDIR = '/dev/shm';
+
+// Two tiers. `unit`: in this process only (the Koa app injected, SQLite temp files), no socket,
+// no child process, no PostgreSQL; `pnpm test:unit`. `e2e`: real processes, PostgreSQL, Chromium,
 // crash and fuzz suites. `pnpm test` runs both.
 export default defineConfig({
   test: {
@@ -21,9 +26,11 @@ export default defineConfig({
             'scripts/**/*.test.ts',
             'test/*.test.ts',
             'test/security/**/*.test.ts',
+            'test/support/**/*.test.ts',
           ],
           // The API reference files the servers send, built (compressed) once, not per test.
           globalSetup: ['./test/support/docs-assets-global-setup.ts'],
+          ...(existsSync(MEMORY_TMPDIR) ? { env: { TMPDIR: MEMORY_TMPDIR } } : {}),
           testTimeout: 10_000,
           hookTimeout: 10_000,
         },

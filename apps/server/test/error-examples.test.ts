@@ -1,12 +1,11 @@
 import { ERROR_ENTRIES, type ErrorName, MAX_JSON_DEPTH } from '@plant-store/schema';
 import { EXAMPLE_BODY_LIMIT_BYTES } from '@plant-store/schema/openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendRawBytes } from './support/raw-socket.ts';
-import { startTestServer, type TestServer } from './support/start-test-server.ts';
+import { createTestApp, type TestApp } from './support/test-app.ts';
 
 // The OpenAPI document the server publishes shows one example Error per catalog code. Each must be exactly what the
-// server answers: the request below provokes the example's situation on the real server (over
-// HTTP on 127.0.0.1, in this process) and the answer must equal the example, code and message.
+// server answers: the request below provokes the example's situation in the app (injected, in
+// this process) and the answer must equal the example, code and message.
 
 type Examples = Record<string, { value: { error: number; message: string } }>;
 interface PublishedDocument {
@@ -27,25 +26,18 @@ interface Answer {
   readonly body: unknown;
 }
 
-async function send(url: string, init: RequestInit): Promise<Answer> {
-  const response = await fetch(url, init);
+async function send(app: TestApp, path: string, init: RequestInit): Promise<Answer> {
+  const response = await app.fetch(path, init);
   return { status: response.status, body: await response.json() };
 }
 
-/** The status and body of a raw HTTP/1.1 answer (the server closes the connection after it). */
-async function sendRaw(baseUrl: string, bytes: string): Promise<Answer> {
-  const text = await sendRawBytes(baseUrl, bytes);
-  const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1]);
-  return { status, body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) };
-}
-
-let server: TestServer;
+let server: TestApp;
 /** The body limit the document's 413 example was answered with (its description names it). */
 const EXAMPLE_BODY_LIMIT = EXAMPLE_BODY_LIMIT_BYTES;
 
 beforeAll(async () => {
-  server = await startTestServer({ bodyLimitBytes: EXAMPLE_BODY_LIMIT });
-  published = JSON.parse(await (await fetch(`${server.url}/openapi.json`)).text());
+  server = await createTestApp({ bodyLimitBytes: EXAMPLE_BODY_LIMIT });
+  published = JSON.parse(await (await server.fetch('/openapi.json')).text());
 });
 afterAll(async () => {
   await server.dispose();
@@ -64,49 +56,46 @@ const nested = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1
 
 /** How to make the server send each example, on the shared server. */
 const PROVOKE: Partial<Record<ErrorName, () => Promise<Answer>>> = {
-  validationFailed: () => send(`${server.url}/plants`, json('{"id": 10, "wheels": 4}')),
-  malformedJson: () => send(`${server.url}/plants`, json('{"id": 10, "name": }')),
-  jsonTooDeep: () => send(`${server.url}/plants`, json(nested)),
+  validationFailed: () => send(server, '/plants', json('{"id": 10, "wheels": 4}')),
+  malformedJson: () => send(server, '/plants', json('{"id": 10, "name": }')),
+  jsonTooDeep: () => send(server, '/plants', json(nested)),
   missingBody: () =>
-    send(`${server.url}/plants`, {
+    send(server, '/plants', {
       method: 'POST',
       headers: { authorization: `Bearer ${server.token}` },
     }),
-  malformedRequest: () => sendRaw(server.url, 'BREW /plants HTCPCP\r\n\r\n'),
-  unauthorized: () => send(`${server.url}/plants`, { method: 'POST' }),
-  notFound: () => send(`${server.url}/plant`, { method: 'GET' }),
-  methodNotAllowed: () => send(`${server.url}/plants`, { method: 'GET' }),
+  unauthorized: () => send(server, '/plants', { method: 'POST' }),
+  notFound: () => send(server, '/plant', { method: 'GET' }),
+  methodNotAllowed: () => send(server, '/plants', { method: 'GET' }),
   conflict: async () => {
-    await send(`${server.url}/plants`, json('{"id": 10, "name": "Monstera", "tag": "indoor"}'));
-    return send(`${server.url}/plants`, json('{"id": 10, "name": "Fern"}'));
+    await send(server, '/plants', json('{"id": 10, "name": "Monstera", "tag": "indoor"}'));
+    return send(server, '/plants', json('{"id": 10, "name": "Fern"}'));
   },
   payloadTooLarge: () =>
-    send(`${server.url}/plants`, json(`{"id": 1, "name": "${'x'.repeat(EXAMPLE_BODY_LIMIT)}"}`)),
+    send(server, '/plants', json(`{"id": 1, "name": "${'x'.repeat(EXAMPLE_BODY_LIMIT)}"}`)),
   unsupportedMediaType: () =>
-    send(`${server.url}/plants`, json('{"id": 1, "name": "x"}', { 'content-type': 'text/plain' })),
+    send(server, '/plants', json('{"id": 1, "name": "x"}', { 'content-type': 'text/plain' })),
   expectationFailed: () =>
-    sendRaw(
-      server.url,
-      'POST /plants HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
-    ),
+    send(server, '/plants', { method: 'POST', headers: { expect: '200-ok' } }),
   rateLimited: async () => {
-    const limited = await startTestServer({
+    const limited = await createTestApp({
       rateLimit: { perSecond: 1, burst: 1, authFailuresPerMinute: 0 },
     });
     try {
       const init = { method: 'POST', headers: { authorization: `Bearer ${limited.token}` } };
-      await send(`${limited.url}/plants`, init);
-      return await send(`${limited.url}/plants`, init);
+      await send(limited, '/plants', init);
+      return await send(limited, '/plants', init);
     } finally {
       await limited.dispose();
     }
   },
   storeUnavailable: async () => {
-    const down = await startTestServer();
+    const down = await createTestApp();
     try {
       await down.store.close();
       return await send(
-        `${down.url}/plants`,
+        down,
+        '/plants',
         json('{"id": 1, "name": "x"}', {
           authorization: `Bearer ${down.token}`,
         }),
@@ -116,8 +105,10 @@ const PROVOKE: Partial<Record<ErrorName, () => Promise<Answer>>> = {
     }
   },
 };
-/** Examples no in-process request can provoke, and the test that sees the server send them. */
+/** Examples no injected request can provoke, and the test that sees the server send them. */
 const PROVOKED_ELSEWHERE: Partial<Record<ErrorName, string>> = {
+  malformedRequest:
+    "needs bytes Node's HTTP parser refuses: test/e2e/http-server.test.ts sends them over a socket",
   requestTimeout:
     'needs the request timeout to pass: test/e2e/http-timeouts.test.ts sees it (a 2-s timeout)',
   internal: 'needs a failure the server does not expect: src/http/internal-error.test.ts',

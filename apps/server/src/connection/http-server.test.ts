@@ -1,113 +1,46 @@
-import { contract } from '@plant-store/schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSocket, sendRawBytes } from '../../test/support/raw-socket.ts';
-import { readPlantRows } from '../../test/support/read-plant-rows.ts';
-import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
-import { DEFAULT_HTTP_TIMEOUTS } from './http-server.ts';
+import { describe, expect, it } from 'vitest';
+import { createHttpServer, DEFAULT_HTTP_TIMEOUTS } from './http-server.ts';
 
-// The real server's node:http settings, and its `clientError` hook; test/e2e/http-timeouts.test.ts
-// watches the timeouts fire (Node's own timers, real seconds).
+// The node:http settings the API's server is made with; test/e2e/http-server.test.ts and
+// http-timeouts.test.ts drive a listening one with raw sockets.
 
-describe('the HTTP server', () => {
-  it("has its timeouts and cap set deliberately, on Node's own settings", async () => {
-    const server = await startTestServer();
-    try {
-      expect(server.server.headersTimeout).toBe(5_000);
-      expect(server.server.requestTimeout).toBe(30_000);
-      expect(server.server.keepAliveTimeout).toBe(65_000);
-      expect(server.server.timeout).toBe(30_000); // the progress timeout
-      expect(DEFAULT_HTTP_TIMEOUTS.connectionsCheckingIntervalMs).toBe(1_000);
-    } finally {
-      await server.dispose();
-    }
-  });
-});
-
-describe('the progress timeout', () => {
-  it('closes a connection whose client stopped reading the docs script, and spares one that reads', async () => {
-    const server = await startTestServer({ timeouts: { progressTimeoutMs: 300 } });
-    try {
-      const get = `GET ${contract.getDocsScript.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
-      const stalled = await openSocket(server.url);
-      stalled.pause(); // never reads: once the kernel's buffers are full, no progress
-      stalled.write(get.repeat(12)); // 52 MB of answers: more than the buffers hold
-      const reader = await openSocket(server.url);
-      let read = 0;
-      reader.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-      });
-      reader.write(get);
-      // The server's side of the stalled connection closes (its client, paused, does not look).
-      const open = () =>
-        new Promise<number>((resolve) =>
-          server.server.getConnections((_, count) => resolve(count)),
-        );
-      await expect.poll(open, { timeout: 5_000, interval: 50 }).toBe(1);
-      expect(read).toBeGreaterThan(4_000_000); // the whole script, 4.3 MB: read to its end
-      expect(reader.destroyed).toBe(false);
-      reader.destroy();
-      stalled.destroy();
-    } finally {
-      await server.dispose();
-    }
-  });
-});
-
-// A request Node's parser cannot read: the `clientError` hook answers in the Error shape and
-// closes. Raw sockets: no HTTP client sends these.
-describe('a request Node cannot parse', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server.dispose();
-  });
-  const post = (framing: string, body: string) =>
-    `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.token}\r\n` +
-    `Content-Type: application/json\r\n${framing}\r\n\r\n${body}`;
-
-  it.each([
-    ['a chunk line that is not hexadecimal', 'Transfer-Encoding: chunked', 'zz\r\n'],
-    [
-      'a valid chunk, then a broken one',
-      'Transfer-Encoding: chunked',
-      '1e\r\n{"id": 9, "name": "Half fern"}\r\nzz\r\n',
-    ],
-    ['an unknown transfer coding', 'Transfer-Encoding: xchunked', '5\r\nhello\r\n0\r\n\r\n'],
-  ])(
-    '%s: 400 40004 in the Error shape at once, then the connection closes',
-    async (_, framing, body) => {
-      const answer = await sendRawBytes(server.url, post(framing, body));
-      expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
-      expect(answer).toMatch(/\r\n\r\n\{"error":40004,"message":"Malformed HTTP request"\}$/);
-      expect(readPlantRows(server.databaseFile)).toEqual([]);
-    },
-  );
-
-  it('a request line that is not HTTP: 400 in the Error shape', async () => {
-    const answer = await sendRawBytes(server.url, 'HELLO\r\n\r\n');
-    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(answer).toMatch(/\r\n\r\n\{"error":40004,"message":"Malformed HTTP request"\}$/);
+const make = (options: Partial<Parameters<typeof createHttpServer>[1]> = {}) =>
+  createHttpServer(() => undefined, {
+    timeouts: {},
+    maxConnections: 0,
+    onDrop: () => undefined,
+    ...options,
   });
 
-  it('headers over 16 KiB: 400 in the Error shape saying so', async () => {
-    const answer = await sendRawBytes(
-      server.url,
-      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
-    );
-    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(answer).toMatch(/"message":"Request headers are too large"\}$/);
+describe('createHttpServer', () => {
+  it("has its timeouts set deliberately, on Node's own settings", () => {
+    const server = make();
+    expect(server.headersTimeout).toBe(5_000);
+    expect(server.requestTimeout).toBe(30_000);
+    expect(server.keepAliveTimeout).toBe(65_000);
+    expect(server.timeout).toBe(30_000); // the progress timeout
+    expect(DEFAULT_HTTP_TIMEOUTS.connectionsCheckingIntervalMs).toBe(1_000);
   });
 
-  it('CONNECT: 405 in the Error shape, its body bounded to 1 KB whatever the target', async () => {
-    const target = `${'a'.repeat(12_000)}:443`;
-    const answer = await sendRawBytes(server.url, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
-    expect(answer).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
-    const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
-    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(1024);
-    expect(JSON.parse(body)).toMatchObject({ error: 40501 });
-    expect(JSON.parse(body).message).toMatch(/^CONNECT is not allowed: this server is not a proxy/);
+  it('takes each timeout given and keeps the defaults of the rest', () => {
+    const server = make({ timeouts: { progressTimeoutMs: 300, keepAliveTimeoutMs: 5_000 } });
+    expect(server.timeout).toBe(300);
+    expect(server.keepAliveTimeout).toBe(5_000);
+    expect(server.headersTimeout).toBe(5_000);
+  });
+
+  it('caps connections only when MAX_CONNECTIONS is set, and counts every header', () => {
+    expect(make({ maxConnections: 64 }).maxConnections).toBe(64);
+    const uncapped = make();
+    expect(uncapped.maxConnections).not.toBe(0);
+    expect(uncapped.maxHeadersCount).toBe(0);
+  });
+
+  it('tells onDrop once, on the first connection Node drops', () => {
+    let drops = 0;
+    const server = make({ maxConnections: 1, onDrop: () => drops++ });
+    server.emit('drop', {});
+    server.emit('drop', {});
+    expect(drops).toBe(1);
   });
 });

@@ -1,18 +1,18 @@
 import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPackageScript } from '../../scripts/docs/renderer-script.ts';
-import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../http/page-security-headers.ts';
 
-describe('GET /docs and its script over real HTTP', () => {
-  let server: TestServer;
+describe('GET /docs and its script injected into the app', () => {
+  let server: TestApp;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await createTestApp();
   });
   afterAll(() => server.dispose());
 
   it('answers the page as HTML without a credential, with a self-only CSP', async () => {
-    const response = await fetch(`${server.url}${contract.getDocs.path}`);
+    const response = await server.fetch(contract.getDocs.path);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toBe(PAGE_CONTENT_SECURITY_POLICY);
@@ -32,15 +32,15 @@ describe('GET /docs and its script over real HTTP', () => {
   });
 
   it('links the script by a content-hashed URL', async () => {
-    const html = await (await fetch(`${server.url}${contract.getDocs.path}`)).text();
+    const html = await (await server.fetch(contract.getDocs.path)).text();
     const link = /<script src="([^"]+)"><\/script>/.exec(html)?.[1] ?? '';
     expect(link).toMatch(new RegExp(`^${contract.getDocsScript.path}\\?v=[0-9a-f]{16}$`));
   });
 
   it('serves the renderer script from the server itself, without a source map link', async () => {
-    const html = await (await fetch(`${server.url}${contract.getDocs.path}`)).text();
+    const html = await (await server.fetch(contract.getDocs.path)).text();
     const link = /<script src="([^"]+)"><\/script>/.exec(html)?.[1] ?? '';
-    const response = await fetch(`${server.url}${link}`, {
+    const response = await server.fetch(link, {
       headers: { 'accept-encoding': 'identity' },
     });
     expect(response.status).toBe(200);
@@ -54,16 +54,16 @@ describe('GET /docs and its script over real HTTP', () => {
 
   it('lets clients keep the page and the document, revalidated by their ETag; the API answers uncached', async () => {
     for (const path of [contract.getDocs.path, contract.getOpenApiDocument.path]) {
-      const response = await fetch(`${server.url}${path}`);
+      const response = await server.fetch(path);
       expect(response.headers.get('cache-control'), path).toBe('public, no-cache');
       expect(response.headers.get('etag'), path).toMatch(/^W\/"[0-9a-f]{16}"$/);
     }
-    const health = await fetch(`${server.url}${contract.getHealth.path}`);
+    const health = await server.fetch(contract.getHealth.path);
     expect(health.headers.get('cache-control')).toBe('no-store');
   });
 
   it('answers 405 with Allow for another method on /docs', async () => {
-    const response = await fetch(`${server.url}/docs`, { method: 'POST' });
+    const response = await server.fetch('/docs', { method: 'POST' });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toContain('GET');
   });

@@ -1,11 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { StartupError } from '../config.ts';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../http/page-security-headers.ts';
 import {
@@ -28,44 +27,31 @@ const ASSETS = [
   ['document', contract.getOpenApiDocument.path, 'application/json; charset=utf-8'],
 ] as const;
 
+let server: TestApp;
+
 /** A GET whose body is read as sent (fetch would decode it, and ask for its own encodings). */
-function rawGet(
-  url: string,
+async function rawGet(
+  path: string,
   headers: Record<string, string> = {},
-  method = 'GET',
+  method: 'GET' | 'HEAD' = 'GET',
 ): Promise<{
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: Record<string, string | string[] | number | undefined>;
   body: Buffer;
 }> {
-  return new Promise((resolve, reject) => {
-    request(url, { headers, method }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks),
-        }),
-      );
-      response.on('error', reject);
-    })
-      .on('error', reject)
-      .end();
-  });
+  const response = await server.inject({ url: path, headers, method });
+  return { status: response.statusCode, headers: response.headers, body: response.rawPayload };
 }
 
-describe('the API reference files over real HTTP, as static files', () => {
-  let server: TestServer;
+describe('the API reference files, as static files', () => {
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await createTestApp();
   });
   afterAll(() => server.dispose());
   /** What the server sends for `asset`: the document names the origin it is asked at. */
   const sentOf = (asset: DocsAsset) => {
     const built = { identity: identity(asset), hash: hashOf(asset), encoded: () => Buffer.of() };
-    return asset === 'document' ? servedDocument(built)(new URL(server.url).origin) : built;
+    return asset === 'document' ? servedDocument(built)(server.origin) : built;
   };
 
   describe.each(ASSETS)('%s (%s)', (asset, path, type) => {
@@ -82,7 +68,7 @@ describe('the API reference files over real HTTP, as static files', () => {
       'is sent as %s for Accept-Encoding: %s, decoding to the built file',
       async (sent, accept) => {
         const response = await rawGet(
-          `${server.url}${path}`,
+          path,
           accept === undefined ? {} : { 'accept-encoding': accept },
         );
         expect(response.status).toBe(200);
@@ -105,7 +91,7 @@ describe('the API reference files over real HTTP, as static files', () => {
     );
 
     it('answers 304 without a body to a matching If-None-Match, 200 to another', async () => {
-      const again = await rawGet(`${server.url}${path}`, {
+      const again = await rawGet(path, {
         'if-none-match': `W/"${sentOf(asset).hash}"`,
         'accept-encoding': 'br',
       });
@@ -114,17 +100,17 @@ describe('the API reference files over real HTTP, as static files', () => {
       expect(again.headers.etag).toBe(`W/"${sentOf(asset).hash}"`);
       expect(again.headers['cache-control']).toBe(REVALIDATE_CACHE);
       // The strong form of the same tag matches too (If-None-Match compares weakly).
-      const strong = await rawGet(`${server.url}${path}`, {
+      const strong = await rawGet(path, {
         'if-none-match': `"${sentOf(asset).hash}"`,
       });
       expect(strong.status).toBe(304);
-      const changed = await rawGet(`${server.url}${path}`, { 'if-none-match': '"another"' });
+      const changed = await rawGet(path, { 'if-none-match': '"another"' });
       expect(changed.status).toBe(200);
       expect(changed.body.equals(sentOf(asset).identity)).toBe(true);
     });
 
     it('answers HEAD with the headers of GET and no body', async () => {
-      const response = await rawGet(`${server.url}${path}`, { 'accept-encoding': 'gzip' }, 'HEAD');
+      const response = await rawGet(path, { 'accept-encoding': 'gzip' }, 'HEAD');
       expect(response.status).toBe(200);
       expect(response.headers['content-encoding']).toBe('gzip');
       expect(Number(response.headers['content-length'])).toBeGreaterThan(0);
@@ -135,7 +121,7 @@ describe('the API reference files over real HTTP, as static files', () => {
 
   it('caches the script a year, immutable, at its versioned URL only; everything else is revalidated', async () => {
     const hash = hashOf('script');
-    const versioned = await rawGet(`${server.url}${contract.getDocsScript.path}?v=${hash}`);
+    const versioned = await rawGet(`${contract.getDocsScript.path}?v=${hash}`);
     expect(versioned.headers['cache-control']).toBe(IMMUTABLE_CACHE);
     expect(IMMUTABLE_CACHE).toBe('public, max-age=31536000, immutable');
     for (const url of [
@@ -144,7 +130,7 @@ describe('the API reference files over real HTTP, as static files', () => {
       contract.getDocs.path,
       contract.getOpenApiDocument.path,
     ]) {
-      const response = await rawGet(`${server.url}${url}`);
+      const response = await rawGet(url);
       expect(response.headers['cache-control'], url).toBe('public, no-cache');
     }
     // The page links the versioned URL.
@@ -154,22 +140,22 @@ describe('the API reference files over real HTTP, as static files', () => {
   });
 
   it('sends the page with the page security headers, and the others without', async () => {
-    const page = await rawGet(`${server.url}${contract.getDocs.path}`, { 'accept-encoding': 'br' });
+    const page = await rawGet(contract.getDocs.path, { 'accept-encoding': 'br' });
     expect(page.headers['content-security-policy']).toBe(PAGE_CONTENT_SECURITY_POLICY);
     expect(page.headers['x-frame-options']).toBe('DENY');
-    const document = await rawGet(`${server.url}${contract.getOpenApiDocument.path}`);
+    const document = await rawGet(contract.getOpenApiDocument.path);
     expect(document.headers['content-security-policy']).toBeUndefined();
     expect(document.headers['x-content-type-options']).toBe('nosniff');
   });
 
   it('GET / points to the page and the document, as JSON', async () => {
-    const response = await fetch(`${server.url}/`);
+    const response = await server.fetch('/');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const body = (await response.json()) as { docs: string; openapi: string };
     expect(body).toEqual({ docs: '/docs', openapi: '/openapi.json' });
     for (const path of [body.docs, body.openapi]) {
-      expect((await fetch(`${server.url}${path}`)).status).toBe(200);
+      expect((await server.fetch(path)).status).toBe(200);
     }
   });
 });

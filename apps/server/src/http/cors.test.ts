@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenApiResponseValidator } from '../../test/support/openapi-validator.ts';
-import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 
-// CORS over real HTTP: off by default, an allow-list when CORS_ORIGINS is set.
+// CORS, the app injected: off by default, an allow-list when CORS_ORIGINS is set.
 
 const ALLOWED = 'https://app.example.com';
 const validator = new OpenApiResponseValidator();
-let server: TestServer;
-let plain: TestServer;
+let server: TestApp;
+let plain: TestApp;
 
 beforeAll(async () => {
   [server, plain] = await Promise.all([
-    startTestServer({ corsOrigins: [ALLOWED, 'http://localhost:5173'] }),
-    startTestServer(),
+    createTestApp({ corsOrigins: [ALLOWED, 'http://localhost:5173'] }),
+    createTestApp(),
   ]);
 });
 afterAll(async () => {
@@ -20,8 +20,8 @@ afterAll(async () => {
 });
 
 /** A valid create from a page at `origin`, with the server's token. */
-function createFrom(target: TestServer, origin: string): Promise<Response> {
-  return fetch(`${target.url}/plants`, {
+function createFrom(target: TestApp, origin: string): Promise<Response> {
+  return target.fetch('/plants', {
     method: 'POST',
     headers: {
       origin,
@@ -33,12 +33,12 @@ function createFrom(target: TestServer, origin: string): Promise<Response> {
 }
 
 function preflight(
-  target: TestServer,
+  target: TestApp,
   origin: string,
   method = 'POST',
   path = '/plants',
 ): Promise<Response> {
-  return fetch(`${target.url}${path}`, {
+  return target.fetch(path, {
     method: 'OPTIONS',
     headers: {
       origin,
@@ -78,7 +78,7 @@ describe('CORS with an allow-list', () => {
     );
     await created.arrayBuffer();
 
-    const refused = await fetch(`${server.url}/plants`, {
+    const refused = await server.fetch('/plants', {
       method: 'POST',
       headers: { origin: 'http://localhost:5173', 'content-type': 'application/json' },
       body: '{"id": 2, "name": "Fern"}',
@@ -93,7 +93,7 @@ describe('CORS with an allow-list', () => {
     await expectNoCors(await preflight(server, 'https://evil.example.com'), 405);
     await expectNoCors(await preflight(server, `${ALLOWED}.evil.example.com`), 405);
     await expectNoCors(await preflight(server, 'null'), 405);
-    const simple = await fetch(`${server.url}/healthz`, {
+    const simple = await server.fetch('/healthz', {
       headers: { origin: 'https://evil.example.com' },
     });
     expect(simple.status).toBe(200);
@@ -107,7 +107,7 @@ describe('CORS with an allow-list', () => {
   });
 
   it('leaves OPTIONS without a preflight request method to the router (405)', async () => {
-    const response = await fetch(`${server.url}/plants`, {
+    const response = await server.fetch('/plants', {
       method: 'OPTIONS',
       headers: { origin: ALLOWED },
     });

@@ -1,10 +1,10 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { createLogger } from '../observability/logger.ts';
 
-// The request context over real HTTP: the request log (captured through a pino destination
-// stream on the real server) and X-Request-Id.
+// The request context, the app injected: the request log (captured through a pino destination
+// stream) and X-Request-Id.
 
 type LogLine = Record<string, unknown>;
 
@@ -26,10 +26,10 @@ function captureStream(): { stream: PassThrough; text(): string; lines(): LogLin
 }
 
 const capture = captureStream();
-let server: TestServer;
+let server: TestApp;
 
 beforeAll(async () => {
-  server = await startTestServer({
+  server = await createTestApp({
     logger: createLogger('info', { destination: capture.stream }),
   });
 });
@@ -37,15 +37,16 @@ afterAll(async () => {
   await server.dispose();
 });
 
-/** The request line logged for `requestId` (log lines are written when the response is done). */
+/** The request line logged for `requestId` (written before the answer is sent, one turn ago). */
 async function requestLine(requestId: string): Promise<LogLine> {
-  const find = () => capture.lines().find((entry) => entry.requestId === requestId);
-  await expect.poll(find, { message: `a log line for request ${requestId}` }).toBeDefined();
-  return find() as LogLine;
+  await new Promise((resolve) => setImmediate(resolve));
+  const line = capture.lines().find((entry) => entry.requestId === requestId);
+  expect(line, `a log line for request ${requestId}`).toBeDefined();
+  return line as LogLine;
 }
 
 async function post(body: string, headers: Record<string, string>): Promise<Response> {
-  const response = await fetch(`${server.url}/plants`, {
+  const response = await server.fetch('/plants', {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body,
@@ -90,7 +91,7 @@ describe('request log', () => {
       consumer: null,
     });
 
-    const unknown = await fetch(`${server.url}/nowhere?x=1`, {
+    const unknown = await server.fetch('/nowhere?x=1', {
       headers: { 'x-request-id': 'log-test-404' },
     });
     expect(unknown.status).toBe(404);
@@ -125,22 +126,22 @@ describe('request log', () => {
 describe('X-Request-Id', () => {
   it('is kept up to 128 safe characters, else replaced by a new UUID', async () => {
     const longest = 'a'.repeat(128);
-    const kept = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': longest } });
+    const kept = await server.fetch('/healthz', { headers: { 'x-request-id': longest } });
     expect(kept.headers.get('x-request-id')).toBe(longest);
 
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
     for (const bad of ['a'.repeat(129), 'semi;colon', 'quote"d', '<script>', 'tab\there']) {
-      const replaced = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': bad } });
+      const replaced = await server.fetch('/healthz', { headers: { 'x-request-id': bad } });
       expect(replaced.headers.get('x-request-id'), bad).toMatch(uuid);
     }
   });
 
   it('is on every response, and two requests without one get different ids', async () => {
     const responses = await Promise.all([
-      fetch(`${server.url}/healthz`),
-      fetch(`${server.url}/healthz`),
-      fetch(`${server.url}/nowhere`),
-      fetch(`${server.url}/plants`),
+      server.fetch('/healthz'),
+      server.fetch('/healthz'),
+      server.fetch('/nowhere'),
+      server.fetch('/plants'),
       post('{}', { authorization: `Bearer ${server.token}` }),
       post('{"id": 5, "name": "Fern"}', {}),
     ]);
@@ -151,7 +152,7 @@ describe('X-Request-Id', () => {
   });
 
   it('is the id of the log line, so a caller can quote it to an operator', async () => {
-    const response = await fetch(`${server.url}/healthz`);
+    const response = await server.fetch('/healthz');
     const id = response.headers.get('x-request-id') ?? '';
     expect(await requestLine(id)).toMatchObject({ route: '/healthz', status: 200 });
   });

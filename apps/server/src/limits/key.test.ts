@@ -1,8 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendCreate } from '../../test/support/own-connection.ts';
-import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { addressKey, boundedKey, clientAddress, proxyTrust, UNKNOWN_ADDRESS } from './key.ts';
 
 describe('addressKey', () => {
@@ -107,33 +106,39 @@ describe('clientAddress', () => {
   });
 });
 
-describe('the refused-credential budget over real HTTP, behind TRUST_PROXY=127.0.0.1', () => {
-  // The proxy is 127.0.0.1; a client that reaches the port directly connects from 127.0.0.2
-  // (all of 127.0.0.0/8 is this machine's loopback).
+describe('the refused-credential budget of the app, behind TRUST_PROXY=127.0.0.1', () => {
+  // The proxy is 127.0.0.1; a client that reaches the port directly comes from 127.0.0.2.
   const BUDGET = 30; // AUTH_FAILURES_PER_MINUTE's default
-  let server: TestServer;
+  let server: TestApp;
   beforeAll(async () => {
-    server = await startTestServer({
+    server = await createTestApp({
       trustProxy: ['127.0.0.1'],
       rateLimit: { perSecond: 1000, burst: 1000, authFailuresPerMinute: BUDGET },
     });
   });
   afterAll(() => server.dispose());
 
-  /** The status of a create with a wrong token, on a new connection from `localAddress`. */
-  async function guess(localAddress: string, token: string, forwardedFor: string) {
-    const answer = await sendCreate(server.url, token, JSON.stringify({ id: 1, name: 'Fern' }), {
-      localAddress,
-      headers: { 'x-forwarded-for': forwardedFor },
+  /** The status of a create with a wrong token, from the peer `remoteAddress`. */
+  async function guess(remoteAddress: string, token: string, forwardedFor: string) {
+    const answer = await server.inject({
+      method: 'POST',
+      url: '/plants',
+      remoteAddress,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'x-forwarded-for': forwardedFor,
+      },
+      payload: JSON.stringify({ id: 1, name: 'Fern' }),
     });
-    return answer.status;
+    return answer.statusCode;
   }
 
-  async function guesses(localAddress: string, forwardedFor: (i: number) => string) {
+  async function guesses(remoteAddress: string, forwardedFor: (i: number) => string) {
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) {
       statuses.push(
-        await guess(localAddress, `wrong-token-${i}-0123456789abcdef`, forwardedFor(i)),
+        await guess(remoteAddress, `wrong-token-${i}-0123456789abcdef`, forwardedFor(i)),
       );
     }
     return statuses;
@@ -149,6 +154,6 @@ describe('the refused-credential budget over real HTTP, behind TRUST_PROXY=127.0
     expect(await guesses('127.0.0.1', (i) => `garbage-${i}-not-an-ip`)).toEqual(afterBudget);
     // A client the proxy names is counted on its own.
     expect(await guess('127.0.0.1', 'wrong-token-x-0123456789abcdef', '203.0.113.7')).toBe(401);
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await server.fetch('/healthz')).status).toBe(200);
   });
 });

@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { ServiceMetrics } from './metrics.ts';
 
-// GET /metrics over real HTTP, on its own listener, after real traffic.
+// The app's metrics after injected traffic, as the metrics listener exposes them
+// (test/e2e/metrics-listener.test.ts scrapes the listener itself).
 
-let server: TestServer;
-let metricsUrl: string;
+let server: TestApp;
 
 beforeAll(async () => {
-  server = await startTestServer({ metrics: true });
-  metricsUrl = `${server.metricsUrl}/metrics`;
+  server = await createTestApp({ metrics: true });
 });
 afterAll(async () => {
   await server.dispose();
@@ -35,24 +34,24 @@ function sample(
   return undefined;
 }
 
-async function scrape(): Promise<string> {
-  const response = await fetch(metricsUrl);
-  expect(response.status).toBe(200);
-  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  return response.text();
+async function scrape(app: TestApp = server): Promise<string> {
+  if (!app.metrics) throw new Error('an app without metrics');
+  const { contentType, body } = await app.metrics.exposition();
+  expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+  return body;
 }
 
 function createPlant(id: number, name: string): Promise<Response> {
-  return fetch(`${server.url}/plants`, {
+  return server.fetch('/plants', {
     method: 'POST',
     headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ id, name }),
   });
 }
 
-describe('GET /metrics', () => {
-  it('is not served by the public listener', async () => {
-    const response = await fetch(`${server.url}/metrics`);
+describe('the metrics of an app', () => {
+  it('are not served by the API', async () => {
+    const response = await server.fetch('/metrics');
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
       error: 40401,
@@ -91,8 +90,8 @@ describe('GET /metrics', () => {
   });
 
   it('has request durations by method, route and status, with unknown paths as "unmatched"', async () => {
-    await (await fetch(`${server.url}/healthz`)).arrayBuffer();
-    await (await fetch(`${server.url}/wp-admin/secret-probe`)).arrayBuffer();
+    await (await server.fetch('/healthz')).arrayBuffer();
+    await (await server.fetch('/wp-admin/secret-probe')).arrayBuffer();
     const text = await scrape();
     const labels = { method: 'GET', route: '/healthz', status: '200' };
     expect(sample(text, 'http_request_duration_seconds_count', labels)).toBeGreaterThanOrEqual(1);
@@ -139,27 +138,15 @@ describe('GET /metrics', () => {
     expect(text).toContain('nodejs_eventloop_lag_seconds');
     expect(text).toContain('nodejs_heap_size_used_bytes');
   });
-
-  it('serves only GET/HEAD /metrics on the metrics listener', async () => {
-    const head = await fetch(metricsUrl, { method: 'HEAD' });
-    expect(head.status).toBe(200);
-    const other = await fetch(`${server.metricsUrl}/plants`);
-    expect(other.status).toBe(404);
-    await other.arrayBuffer();
-    const post = await fetch(metricsUrl, { method: 'POST', body: 'x' });
-    expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET, HEAD');
-    await post.arrayBuffer();
-  });
 });
 
 describe('metrics configuration', () => {
   it('gives each server its own registry (several apps in one process)', async () => {
-    const second = await startTestServer({ metrics: true });
+    const second = await createTestApp({ metrics: true });
     try {
-      const response = await fetch(`${second.url}/healthz`);
+      const response = await second.fetch('/healthz');
       await response.arrayBuffer();
-      const text = await (await fetch(`${second.metricsUrl}/metrics`)).text();
+      const text = await scrape(second);
       expect(sample(text, 'plant_store_plants_created_total')).toBe(0);
       expect(
         sample(text, 'http_request_duration_seconds_count', { route: '/healthz', status: '200' }),
@@ -169,11 +156,11 @@ describe('metrics configuration', () => {
     }
   });
 
-  it('has no metrics listener unless asked for', async () => {
-    const plain = await startTestServer();
+  it('has no metrics unless asked for', async () => {
+    const plain = await createTestApp();
     try {
-      expect(plain.metricsUrl).toBeUndefined();
-      expect((await fetch(`${plain.url}/metrics`)).status).toBe(404);
+      expect(plain.metrics).toBeUndefined();
+      expect((await plain.fetch('/metrics')).status).toBe(404);
     } finally {
       await plain.dispose();
     }

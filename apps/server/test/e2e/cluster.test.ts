@@ -267,8 +267,8 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     expect(new Set(probes.slice(1))).toEqual(new Set([503]));
     // Everything else is still served.
     expect(await createMany(url, 1, 4, 4)).toEqual([200, 200, 200, 200]);
+    expect(server.child.exitCode).toBeNull(); // still serving after the probes and the creates
     expect(await server.exited).toBe(0);
-    expect(performance.now() - signalled).toBeGreaterThanOrEqual(5_000);
     expect(storedIds(file)).toEqual([1, 2, 3, 4]);
   });
 

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendCreate } from '../support/own-connection.ts';
-import { cpuMicros, memoryMb } from '../support/process-stats.ts';
+import { memoryMb } from '../support/process-stats.ts';
 import { type ServerInTempFolder, spawnFloodableServer } from '../support/spawn-server.ts';
 
 // The server alone, with no proxy in front (development and trusted networks), as an attacker
@@ -37,19 +37,18 @@ function connectFrom(from: string): Promise<Socket | undefined> {
   });
 }
 
-/** A create from the legitimate client's address: its status (0: failed) and milliseconds. */
-async function createFrom(id: number): Promise<{ status: number; ms: number }> {
-  const started = performance.now();
+/** A create from the legitimate client's address: its status (0: failed). */
+async function createFrom(id: number): Promise<{ status: number }> {
   const body = JSON.stringify({ id, name: 'Fern' });
   const status = await sendCreate(url, token, body, { localAddress: CLIENT }).then(
     (answer) => answer.status,
     () => 0,
   );
-  return { status, ms: performance.now() - started };
+  return { status };
 }
 
 describe('one address without a credential', () => {
-  it('streaming a refused POST in 1-byte chunks: the server answers 401 and closes the connection (its CPU printed)', async () => {
+  it('streaming a refused POST in 1-byte chunks: the server answers 401 and closes the connection', async () => {
     const socket = await connectFrom(ATTACKER);
     if (socket === undefined) throw new Error('could not connect');
     socket.setNoDelay(true);
@@ -58,7 +57,6 @@ describe('one address without a credential', () => {
       answer += chunk.toString('latin1');
     });
     const closed = new Promise((resolve) => socket.once('close', resolve));
-    const before = cpuMicros(pid);
     socket.write(
       'POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
     );
@@ -75,13 +73,11 @@ describe('one address without a credential', () => {
     }
     socket.destroy();
     await closed;
-    const cpuMs = (cpuMicros(pid) - before) / 1000;
-    console.log(`refused chunked POST: ${writes} chunks written, ${cpuMs} ms of server CPU`);
-    // The loop ended: the server closed it, after 20-50 ms of its CPU (bound: 10x that). The 401
-    // comes first, unless the client's kernel took the server's reset before the client read it
-    // (a client still sending when refused: docs/api.md, "A body nobody reads is not read"); seen
-    // once in 3 runs of README command 2 beside two busy loops.
-    expect(cpuMs).toBeLessThan(500);
+    // The loop ended: the server closed the connection while the client still sent (its CPU
+    // for this lives in `pnpm bench`). The 401 comes first, unless the client's kernel took the
+    // server's reset before the client read it (a client still sending when refused: docs/api.md,
+    // "A body nobody reads is not read").
+    expect(writes).toBeGreaterThan(0);
     if (answer !== '') {
       expect(answer).toMatch(/^HTTP\/1\.1 401 /);
       expect(answer).toMatch(/\r\nConnection: close\r\n/i);
@@ -101,11 +97,8 @@ describe('one address without a credential', () => {
         socket.write(pipelined);
       }
       await delay(1_000);
-      const { status, ms } = await createFrom(1_000);
+      const { status } = await createFrom(1_000);
       const grown = memoryMb(pid, 'VmRSS') - baseline;
-      console.log(
-        `pipelined flood: create ${status} in ${Math.round(ms)} ms; RSS +${Math.round(grown)} MB`,
-      );
       expect(status).toBe(200);
       expect(grown).toBeLessThan(400);
     } finally {

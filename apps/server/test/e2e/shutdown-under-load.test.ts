@@ -12,8 +12,8 @@ import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spaw
 // Graceful shutdown under load, with a real server process (alone, and as 2 cluster workers):
 // 200 requests are in flight (their headers and half their body sent) and 50 keep-alive
 // clients create plants as fast as they can when SIGTERM arrives. Every request the server
-// accepted is answered 200 with `Connection: close`, the process exits 0 within the delay +
-// 10 s, and the store holds exactly the plants answered 200: nothing acknowledged is lost.
+// accepted is answered 200 with `Connection: close`, the process exits 0 on its own (not by the
+// 10-s bound), and the store holds exactly the plants answered 200: nothing acknowledged is lost.
 // The drain is Node's `server.close()`, which (Node 19 and later, 24 too) closes every
 // keep-alive connection idle at that moment: a client whose next request is on its way then
 // meets a reset (29-50 of the 50 here), mostly a request the server never read. A create is
@@ -108,7 +108,7 @@ describe('SIGTERM under load', () => {
     ['as 2 cluster workers', '2', '0'],
     ['alone, SHUTDOWN_DELAY_MS=1000', '1', '1000'],
   ])(
-    `%s: answers the ${IN_FLIGHT} requests in flight, exits 0 within the delay + 10 s, stores every 200`,
+    `%s: answers the ${IN_FLIGHT} requests in flight, exits 0 on its own, stores every 200`,
     async (_name, workers, delayMs) => {
       databaseFile = join(folder, `plants-${workers}-${delayMs}.db`);
       const running = spawnServer({
@@ -172,7 +172,6 @@ describe('SIGTERM under load', () => {
       for (const request of inFlight) request.finish();
 
       const exitCode = await running.exited;
-      const exitMs = performance.now() - signalled;
       stopped = true;
       const outcomes = (await Promise.all(floods)).flat();
       agent.destroy();
@@ -189,11 +188,12 @@ describe('SIGTERM under load', () => {
       const errors = new Map<string, number>();
       for (const o of failed) errors.set(o.error, (errors.get(o.error) ?? 0) + 1);
       console.log(
-        `shutdown: exit ${exitCode} ${Math.round(exitMs)} ms after SIGTERM; in flight: ${answers.filter((a) => a.startsWith('HTTP/1.1 200')).length}/${IN_FLIGHT} answered 200; flood: ${ok.length} answered, errors ${JSON.stringify(Object.fromEntries(errors))}${resetsAt.length > 0 ? ` (ms after SIGTERM: ${resetsAt.join(', ')})` : ''}; ${stored.size} rows`,
+        `shutdown: exit ${exitCode}; in flight: ${answers.filter((a) => a.startsWith('HTTP/1.1 200')).length}/${IN_FLIGHT} answered 200; flood: ${ok.length} answered, errors ${JSON.stringify(Object.fromEntries(errors))}${resetsAt.length > 0 ? ` (ms after SIGTERM: ${resetsAt.join(', ')})` : ''}; ${stored.size} rows`,
       );
 
+      // Exited by itself once drained: the 10-s bound (main.ts) would exit 1, saying so.
       expect(exitCode).toBe(0);
-      expect(exitMs).toBeLessThan(Number(delayMs) + 10_000);
+      expect(running.output()).not.toContain('shutdown not complete');
       // Every in-flight request was answered 200, told the connection closes, and is stored.
       for (const [i, answer] of answers.entries()) {
         expect(answer, `in-flight request ${i}`).toMatch(/^HTTP\/1\.1 200 OK\r\n/);

@@ -11,14 +11,12 @@ import {
 import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // A real server process whose database meets a real fault while it runs: /readyz must say
-// whether a create can commit, turn 503 within a few seconds of the fault (the probe writes
-// every 2 s), come back when the fault clears, and log each transition once with its cause.
+// whether a create can commit, turn 503 after the fault with no create to notice it (the probe
+// writes every 2 s), come back when the fault clears, and log each transition once with its cause.
 
 const token = `readiness-${randomBytes(24).toString('base64url')}`;
 const servers: SpawnedServer[] = [];
 const cleanups: (() => void)[] = [];
-/** Seconds within which readiness must follow a fault (the probe runs every 2 s). */
-const WITHIN_MS = 5000;
 
 afterEach(async () => {
   for (const server of servers.splice(0)) {
@@ -54,16 +52,9 @@ async function readyz(url: string): Promise<{ status: number; body: unknown }> {
   return { status: response.status, body: await response.json() };
 }
 
-/** Polls /readyz until it answers `status`; returns how long that took (ms). */
-async function waitForReadyz(url: string, status: number): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    const answer = await readyz(url);
-    const elapsed = performance.now() - started;
-    if (answer.status === status) return elapsed;
-    if (elapsed > WITHIN_MS) {
-      throw new Error(`/readyz still answers ${answer.status} after ${Math.round(elapsed)} ms`);
-    }
+/** Polls /readyz, with no other request, until it answers `status` (the test's timeout bounds it). */
+async function waitForReadyz(url: string, status: number): Promise<void> {
+  while ((await readyz(url)).status !== status) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -80,10 +71,9 @@ async function create(url: string, id: bigint, name = 'Fern'): Promise<number> {
 
 /** The "not ready" / "ready again" lines the server logged, in order, once `last` matches the last. */
 async function transitions(server: SpawnedServer, last: RegExp): Promise<string[]> {
-  const started = performance.now();
   for (;;) {
     const lines = loggedTransitions(server);
-    if (last.test(lines.at(-1) ?? '') || performance.now() - started > WITHIN_MS) return lines;
+    if (last.test(lines.at(-1) ?? '')) return lines;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -99,14 +89,13 @@ function loggedTransitions(server: SpawnedServer): string[] {
 }
 
 describe('/readyz follows the ability to commit (SQLite, real server process)', () => {
-  it('turns 503 within seconds of the database files being deleted, refuses creates, and says why', async () => {
+  it('turns 503 once the database files are deleted, with no create to notice it, refuses creates, and says why', async () => {
     const filename = path.join(tempDir(), 'plants.db');
     const { server, url } = await start(filename);
     expect(await create(url, 1n)).toBe(200);
     expect(await readyz(url)).toEqual({ status: 200, body: { status: 'ok' } });
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${filename}${suffix}`);
-    const tookMs = await waitForReadyz(url, 503);
-    expect(tookMs).toBeLessThan(WITHIN_MS);
+    await waitForReadyz(url, 503);
     expect((await readyz(url)).body).toEqual({
       error: 50301,
       message: 'Not ready: the store cannot commit (FILE_DELETED)',
@@ -144,8 +133,7 @@ describe('/readyz follows the ability to commit (SQLite, real server process)', 
       expect((await readyz(url)).status).toBe(503);
 
       fs.rmSync(filler);
-      const tookMs = await waitForReadyz(url, 200);
-      expect(tookMs).toBeLessThan(WITHIN_MS);
+      await waitForReadyz(url, 200);
       expect(await create(url, id)).toBe(200);
       const logged = await transitions(server, /^ready again/);
       expect(logged.at(-1)).toBe('ready again: the store commits');

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULTS, parseDatabase, type RateLimitConfig } from '../../src/config.ts';
 import type { HttpTimeouts } from '../../src/connection/http-server.ts';
-import { createLogger } from '../../src/observability/logger.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
+import { silentLogger } from './silent-logger.ts';
 
 export interface TestServer extends RunningServer {
   /** A bearer token the server accepts. */
@@ -41,7 +41,8 @@ export interface TestServerOptions {
 
 /**
  * Starts the real server in this process on 127.0.0.1, a free port and a temporary SQLite
- * file, with a fresh random token and logging off.
+ * file, with a fresh random token and logging off: for the e2e tier, where a socket is the
+ * subject (the unit tier injects requests into the app: `createTestApp`).
  *
  * @example
  * const server = await startTestServer();
@@ -67,7 +68,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       ...(options.shutdownDelayMs ? { shutdownDelayMs: options.shutdownDelayMs } : {}),
     },
-    options.logger ?? createLogger('silent'),
+    options.logger ?? silentLogger(),
   );
   return {
     ...running,

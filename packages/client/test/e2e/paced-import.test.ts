@@ -72,10 +72,9 @@ describe('a bulk import over the rate limit', () => {
     expect(rows.map((row) => row.id)).toEqual(
       Array.from({ length: TOTAL }, (_, i) => BigInt(i + 1)),
     );
-    // The limit held (the burst, then 50/s: at least 2 s) and the client used it (~2 s, well
-    // under the 6 s of 300 at 50/s without a burst; the bound is for a busy machine).
+    // The limit held: the burst, then 50/s, takes at least this long (a floor no load lowers;
+    // how fast the import goes lives in no test).
     expect(seconds).toBeGreaterThan((TOTAL - BURST) / PER_SECOND - 0.1);
-    expect(seconds).toBeLessThan(15);
     console.log(
       `paced import: ${TOTAL} creates in ${seconds.toFixed(2)} s, ${errors.length} errors, ${refused} refused by the server (retried)`,
     );

@@ -3,12 +3,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from './config.ts';
-import { createLogger } from './observability/logger.ts';
-import { startServer } from './server.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startServer } from '../../src/server.ts';
+import { silentLogger } from '../support/silent-logger.ts';
 
-// A server that cannot start releases what it opened for the start: this process's open file
-// descriptors (Linux /proc) show whether the SQLite file is still held.
+// A server that cannot listen releases what it opened for the start: this process's open file
+// descriptors (Linux /proc) show whether the SQLite file is still held. src/server.test.ts sees
+// the same for a start that fails before listening.
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-start-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -38,7 +39,7 @@ function configFor(file: string, port: number) {
 describe('startServer', () => {
   it('holds the database file while it runs (the check below can see it)', async () => {
     const file = join(folder, 'running.db');
-    const running = await startServer(configFor(file, 0), createLogger('silent'));
+    const running = await startServer(configFor(file, 0), silentLogger());
     try {
       expect(openHandlesOf(file).length).toBeGreaterThan(0);
     } finally {
@@ -53,7 +54,7 @@ describe('startServer', () => {
     const { port } = taken.address() as { port: number };
     const file = join(folder, 'port-taken.db');
     try {
-      await expect(startServer(configFor(file, port), createLogger('silent'))).rejects.toThrow(
+      await expect(startServer(configFor(file, port), silentLogger())).rejects.toThrow(
         /EADDRINUSE/,
       );
       expect(openHandlesOf(file)).toEqual([]);
