@@ -9,7 +9,7 @@ import { answerUnrouted, contractRouter } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { requestContext } from './http/request-context.ts';
 import { requireBearer } from './http/require-bearer.ts';
-import { limitCredential } from './limits/guard.ts';
+import { limitCredential } from './http/limit-credential.ts';
 import { clientAddress, proxyTrust } from './limits/key.ts';
 import type { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';

@@ -52,7 +52,7 @@ const PLACEHOLDER = /^(foo|bar|baz)\b/;
 /**
  * Why the path `named` in `file` does not resolve, or undefined when it does. A path resolves
  * when it is a repository file relative to the root or to `file`'s folder, or is the end of a
- * repository file's path (`limits/guard.ts`, `cluster.ts`); a built file (`dist/cli.js`) when
+ * repository file's path (`limits/key.ts`, `cluster.ts`); a built file (`dist/cli.js`) when
  * its source (`src/cli.ts`) exists; an npm package's name (`ipaddr.js`) when it is installed.
  */
 function checkPath(file: string, named: string): string | undefined {
@@ -236,10 +236,10 @@ describe('the names the docs and comments use', () => {
   });
 
   it('catches a missing file and a missing function, naming the file', () => {
-    expect(pathsInMarkdown('`limits/guard.ts`, `process.exit`, `a b.ts`, `/openapi.json`')).toEqual(
-      ['limits/guard.ts'],
+    expect(pathsInMarkdown('`limits/key.ts`, `process.exit`, `a b.ts`, `/openapi.json`')).toEqual(
+      ['limits/key.ts'],
     );
-    expect(checkPath('docs/architecture.md', 'limits/guard.ts')).toBeUndefined();
+    expect(checkPath('docs/architecture.md', 'limits/key.ts')).toBeUndefined();
     expect(checkPath('docs/operations.md', 'dist/cli.js')).toBeUndefined();
     expect(checkPath('docs/architecture.md', 'ipaddr.js')).toBeUndefined();
     expect(checkPath('docs/architecture.md', 'send-with-retries.ts')).toBe(
