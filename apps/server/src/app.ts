@@ -2,12 +2,14 @@ import { contract } from '@plant-store/schema';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/token-registry.ts';
+import { DOCS_PATHS } from './docs/docs-assets.ts';
 import { serveDocsAssets } from './docs/serve-docs-assets.ts';
 import { contractHandlers, type Lifecycle } from './handlers.ts';
-import type { AppState } from './http/app-state.ts';
+import type { AppMiddleware, AppState, RequestStep } from './http/app-state.ts';
 import { answerUnrouted, contractRouter } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
 import { requestContext } from './http/request-context.ts';
+import { requireBearer } from './http/require-bearer.ts';
 import { rateLimited } from './limits/guard.ts';
 import { clientAddress, proxyTrust } from './limits/key.ts';
 import type { RateLimits } from './limits/rate-limits.ts';
@@ -26,8 +28,17 @@ interface AppOptions {
   readonly lifecycle: Lifecycle;
 }
 
+/** A check before the body is read, as plain middleware: it throws to refuse. */
+function checked(step: RequestStep): AppMiddleware {
+  return async (ctx, next) => {
+    await step(ctx);
+    await next();
+  };
+}
+
 /**
- * The Koa application: request context, CORS, the contract's routes, 404/405 for the rest.
+ * The Koa application: request context, CORS, the contract's routes and the reference page
+ * beside them, 404/405 for the rest.
  *
  * @example
  * const app = createApp({ store, tokens, bodyLimitBytes: 65536, logger, lifecycle });
@@ -36,12 +47,19 @@ export function createApp(options: AppOptions): Koa<AppState> {
   const { rateLimits, corsOrigins = [] } = options;
   // Koa's own `proxy` stays off: it believes X-Forwarded-For from any peer.
   const app = new Koa<AppState>();
-  const router = contractRouter(contract, contractHandlers(options.store, options.lifecycle), {
-    tokens: options.tokens,
-    bodyLimitBytes: options.bodyLimitBytes,
-    ...(rateLimits ? { guardAuthentication: (check) => rateLimited(rateLimits, check) } : {}),
-    around: serveDocsAssets(),
-  });
+  const docs = serveDocsAssets();
+  const bearer = requireBearer(options.tokens);
+  const handlers = contractHandlers(options.store, options.lifecycle);
+  const router = contractRouter(
+    contract,
+    { ...handlers, getOpenApiDocument: { serve: docs.document } },
+    {
+      // The rate limits count the credential check's verdict (limits/guard.ts).
+      authenticate: [checked(rateLimits ? rateLimited(rateLimits, bearer) : bearer)],
+      bodyLimitBytes: options.bodyLimitBytes,
+    },
+  );
+  router.get(DOCS_PATHS.page, docs.page).get(DOCS_PATHS.script, docs.script);
   app.use(requestContext(options.logger, options.metrics, options.lifecycle));
   const trust = proxyTrust(options.trustProxy ?? []);
   if (trust) {

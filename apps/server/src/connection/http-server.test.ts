@@ -1,8 +1,8 @@
-import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSocket, sendRawBytes } from '../../test/support/raw-socket.ts';
 import { readPlantRows } from '../../test/support/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../../test/support/start-test-server.ts';
+import { DOCS_PATHS } from '../docs/docs-assets.ts';
 import { DEFAULT_HTTP_TIMEOUTS } from './http-server.ts';
 
 // The real server's node:http settings, and its `clientError` hook; test/e2e/http-timeouts.test.ts
@@ -27,7 +27,7 @@ describe('the progress timeout', () => {
   it('closes a connection whose client stopped reading the docs script, and spares one that reads', async () => {
     const server = await startTestServer({ timeouts: { progressTimeoutMs: 300 } });
     try {
-      const get = `GET ${contract.getDocsScript.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+      const get = `GET ${DOCS_PATHS.script} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
       const stalled = await openSocket(server.url);
       stalled.pause(); // never reads: once the kernel's buffers are full, no progress
       stalled.write(get.repeat(12)); // 52 MB of answers: more than the buffers hold

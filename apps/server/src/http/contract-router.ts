@@ -1,76 +1,110 @@
 import { Router } from '@koa/router';
 import {
-  type Contract,
+  checkPart,
   ERROR_MESSAGES,
-  RESPONSE_MEDIA_TYPES,
-  type Route,
-  type RouteBody,
-  type RouteResult,
+  type Operation,
+  type OperationInput,
+  type OperationResult,
 } from '@plant-store/schema';
-import type { TokenRegistry } from '../auth/token-registry.ts';
+import type * as z from 'zod/mini';
 import { ApiError } from './api-error.ts';
-import type { AppContext, AppMiddleware, AppState, RequestStep } from './app-state.ts';
+import type { AppContext, AppMiddleware, AppState } from './app-state.ts';
 import { jsonBody } from './json-body.ts';
-import { requireBearer } from './require-bearer.ts';
 
-type RouteHandler<R extends Route> = (body: RouteBody<R>) => Promise<RouteResult<R>>;
-export type ContractHandlers = { [K in keyof Contract]: RouteHandler<Contract[K]> };
+/** An operation's handler: its validated input in, its success body out (or an ApiError thrown). */
+export type Handler<O extends Operation> = (
+  input: OperationInput<O>,
+) => Promise<OperationResult<O>>;
+
+/** An operation answered by Koa middleware of its own (a built file), not by a handler. */
+export interface Served {
+  readonly serve: AppMiddleware;
+}
+
+/** How the server answers each operation of `C`: a handler, or middleware that answers it. */
+export type Implementations<C extends Readonly<Record<string, Operation>>> = {
+  readonly [K in keyof C]: Handler<C[K]> | Served;
+};
 
 interface ContractRouterOptions {
-  readonly tokens: TokenRegistry;
+  /** Run before the body is read on every `auth: 'bearer'` operation: the credential check, the rate limits. */
+  readonly authenticate: readonly AppMiddleware[];
   readonly bodyLimitBytes: number;
-  /** Wraps the bearer check of authenticated routes (the rate limits: see `rateLimited`). */
-  readonly guardAuthentication?: (authenticate: RequestStep) => RequestStep;
-  /** Middleware around the answer of one route (the docs' files). */
-  readonly around?: { readonly [K in keyof Contract]?: AppMiddleware };
 }
 
 /** Not OPTIONS, which `allowedMethods` would answer 200: no route has it, so it gets a 405. */
 const ROUTER_METHODS = ['HEAD', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE'];
 
+/** A problem in the path or query parameters: a 400 naming them. */
+function parameters(schema: z.ZodMiniType | undefined, label: string) {
+  if (!schema) return () => undefined;
+  return (value: unknown) => {
+    const verdict = checkPart(schema, value, label);
+    if (!verdict.ok) throw new ApiError('validationFailed', verdict.message);
+    return verdict.value;
+  };
+}
+
 /**
- * The @koa/router routes of the contract: bearer and body headers checked, body read and
- * validated, the handler's result sent with the route's status and `responseType`.
+ * The @koa/router routes of a contract, one per operation, each a list of plain middleware:
+ * the operation's path noted for the log and metrics, then `authenticate` when it needs a
+ * credential, then its answer: path parameters, query parameters and body validated against
+ * the operation's schemas and handed to its handler as one object, whose result is sent as
+ * JSON with the operation's success status. Anything thrown is answered in the Error shape by
+ * `requestContext`.
+ *
+ * @example
+ * const router = contractRouter(contract, { createPlant: async ({ body }) => …, … }, options);
+ * app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());
  */
-export function contractRouter(
-  contract: Contract,
-  handlers: ContractHandlers,
+export function contractRouter<C extends Readonly<Record<string, Operation>>>(
+  contract: C,
+  implementations: Implementations<C>,
   options: ContractRouterOptions,
 ): Router<AppState> {
   // Paths exactly as the contract writes them: `/plants/` and `/PLANTS` are 404s.
   const router = new Router<AppState>({ methods: ROUTER_METHODS, strict: true, sensitive: true });
-  const bearer = requireBearer(options.tokens);
-  const authenticate = options.guardAuthentication?.(bearer) ?? bearer;
-  for (const key of Object.keys(contract) as (keyof Contract)[]) {
-    const route: Route = contract[key];
-    const readBody = route.body ? jsonBody(route.body, options.bodyLimitBytes) : undefined;
-    const around = options.around?.[key];
-    const handler = handlers[key] as (body: unknown) => Promise<unknown>;
-    const responseType = route.responseType ?? 'json';
-    // What Koa's `ctx.type` makes of it (JSON is UTF-8), without its look-up at each answer.
-    const media = RESPONSE_MEDIA_TYPES[responseType];
-    const contentType = responseType === 'json' ? `${media}; charset=utf-8` : media;
-    // No handler answers a bigint (a Plant, a status, the index): JSON.stringify does.
-    const send = (ctx: AppContext, result: unknown) => {
-      ctx.status = route.response.status;
-      ctx.res.setHeader('Content-Type', contentType);
-      ctx.body = responseType === 'json' ? JSON.stringify(result) : String(result);
+  for (const key of Object.keys(contract) as (keyof C & string)[]) {
+    const operation = contract[key] as Operation;
+    const implementation = implementations[key] as Handler<Operation> | Served;
+    const noted: AppMiddleware = (ctx, next) => {
+      ctx.state.route = operation.path;
+      return next();
     };
-    // One middleware per route, its steps in order: fewer hops through Koa's chain.
-    const serve: AppMiddleware = async (ctx) => {
-      ctx.state.route = route.path;
-      // A check decided in memory returns no promise: nothing to wait for.
-      const checked = route.auth === 'bearer' ? authenticate(ctx) : undefined;
-      if (checked) await checked;
-      const body = readBody ? await readBody(ctx) : undefined;
-      if (around) return around(ctx, async () => send(ctx, await handler(body)));
-      send(ctx, await handler(body));
-    };
+    const before = operation.auth === 'bearer' ? options.authenticate : [];
+    const answer =
+      typeof implementation === 'function'
+        ? answerWith(operation, implementation, options.bodyLimitBytes)
+        : implementation.serve;
     // `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router).
-    const path = route.path.replace(/\{([^}]+)\}/g, ':$1');
-    router.register(path, [route.method], [serve], { name: route.operationId });
+    const path = operation.path.replace(/\{([^}]+)\}/g, ':$1');
+    router.register(path, [operation.method], [noted, ...before, answer], { name: key });
   }
   return router;
+}
+
+/** The last middleware of an operation's route: its input validated, its handler's result sent. */
+function answerWith(
+  operation: Operation,
+  handler: Handler<Operation>,
+  bodyLimitBytes: number,
+): AppMiddleware {
+  const params = parameters(operation.params, 'path parameter');
+  const query = parameters(operation.query, 'query parameter');
+  const body = operation.body ? jsonBody(operation.body, bodyLimitBytes) : async () => undefined;
+  const { status } = operation.response;
+  return async function answerOperation(ctx: AppContext) {
+    const input = {
+      params: params(ctx.params),
+      query: query(ctx.query),
+      body: await body(ctx),
+    } as OperationInput<Operation>;
+    const result = await handler(input);
+    ctx.status = status;
+    ctx.type = 'application/json';
+    // No result holds a bigint (a Plant, a status, the index): JSON.stringify writes it.
+    ctx.body = JSON.stringify(result);
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { type Contract, contract } from '../contract.ts';
+import { type Contract, type Operation as ContractOperation, contract } from '../contract.ts';
 import { ErrorBody } from '../error-body.ts';
 import { ERROR_ENTRIES } from '../error-catalog.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
@@ -162,13 +162,12 @@ describe('the document is complete for outside consumers', () => {
   const operations = Object.values(generated.paths ?? {}).flatMap(
     (item) => Object.values(item as Record<string, Operation>) as Operation[],
   );
-  const routeOf = (operation: Operation) =>
-    contract[operation.operationId as keyof Contract] as Contract[keyof Contract];
+  const routeOf = (operation: Operation): ContractOperation =>
+    contract[operation.operationId as keyof Contract];
 
   it('gives every operation an operationId of the contract, a summary and a description', () => {
-    const documented = Object.entries(contract).filter(([, route]) => route.documented !== false);
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(
-      documented.map(([key]) => key).sort(),
+      Object.keys(contract).sort(),
     );
     for (const operation of operations) {
       expect(operation.summary, operation.operationId).toMatch(/\S/);
