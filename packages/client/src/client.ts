@@ -9,7 +9,7 @@ import {
   type Plant,
   stringifyJson,
 } from '@plant-store/schema/shapes';
-import type * as z from 'zod/mini';
+import { joinURL, type QueryObject, withQuery } from 'ufo';
 import {
   describeBody,
   errorFromResponse,
@@ -97,7 +97,7 @@ export async function callOperation<C extends OperationCall>(
   operation: C,
   input: CallInput<C>,
 ): Promise<OperationResult<C>> {
-  const request = buildHttpRequest(operation, config, encodeInput(operation, input));
+  const request = buildHttpRequest(operation, config, input);
   const { pacer } = config;
   const send = () => sendOnce(config.fetcher, request);
   const result = await sendWithRetries(
@@ -108,51 +108,7 @@ export async function callOperation<C extends OperationCall>(
   return readResponse(operation, request.url, result) as OperationResult<C>;
 }
 
-/**
- * The request target (path template filled, query appended) and the JSON body of a call.
- * Parameters are sent as text, `encodeURIComponent(value)`; the server checks them with their
- * schemas (a 400 naming the parameter). The body is checked here, before anything is sent.
- *
- * @example
- * encodeInput(getThing, { params: { id: 7n }, query: { verbose: true } });
- * // { target: '/things/7?verbose=true', body: undefined }
- */
-export function encodeInput(
-  operation: OperationCall,
-  input: {
-    readonly params?: Readonly<Record<string, unknown>> | undefined;
-    readonly query?: Readonly<Record<string, unknown>> | undefined;
-    readonly body?: unknown;
-  },
-): { target: string; body: string | undefined } {
-  // encodeURIComponent takes any value as its text: `String(value)`, a bigint's digits.
-  const encoded = (value: unknown) => encodeURIComponent(value as string);
-  const query = Object.entries(input.query ?? {})
-    .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => `${encoded(name)}=${encoded(value)}`)
-    .join('&');
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
-    encoded(input.params?.[name]),
-  );
-  return {
-    target: query ? `${path}?${query}` : path,
-    body: operation.body ? encodeBody(operation, operation.body, input.body) : undefined,
-  };
-}
-
-function encodeBody(operation: OperationCall, schema: z.ZodMiniType, input: unknown): string {
-  const result = schema.safeParse(input);
-  if (!result.success) {
-    const { issues } = result.error;
-    throw new PlantStoreValidationError(formatIssues(issues), {
-      operationId: operation.operationId,
-      issues,
-    });
-  }
-  return stringifyJson(result.data);
-}
-
-/** What {@link buildHttpRequest} needs besides the operation. */
+/** What {@link buildHttpRequest} needs besides the operation and its input. */
 interface RequestSettings {
   readonly baseUrl: string;
   readonly token: string;
@@ -160,27 +116,53 @@ interface RequestSettings {
 }
 
 /**
- * Derives the request for `operation` from the contract: method, the target under `baseUrl`,
- * the bearer credential when the operation requires one, and `accept: application/json`.
- * `encoded` is {@link encodeInput}'s target and already-serialized JSON body.
+ * Derives the request for `operation` from the contract: its method; its path under `baseUrl`,
+ * each `{name}` filled with `encodeURIComponent(params[name])`; the defined query parameters
+ * (strings, numbers, booleans, or arrays of them); the body checked with its schema (refused → {@link PlantStoreValidationError},
+ * nothing sent) and written as exact JSON (`stringifyJson`); the bearer credential when the
+ * operation requires one, and `accept: application/json`. Parameters are sent as their text
+ * (`String(value)`, a bigint's digits); the server checks them (a 400 naming the parameter).
  *
  * @example
- * buildHttpRequest(createPlantCall, settings, { target: '/plants', body: '{"id":1,"name":"Fern"}' });
- * // { url: 'http://api.test/plants', method: 'POST', headers: { accept, authorization }, … }
+ * buildHttpRequest(createPlantCall, settings, { body: { id: 1, name: 'Fern' } });
+ * // { url: 'http://api.test/plants', method: 'POST', headers: { accept, authorization }, body: '{"id":1,"name":"Fern"}', … }
  */
 export function buildHttpRequest(
   operation: OperationCall,
   settings: RequestSettings,
-  encoded: { readonly target: string; readonly body: string | undefined },
+  input: {
+    readonly params?: Readonly<Record<string, unknown>> | undefined;
+    readonly query?: Readonly<Record<string, unknown>> | undefined;
+    readonly body?: unknown;
+  },
 ): HttpRequest {
   // `content-type: application/json` is ofetch's for a string body (client.test.ts checks the wire).
   const headers: Record<string, string> = { accept: 'application/json' };
   if (operation.auth === 'bearer') headers.authorization = `Bearer ${settings.token}`;
+  const checked = operation.body?.safeParse(input.body);
+  if (checked?.success === false) {
+    const { issues } = checked.error;
+    throw new PlantStoreValidationError(formatIssues(issues), {
+      operationId: operation.operationId,
+      issues,
+    });
+  }
   return {
-    url: `${settings.baseUrl.replace(/\/+$/, '')}${encoded.target}`,
+    // ufo (ofetch's URL library) writes the query: the undefined values left out, an array
+    // as one parameter per item.
+    url: withQuery(
+      joinURL(
+        settings.baseUrl,
+        // encodeURIComponent reads any value as its text.
+        operation.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+          encodeURIComponent(input.params?.[name] as string),
+        ),
+      ),
+      input.query as QueryObject,
+    ),
     method: operation.method.toUpperCase() as Uppercase<HttpMethod>,
     headers,
-    body: encoded.body,
+    body: checked && stringifyJson(checked.data),
     timeoutMs: settings.timeoutMs,
   };
 }
@@ -215,8 +197,8 @@ export function readResponse(
   // No response body of the contract holds an int64 (ids are only ever sent), so JSON.parse
   // reads each exactly; a browser bundle needs no JSON library (test: responses-int64.test.ts).
   const result = parseBody(operation.response.schema, outcome.text);
-  if (!(result instanceof Error) && result.success) return result.data;
   const notJson = result instanceof Error;
+  if (!notJson && result.success) return result.data;
   throw new PlantStoreError(
     `${operationId}: the ${outcome.status} response ${
       notJson
