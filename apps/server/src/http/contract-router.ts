@@ -35,14 +35,11 @@ interface ContractRouterOptions {
 /** Not OPTIONS, which `allowedMethods` would answer 200: no route has it, so it gets a 405. */
 const ROUTER_METHODS = ['HEAD', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE'];
 
-/** A problem in the path or query parameters: a 400 naming them. */
-function parameters(schema: z.ZodMiniType | undefined, label: string) {
-  if (!schema) return () => undefined;
-  return (value: unknown) => {
-    const verdict = checkPart(schema, value, label);
-    if (!verdict.ok) throw new ApiError('validationFailed', verdict.message);
-    return verdict.value;
-  };
+/** The path or query parameters as their schema makes them, or a 400 naming the problem. */
+function checked(schema: z.ZodMiniType, value: unknown, label: string): unknown {
+  const verdict = checkPart(schema, value, label);
+  if (!verdict.ok) throw new ApiError('validationFailed', verdict.message);
+  return verdict.value;
 }
 
 /**
@@ -89,15 +86,15 @@ function answerWith(
   handler: Handler<Operation>,
   bodyLimitBytes: number,
 ): AppMiddleware {
-  const params = parameters(operation.params, 'path parameter');
-  const query = parameters(operation.query, 'query parameter');
-  const body = operation.body ? jsonBody(operation.body, bodyLimitBytes) : async () => undefined;
+  const { params, query } = operation;
+  const readBody = operation.body ? jsonBody(operation.body, bodyLimitBytes) : undefined;
   const { status } = operation.response;
   return async function answerOperation(ctx: AppContext) {
+    // Each part only when the operation has it: `ctx.query` parses the query string.
     const input = {
-      params: params(ctx.params),
-      query: query(ctx.query),
-      body: await body(ctx),
+      params: params && checked(params, ctx.params, 'path parameter'),
+      query: query && checked(query, ctx.query, 'query parameter'),
+      body: readBody && (await readBody(ctx)),
     } as OperationInput<Operation>;
     const result = await handler(input);
     ctx.status = status;
