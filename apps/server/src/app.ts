@@ -2,14 +2,15 @@ import { contract } from '@plant-store/schema';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/token-registry.ts';
+import { DOCS_PATHS } from './docs/docs-assets.ts';
 import { serveDocsAssets } from './docs/serve-docs-assets.ts';
 import { contractHandlers, type Lifecycle } from './handlers.ts';
 import type { AppState } from './http/app-state.ts';
 import { answerUnrouted, contractRouter } from './http/contract-router.ts';
 import { cors } from './http/cors.ts';
+import { limitCredential } from './http/limit-credential.ts';
 import { requestContext } from './http/request-context.ts';
 import { requireBearer } from './http/require-bearer.ts';
-import { limitCredential } from './http/limit-credential.ts';
 import { clientAddress, proxyTrust } from './limits/key.ts';
 import type { RateLimits } from './limits/rate-limits.ts';
 import type { ServiceMetrics } from './observability/metrics.ts';
@@ -28,7 +29,8 @@ interface AppOptions {
 }
 
 /**
- * The Koa application: request context, CORS, the contract's routes, 404/405 for the rest.
+ * The Koa application: request context, CORS, the contract's routes and the reference page
+ * beside them, 404/405 for the rest.
  *
  * @example
  * const app = createApp({ store, tokens, bodyLimitBytes: 65536, logger, lifecycle });
@@ -37,14 +39,20 @@ export function createApp(options: AppOptions): Koa<AppState> {
   const { rateLimits, corsOrigins = [] } = options;
   // Koa's own `proxy` stays off: it believes X-Forwarded-For from any peer.
   const app = new Koa<AppState>();
-  const router = contractRouter(contract, contractHandlers(options.store, options.lifecycle), {
-    bodyLimitBytes: options.bodyLimitBytes,
-    authentication: [
-      requireBearer(options.tokens, rateLimits),
-      ...(rateLimits ? [limitCredential(rateLimits)] : []),
-    ],
-    around: serveDocsAssets(),
-  });
+  const docs = serveDocsAssets();
+  const handlers = contractHandlers(options.store, options.lifecycle);
+  const router = contractRouter(
+    contract,
+    { ...handlers, getOpenApiDocument: { serve: docs.document } },
+    {
+      authenticate: [
+        requireBearer(options.tokens, rateLimits),
+        ...(rateLimits ? [limitCredential(rateLimits)] : []),
+      ],
+      bodyLimitBytes: options.bodyLimitBytes,
+    },
+  );
+  router.get(DOCS_PATHS.page, docs.page).get(DOCS_PATHS.script, docs.script);
   app.use(requestContext(options.logger, options.metrics, options.lifecycle));
   const trust = proxyTrust(options.trustProxy ?? []);
   if (trust) {

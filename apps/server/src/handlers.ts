@@ -1,6 +1,12 @@
-import { ERROR_MESSAGES, type NewPlant, type Plant, toPlant } from '@plant-store/schema';
+import {
+  type Contract,
+  ERROR_MESSAGES,
+  type NewPlant,
+  type Plant,
+  toPlant,
+} from '@plant-store/schema';
 import { ApiError } from './http/api-error.ts';
-import type { ContractHandlers } from './http/contract-router.ts';
+import type { Handler } from './http/contract-router.ts';
 import { STORE_RETRY_AFTER_SECONDS } from './http/to-api-error.ts';
 import type { PlantStore } from './store/plant-store.ts';
 
@@ -20,14 +26,15 @@ async function createPlant(store: PlantStore, newPlant: NewPlant): Promise<Plant
   return toPlant(newPlant);
 }
 
-/** The reference's files are sent by `serveDocsAssets` around the route: never called. */
-async function servedAsFile(): Promise<never> {
-  throw new Error('answered as a static file by docs/serve-docs-assets.ts');
-}
+/** The operations answered by a handler (`getOpenApiDocument` is a built file: app.ts). */
+export type ContractHandlers = {
+  readonly [K in Exclude<keyof Contract, 'getOpenApiDocument'>]: Handler<Contract[K]>;
+};
 
+/** The handler of each operation, over `store`; `/readyz` reads `lifecycle`. */
 export function contractHandlers(store: PlantStore, lifecycle: Lifecycle): ContractHandlers {
   return {
-    createPlant: (body) => createPlant(store, body),
+    createPlant: ({ body }) => createPlant(store, body),
     getHealth: async () => ({ status: 'ok' }),
     // Ready means able to commit (the one operation is a write), not merely reachable.
     getReadiness: async () => {
@@ -47,8 +54,5 @@ export function contractHandlers(store: PlantStore, lifecycle: Lifecycle): Contr
       return { status: 'ok' };
     },
     getIndex: async () => ({ docs: '/docs', openapi: '/openapi.json' }),
-    getOpenApiDocument: servedAsFile,
-    getDocs: servedAsFile,
-    getDocsScript: servedAsFile,
   };
 }

@@ -236,9 +236,9 @@ describe('the names the docs and comments use', () => {
   });
 
   it('catches a missing file and a missing function, naming the file', () => {
-    expect(pathsInMarkdown('`limits/key.ts`, `process.exit`, `a b.ts`, `/openapi.json`')).toEqual(
-      ['limits/key.ts'],
-    );
+    expect(pathsInMarkdown('`limits/key.ts`, `process.exit`, `a b.ts`, `/openapi.json`')).toEqual([
+      'limits/key.ts',
+    ]);
     expect(checkPath('docs/architecture.md', 'limits/key.ts')).toBeUndefined();
     expect(checkPath('docs/operations.md', 'dist/cli.js')).toBeUndefined();
     expect(checkPath('docs/architecture.md', 'ipaddr.js')).toBeUndefined();

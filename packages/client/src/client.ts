@@ -1,14 +1,15 @@
 import {
+  type CallInput,
   createPlantCall,
   formatIssues,
   type HttpMethod,
   type NewPlantInput,
+  type OperationCall,
+  type OperationResult,
   type Plant,
-  type RouteCall,
-  type RouteInput,
-  type RouteResult,
   stringifyJson,
 } from '@plant-store/schema/shapes';
+import { joinURL, type QueryObject, withQuery } from 'ufo';
 import {
   describeBody,
   errorFromResponse,
@@ -18,13 +19,7 @@ import {
   parseBody,
 } from './errors.ts';
 import { type ClientConfig, type PlantStoreClientOptions, resolveClientConfig } from './options.ts';
-import {
-  type HttpRequest,
-  type ResponseOutcome,
-  type RetriedOutcome,
-  sendOnce,
-  sendWithRetries,
-} from './retry.ts';
+import { type HttpRequest, type RetriedOutcome, sendOnce, sendWithRetries } from './retry.ts';
 
 /** The Plant Store API, one method per operation of the contract. */
 export interface PlantStoreClient {
@@ -80,28 +75,29 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 /** The client for an already-resolved configuration (tests inject `sleep` through it). */
 export function clientFromConfig(config: ClientConfig): PlantStoreClient {
   return {
-    createPlant: (newPlant) => callRoute(config, createPlantCall, newPlant),
+    createPlant: (newPlant) => callOperation(config, createPlantCall, { body: newPlant }),
   };
 }
 
 /**
- * Calls any route of the contract, everything derived from the route: the input is validated
- * with `route.body` (refused → {@link PlantStoreValidationError}, nothing sent) and serialized
- * with `stringifyJson` (bigints exact); the method, path and credential come from the route;
- * the success body is validated with `route.response.schema`. Failures are retried per
- * `config.retry`; what is left is thrown as a `PlantStoreError`. With `config.pacer`, every
- * attempt waits its turn under the server's rate limit first.
+ * Calls any operation of the contract, everything derived from its entry: the path parameters
+ * and query parameters are sent as `String(value)` and the body as exact JSON (`stringifyJson`),
+ * each checked with its schema first (refused → {@link PlantStoreValidationError}, nothing
+ * sent); the path template is filled (each value `encodeURIComponent`-encoded); the method and
+ * credential come from the entry; the success body is validated with its response schema.
+ * Failures are retried per `config.retry`; what is left is thrown as a `PlantStoreError`. With
+ * `config.pacer`, every attempt waits its turn under the server's rate limit first.
  *
  * @example
- * const plant = await callRoute(config, contract.createPlant, { id: 10n, name: 'Monstera' });
- * const health = await callRoute(config, contract.getHealth, undefined);
+ * const plant = await callOperation(config, createPlantCall, { body: { id: 10n, name: 'Monstera' } });
+ * const health = await callOperation(config, contract.getHealth, {});
  */
-export async function callRoute<R extends RouteCall>(
+export async function callOperation<C extends OperationCall>(
   config: ClientConfig,
-  route: R,
-  input: RouteInput<R>,
-): Promise<RouteResult<R>> {
-  const request = buildHttpRequest(route, config, encodeBody(route, input));
+  operation: C,
+  input: CallInput<C>,
+): Promise<OperationResult<C>> {
+  const request = buildHttpRequest(operation, config, input);
   const { pacer } = config;
   const send = () => sendOnce(config.fetcher, request);
   const result = await sendWithRetries(
@@ -109,23 +105,10 @@ export async function callRoute<R extends RouteCall>(
     config.retry,
     config.sleep,
   );
-  return readResponse(route, request.url, result) as RouteResult<R>;
+  return readResponse(operation, request.url, result) as OperationResult<C>;
 }
 
-function encodeBody(route: RouteCall, input: unknown): string | undefined {
-  if (route.body === undefined) return undefined;
-  const result = route.body.safeParse(input);
-  if (!result.success) {
-    const { issues } = result.error;
-    throw new PlantStoreValidationError(formatIssues(issues), {
-      operationId: route.operationId,
-      issues,
-    });
-  }
-  return stringifyJson(result.data);
-}
-
-/** What {@link buildHttpRequest} needs besides the route. */
+/** What {@link buildHttpRequest} needs besides the operation and its input. */
 interface RequestSettings {
   readonly baseUrl: string;
   readonly token: string;
@@ -133,43 +116,72 @@ interface RequestSettings {
 }
 
 /**
- * Derives the request for `route` from the contract: method, path, the bearer credential when
- * the route requires one, and `accept: application/json`. `body` is already-serialized JSON, or `undefined`
- * for a route without a body.
+ * Derives the request for `operation` from the contract: its method; its path under `baseUrl`,
+ * each `{name}` filled with `encodeURIComponent(params[name])`; the defined query parameters
+ * (strings, numbers, booleans, or arrays of them); the body checked with its schema (refused → {@link PlantStoreValidationError},
+ * nothing sent) and written as exact JSON (`stringifyJson`); the bearer credential when the
+ * operation requires one, and `accept: application/json`. Parameters are sent as their text
+ * (`String(value)`, a bigint's digits); the server checks them (a 400 naming the parameter).
  *
  * @example
- * buildHttpRequest(contract.createPlant, settings, '{"id":1,"name":"Fern"}');
- * // { url: 'http://api.test/plants', method: 'POST', headers: { accept, authorization }, … }
+ * buildHttpRequest(createPlantCall, settings, { body: { id: 1, name: 'Fern' } });
+ * // { url: 'http://api.test/plants', method: 'POST', headers: { accept, authorization }, body: '{"id":1,"name":"Fern"}', … }
  */
 export function buildHttpRequest(
-  route: RouteCall,
+  operation: OperationCall,
   settings: RequestSettings,
-  body: string | undefined,
+  input: {
+    readonly params?: Readonly<Record<string, unknown>> | undefined;
+    readonly query?: Readonly<Record<string, unknown>> | undefined;
+    readonly body?: unknown;
+  },
 ): HttpRequest {
   // `content-type: application/json` is ofetch's for a string body (client.test.ts checks the wire).
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (route.auth === 'bearer') headers.authorization = `Bearer ${settings.token}`;
+  if (operation.auth === 'bearer') headers.authorization = `Bearer ${settings.token}`;
+  const checked = operation.body?.safeParse(input.body);
+  if (checked?.success === false) {
+    const { issues } = checked.error;
+    throw new PlantStoreValidationError(formatIssues(issues), {
+      operationId: operation.operationId,
+      issues,
+    });
+  }
   return {
-    url: `${settings.baseUrl.replace(/\/+$/, '')}${route.path}`,
-    method: route.method.toUpperCase() as Uppercase<HttpMethod>,
+    // ufo (ofetch's URL library) writes the query: the undefined values left out, an array
+    // as one parameter per item.
+    url: withQuery(
+      joinURL(
+        settings.baseUrl,
+        // encodeURIComponent reads any value as its text.
+        operation.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+          encodeURIComponent(input.params?.[name] as string),
+        ),
+      ),
+      input.query as QueryObject,
+    ),
+    method: operation.method.toUpperCase() as Uppercase<HttpMethod>,
     headers,
-    body,
+    body: checked && stringifyJson(checked.data),
     timeoutMs: settings.timeoutMs,
   };
 }
 
 /**
- * Turns the final outcome of a call into the route's validated success body, or throws:
+ * Turns the final outcome of a call into the operation's validated success body, or throws:
  * {@link PlantStoreNetworkError} when no response arrived, {@link PlantStoreError} for any
  * other status (see `errorFromResponse`) and for a success body that is not JSON or does not
- * match `route.response.schema` (then `status` is the success status and `code` undefined).
+ * match `operation.response.schema` (then `status` is the success status and `code` undefined).
  *
  * @example
- * const plant = readResponse(contract.createPlant, url, await sendWithRetries(send, policy));
+ * const plant = readResponse(createPlantCall, url, await sendWithRetries(send, policy));
  */
-export function readResponse(route: RouteCall, url: string, result: RetriedOutcome): unknown {
-  const { outcome, attempts } = result;
-  const { operationId } = route;
+export function readResponse(
+  operation: OperationCall,
+  url: string,
+  { outcome, attempts }: RetriedOutcome,
+): unknown {
+  const { operationId } = operation;
   if (outcome.kind === 'failure') {
     throw new PlantStoreNetworkError({
       operationId,
@@ -179,27 +191,20 @@ export function readResponse(route: RouteCall, url: string, result: RetriedOutco
       cause: outcome.error,
     });
   }
-  if (outcome.status !== route.response.status) {
+  if (outcome.status !== operation.response.status) {
     throw errorFromResponse(operationId, outcome, attempts);
   }
-  return readSuccessBody(route, outcome, attempts);
-}
-
-function readSuccessBody(route: RouteCall, response: ResponseOutcome, attempts: number): unknown {
-  const details = { operationId: route.operationId, status: response.status, attempts };
-  const prefix = `${route.operationId}: the ${response.status} response`;
   // No response body of the contract holds an int64 (ids are only ever sent), so JSON.parse
   // reads each exactly; a browser bundle needs no JSON library (test: responses-int64.test.ts).
-  const result = parseBody(route.response.schema, response.text);
-  if (result instanceof Error) {
-    throw new PlantStoreError(`${prefix} is not JSON (${describeBody(response)})`, {
-      ...details,
-      cause: result,
-    });
-  }
-  if (result.success) return result.data;
+  const result = parseBody(operation.response.schema, outcome.text);
+  const notJson = result instanceof Error;
+  if (!notJson && result.success) return result.data;
   throw new PlantStoreError(
-    `${prefix} does not match the contract: ${formatIssues(result.error.issues)}`,
-    { ...details, cause: result.error },
+    `${operationId}: the ${outcome.status} response ${
+      notJson
+        ? `is not JSON (${describeBody(outcome)})`
+        : `does not match the contract: ${formatIssues(result.error.issues)}`
+    }`,
+    { operationId, status: outcome.status, attempts, cause: notJson ? result : result.error },
   );
 }

@@ -1,33 +1,19 @@
-import { createPlant } from './create-plant.ts';
-import {
-  getDocs,
-  getDocsScript,
-  getHealth,
-  getIndex,
-  getOpenApiDocument,
-  getReadiness,
-} from './operation-routes.ts';
+import { createPlant } from './operations/create-plant.ts';
+import { getHealth, getIndex, getOpenApiDocument, getReadiness } from './operations/service.ts';
 
-export { createPlant } from './create-plant.ts';
-export { createPlantCall } from './create-plant-call.ts';
-export {
-  getDocs,
-  getDocsScript,
-  getHealth,
-  getIndex,
-  getOpenApiDocument,
-  getReadiness,
-} from './operation-routes.ts';
-export * from './route.ts';
+export * from './operation.ts';
+export { createPlant, createPlantCall } from './operations/create-plant.ts';
+export { getHealth, getIndex, getOpenApiDocument, getReadiness } from './operations/service.ts';
 
-/** Every operation of the API, by operationId. Adding a route = one entry here + one handler. */
+/**
+ * Every operation of the API, by operationId: the server routes, the client calls and the
+ * OpenAPI document list these. Adding one: docs/architecture.md, "Adding an operation".
+ */
 export const contract = {
   createPlant,
   getHealth,
   getReadiness,
   getOpenApiDocument,
   getIndex,
-  getDocs,
-  getDocsScript,
 } as const;
 export type Contract = typeof contract;

@@ -7,6 +7,7 @@ import { contract, stringifyJson } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import {
   DOCS_ASSET_FILES,
+  DOCS_PATHS,
   type DocsAsset,
   type DocsManifest,
   ENCODED_SUFFIXES,
@@ -50,7 +51,7 @@ export function docsAssetSources(): Record<DocsAsset, Buffer> {
 
 /** The script's URL that never changes content (`path?v=<hash>`): cached for a year. */
 function versionedScriptUrl(hash: string): string {
-  return `${contract.getDocsScript.path}?v=${hash}`;
+  return `${DOCS_PATHS.script}?v=${hash}`;
 }
 
 /** `bytes` as brotli (quality 11, or 9 for a file over 1 MiB) and gzip (level 9), in parallel. */

@@ -11,6 +11,12 @@ export const DOCS_ASSET_FILES = {
 } as const;
 export type DocsAsset = keyof typeof DOCS_ASSET_FILES;
 
+/**
+ * Where the reference page and its script are served: plain routes beside the contract (the
+ * document is the contract's `getOpenApiDocument`, at `/openapi.json`).
+ */
+export const DOCS_PATHS = { page: '/docs', script: '/docs/assets/api-reference.js' } as const;
+
 export const ENCODED_SUFFIXES = ['.br', '.gz'] as const;
 
 /** Each file's version: 16 hex digits of its SHA-256. */

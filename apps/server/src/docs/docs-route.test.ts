@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPackageScript } from '../../scripts/docs/renderer-script.ts';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../http/page-security-headers.ts';
+import { DOCS_PATHS } from './docs-assets.ts';
 
 describe('GET /docs and its script injected into the app', () => {
   let server: TestApp;
@@ -12,7 +13,7 @@ describe('GET /docs and its script injected into the app', () => {
   afterAll(() => server.dispose());
 
   it('answers the page as HTML without a credential, with a self-only CSP', async () => {
-    const response = await server.fetch(contract.getDocs.path);
+    const response = await server.fetch(DOCS_PATHS.page);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toBe(PAGE_CONTENT_SECURITY_POLICY);
@@ -32,13 +33,13 @@ describe('GET /docs and its script injected into the app', () => {
   });
 
   it('links the script by a content-hashed URL', async () => {
-    const html = await (await server.fetch(contract.getDocs.path)).text();
+    const html = await (await server.fetch(DOCS_PATHS.page)).text();
     const link = /<script src="([^"]+)"><\/script>/.exec(html)?.[1] ?? '';
-    expect(link).toMatch(new RegExp(`^${contract.getDocsScript.path}\\?v=[0-9a-f]{16}$`));
+    expect(link).toMatch(new RegExp(`^${DOCS_PATHS.script}\\?v=[0-9a-f]{16}$`));
   });
 
   it('serves the renderer script from the server itself, without a source map link', async () => {
-    const html = await (await server.fetch(contract.getDocs.path)).text();
+    const html = await (await server.fetch(DOCS_PATHS.page)).text();
     const link = /<script src="([^"]+)"><\/script>/.exec(html)?.[1] ?? '';
     const response = await server.fetch(link, {
       headers: { 'accept-encoding': 'identity' },
@@ -53,7 +54,7 @@ describe('GET /docs and its script injected into the app', () => {
   });
 
   it('lets clients keep the page and the document, revalidated by their ETag; the API answers uncached', async () => {
-    for (const path of [contract.getDocs.path, contract.getOpenApiDocument.path]) {
+    for (const path of [DOCS_PATHS.page, contract.getOpenApiDocument.path]) {
       const response = await server.fetch(path);
       expect(response.headers.get('cache-control'), path).toBe('public, no-cache');
       expect(response.headers.get('etag'), path).toMatch(/^W\/"[0-9a-f]{16}"$/);

@@ -9,6 +9,7 @@ import { StartupError } from '../config.ts';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../http/page-security-headers.ts';
 import {
   DOCS_ASSET_FILES,
+  DOCS_PATHS,
   type DocsAsset,
   docsAssetsFolder,
   readDocsManifest,
@@ -22,8 +23,8 @@ const identity = (asset: DocsAsset) => readFileSync(join(folder, DOCS_ASSET_FILE
 const hashOf = (asset: DocsAsset) => manifest?.hashes[asset] ?? 'not built';
 
 const ASSETS = [
-  ['script', contract.getDocsScript.path, 'text/javascript; charset=utf-8'],
-  ['page', contract.getDocs.path, 'text/html; charset=utf-8'],
+  ['script', DOCS_PATHS.script, 'text/javascript; charset=utf-8'],
+  ['page', DOCS_PATHS.page, 'text/html; charset=utf-8'],
   ['document', contract.getOpenApiDocument.path, 'application/json; charset=utf-8'],
 ] as const;
 
@@ -121,13 +122,13 @@ describe('the API reference files, as static files', () => {
 
   it('caches the script a year, immutable, at its versioned URL only; everything else is revalidated', async () => {
     const hash = hashOf('script');
-    const versioned = await rawGet(`${contract.getDocsScript.path}?v=${hash}`);
+    const versioned = await rawGet(`${DOCS_PATHS.script}?v=${hash}`);
     expect(versioned.headers['cache-control']).toBe(IMMUTABLE_CACHE);
     expect(IMMUTABLE_CACHE).toBe('public, max-age=31536000, immutable');
     for (const url of [
-      `${contract.getDocsScript.path}?v=0000`,
-      contract.getDocsScript.path,
-      contract.getDocs.path,
+      `${DOCS_PATHS.script}?v=0000`,
+      DOCS_PATHS.script,
+      DOCS_PATHS.page,
       contract.getOpenApiDocument.path,
     ]) {
       const response = await rawGet(url);
@@ -135,12 +136,12 @@ describe('the API reference files, as static files', () => {
     }
     // The page links the versioned URL.
     expect(identity('page').toString()).toContain(
-      `<script src="${contract.getDocsScript.path}?v=${hash}"></script>`,
+      `<script src="${DOCS_PATHS.script}?v=${hash}"></script>`,
     );
   });
 
   it('sends the page with the page security headers, and the others without', async () => {
-    const page = await rawGet(contract.getDocs.path, { 'accept-encoding': 'br' });
+    const page = await rawGet(DOCS_PATHS.page, { 'accept-encoding': 'br' });
     expect(page.headers['content-security-policy']).toBe(PAGE_CONTENT_SECURITY_POLICY);
     expect(page.headers['x-frame-options']).toBe('DENY');
     const document = await rawGet(contract.getOpenApiDocument.path);

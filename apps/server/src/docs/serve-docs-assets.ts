@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contract, RESPONSE_MEDIA_TYPES, type Route } from '@plant-store/schema';
 import { StartupError } from '../config.ts';
 import type { AppMiddleware } from '../http/app-state.ts';
 import { PAGE_SECURITY_HEADERS } from '../http/page-security-headers.ts';
 import {
   DOCS_ASSET_FILES,
+  DOCS_PATHS,
   type DocsAsset,
   docsAssetsFolder,
   ENCODED_SUFFIXES,
@@ -17,8 +17,17 @@ import { requestOrigin, servedDocument } from './served-document.ts';
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 export const REVALIDATE_CACHE = 'public, no-cache';
 
+/** The media type each file is sent as. */
+const MEDIA_TYPES: Readonly<Record<DocsAsset, string>> = {
+  page: 'text/html; charset=utf-8',
+  script: 'text/javascript; charset=utf-8',
+  document: 'application/json; charset=utf-8',
+};
+
 /**
- * The `around` middleware of the reference's routes: each file and its `.br`/`.gz` copies read
+ * The middleware that answers each of the reference's files: the page and its script (plain
+ * routes beside the contract, at {@link DOCS_PATHS}) and the document (the contract's
+ * `getOpenApiDocument`). Each file and its `.br`/`.gz` copies read
  * once into shared buffers (a stalled reader holds no copy; docs/operations.md), sent with a
  * weak ETag, `Vary: Accept-Encoding` and a cache policy. A missing file is a StartupError at once.
  */
@@ -32,7 +41,7 @@ export function serveDocsAssets(folder: string = docsAssetsFolder()) {
       `the API reference files are not built in ${folder} (missing: ${manifest === undefined ? 'manifest.json ' : ''}${missing.join(' ')}): run \`pnpm --filter @plant-store/server build:assets\`, or build the server`,
     );
   }
-  const serve = (asset: DocsAsset, { responseType = 'json' }: Route): AppMiddleware => {
+  const serve = (asset: DocsAsset): AppMiddleware => {
     const file = join(folder, DOCS_ASSET_FILES[asset]);
     const copies = { br: readFileSync(`${file}.br`), gzip: readFileSync(`${file}.gz`) };
     const identity = readFileSync(file);
@@ -40,20 +49,23 @@ export function serveDocsAssets(folder: string = docsAssetsFolder()) {
     const built = { identity, hash, encoded: (encoding: 'br' | 'gzip') => copies[encoding] };
     // The document names the origin it is asked at as its server (served-document.ts).
     const copyFor = asset === 'document' ? servedDocument(built) : () => built;
+    // For the log and metrics (the contract's router notes the document's own path).
+    const route = asset === 'document' ? undefined : DOCS_PATHS[asset];
     return async function sendDocsAsset(ctx) {
+      if (route) ctx.state.route = route;
       const sent = copyFor(requestOrigin(ctx.protocol, ctx.host));
       // `fresh` compares only for a 2xx (the status is 404 until a body is set).
       ctx.status = 200;
       ctx.response.etag = `W/"${sent.hash}"`;
       const versioned = asset === 'script' && ctx.query.v === hash;
       ctx.set('Cache-Control', versioned ? IMMUTABLE_CACHE : REVALIDATE_CACHE);
-      if (responseType === 'html') ctx.set(PAGE_SECURITY_HEADERS);
+      if (asset === 'page') ctx.set(PAGE_SECURITY_HEADERS);
       ctx.vary('Accept-Encoding');
       if (ctx.fresh) {
         ctx.status = 304;
         return;
       }
-      ctx.type = RESPONSE_MEDIA_TYPES[responseType];
+      ctx.type = MEDIA_TYPES[asset];
       // Each encoding asked against identity alone: asked together, the first one the client
       // lists would win ties, and a browser lists gzip before br.
       const encoding = (['br', 'gzip'] as const).find(
@@ -63,9 +75,5 @@ export function serveDocsAssets(folder: string = docsAssetsFolder()) {
       ctx.body = encoding === undefined ? sent.identity : sent.encoded(encoding);
     };
   };
-  return {
-    getDocs: serve('page', contract.getDocs),
-    getDocsScript: serve('script', contract.getDocsScript),
-    getOpenApiDocument: serve('document', contract.getOpenApiDocument),
-  };
+  return { page: serve('page'), script: serve('script'), document: serve('document') };
 }

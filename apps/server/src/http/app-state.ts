@@ -11,6 +11,3 @@ export interface AppState {
 export type AppMiddleware = Middleware<AppState>;
 
 export type AppContext = ParameterizedContext<AppState>;
-
-/** A check before the body is read: returns (resolves) to go on, throws an ApiError not to. */
-export type RequestStep = (ctx: AppContext) => void | Promise<void>;

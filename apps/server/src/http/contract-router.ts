@@ -1,73 +1,107 @@
 import { Router } from '@koa/router';
 import {
-  type Contract,
+  checkPart,
   ERROR_MESSAGES,
-  RESPONSE_MEDIA_TYPES,
-  type Route,
-  type RouteBody,
-  type RouteResult,
+  type Operation,
+  type OperationInput,
+  type OperationResult,
 } from '@plant-store/schema';
+import type * as z from 'zod/mini';
 import { ApiError } from './api-error.ts';
 import type { AppContext, AppMiddleware, AppState } from './app-state.ts';
 import { jsonBody } from './json-body.ts';
 
-type RouteHandler<R extends Route> = (body: RouteBody<R>) => Promise<RouteResult<R>>;
-export type ContractHandlers = { [K in keyof Contract]: RouteHandler<Contract[K]> };
+/** An operation's handler: its validated input in, its success body out (or an ApiError thrown). */
+export type Handler<O extends Operation> = (
+  input: OperationInput<O>,
+) => Promise<OperationResult<O>>;
+
+/** An operation answered by Koa middleware of its own (a built file), not by a handler. */
+export interface Served {
+  readonly serve: AppMiddleware;
+}
+
+/** How the server answers each operation of `C`: a handler, or middleware that answers it. */
+export type Implementations<C extends Readonly<Record<string, Operation>>> = {
+  readonly [K in keyof C]: Handler<C[K]> | Served;
+};
 
 interface ContractRouterOptions {
+  /** Run before the body is read on every `auth: 'bearer'` operation: the credential check, the rate limits. */
+  readonly authenticate: readonly AppMiddleware[];
   readonly bodyLimitBytes: number;
-  /** The middleware of authenticated routes, before the body is read (`requireBearer`, …). */
-  readonly authentication: readonly AppMiddleware[];
-  /** Middleware around the answer of one route (the docs' files). */
-  readonly around?: { readonly [K in keyof Contract]?: AppMiddleware };
 }
 
 /** Not OPTIONS, which `allowedMethods` would answer 200: no route has it, so it gets a 405. */
 const ROUTER_METHODS = ['HEAD', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE'];
 
+/** The path or query parameters as their schema makes them, or a 400 naming the problem. */
+function checked(schema: z.ZodMiniType, value: unknown, label: string): unknown {
+  const verdict = checkPart(schema, value, label);
+  if (!verdict.ok) throw new ApiError('validationFailed', verdict.message);
+  return verdict.value;
+}
+
 /**
- * The @koa/router routes of the contract: bearer and body headers checked, body read and
- * validated, the handler's result sent with the route's status and `responseType`.
+ * The @koa/router routes of a contract, one per operation, each a list of plain middleware:
+ * the operation's path noted for the log and metrics, then `authenticate` when it needs a
+ * credential, then its answer: path parameters, query parameters and body validated against
+ * the operation's schemas and handed to its handler as one object, whose result is sent as
+ * JSON with the operation's success status. Anything thrown is answered in the Error shape by
+ * `requestContext`.
+ *
+ * @example
+ * const router = contractRouter(contract, { createPlant: async ({ body }) => …, … }, options);
+ * app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());
  */
-export function contractRouter(
-  contract: Contract,
-  handlers: ContractHandlers,
+export function contractRouter<C extends Readonly<Record<string, Operation>>>(
+  contract: C,
+  implementations: Implementations<C>,
   options: ContractRouterOptions,
 ): Router<AppState> {
   // Paths exactly as the contract writes them: `/plants/` and `/PLANTS` are 404s.
   const router = new Router<AppState>({ methods: ROUTER_METHODS, strict: true, sensitive: true });
-  for (const key of Object.keys(contract) as (keyof Contract)[]) {
-    const route: Route = contract[key];
-    const readBody = route.body ? jsonBody(route.body, options.bodyLimitBytes) : undefined;
-    const around = options.around?.[key];
-    const handler = handlers[key] as (body: unknown) => Promise<unknown>;
-    const responseType = route.responseType ?? 'json';
-    // What Koa's `ctx.type` makes of it (JSON is UTF-8), without its look-up at each answer.
-    const media = RESPONSE_MEDIA_TYPES[responseType];
-    const contentType = responseType === 'json' ? `${media}; charset=utf-8` : media;
-    // No handler answers a bigint (a Plant, a status, the index): JSON.stringify does.
-    const send = (ctx: AppContext, result: unknown) => {
-      ctx.status = route.response.status;
-      ctx.res.setHeader('Content-Type', contentType);
-      ctx.body = responseType === 'json' ? JSON.stringify(result) : String(result);
-    };
-    const routed: AppMiddleware = (ctx, next) => {
-      ctx.state.route = route.path;
+  for (const key of Object.keys(contract) as (keyof C & string)[]) {
+    const operation = contract[key] as Operation;
+    const implementation = implementations[key] as Handler<Operation> | Served;
+    const noted: AppMiddleware = (ctx, next) => {
+      ctx.state.route = operation.path;
       return next();
     };
-    const serve: AppMiddleware = async (ctx) => {
-      const body = readBody ? await readBody(ctx) : undefined;
-      if (around) return around(ctx, async () => send(ctx, await handler(body)));
-      send(ctx, await handler(body));
-    };
+    const before = operation.auth === 'bearer' ? options.authenticate : [];
+    const answer =
+      typeof implementation === 'function'
+        ? answerWith(operation, implementation, options.bodyLimitBytes)
+        : implementation.serve;
     // `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router).
-    const path = route.path.replace(/\{([^}]+)\}/g, ':$1');
-    const authentication = route.auth === 'bearer' ? options.authentication : [];
-    router.register(path, [route.method], [routed, ...authentication, serve], {
-      name: route.operationId,
-    });
+    const path = operation.path.replace(/\{([^}]+)\}/g, ':$1');
+    router.register(path, [operation.method], [noted, ...before, answer], { name: key });
   }
   return router;
+}
+
+/** The last middleware of an operation's route: its input validated, its handler's result sent. */
+function answerWith(
+  operation: Operation,
+  handler: Handler<Operation>,
+  bodyLimitBytes: number,
+): AppMiddleware {
+  const { params, query } = operation;
+  const readBody = operation.body ? jsonBody(operation.body, bodyLimitBytes) : undefined;
+  const { status } = operation.response;
+  return async function answerOperation(ctx: AppContext) {
+    // Each part only when the operation has it: `ctx.query` parses the query string.
+    const input = {
+      params: params && checked(params, ctx.params, 'path parameter'),
+      query: query && checked(query, ctx.query, 'query parameter'),
+      body: readBody && (await readBody(ctx)),
+    } as OperationInput<Operation>;
+    const result = await handler(input);
+    ctx.status = status;
+    ctx.type = 'application/json';
+    // No result holds a bigint (a Plant, a status, the index): JSON.stringify writes it.
+    ctx.body = JSON.stringify(result);
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { contract, NewPlant } from '@plant-store/schema';
+import { contract, NewPlant, type Operation } from '@plant-store/schema';
 import typeIs from 'type-is';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
@@ -40,7 +40,9 @@ it.each(['104857600', '2147483648', '3000000000', '4294967296', '20000000000'])(
 );
 
 it('reads every body of the contract as a NewPlant, the flat record its limits are made for', () => {
-  const bodies = Object.values(contract).flatMap((route) => (route.body ? [route.body] : []));
+  const bodies = Object.values(contract).flatMap((operation: Operation) =>
+    operation.body ? [operation.body] : [],
+  );
   expect(bodies.length).toBeGreaterThan(0);
   for (const body of bodies) expect(body).toBe(NewPlant);
 });

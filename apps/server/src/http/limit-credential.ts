@@ -1,5 +1,5 @@
-import type { AppMiddleware } from './app-state.ts';
 import type { RateLimits } from '../limits/rate-limits.ts';
+import type { AppMiddleware } from './app-state.ts';
 
 /**
  * The per-credential rate limit, after the bearer check (`ctx.state.consumer`): the

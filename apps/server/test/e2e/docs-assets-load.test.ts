@@ -4,6 +4,7 @@ import { Agent, request } from 'node:http';
 import type { Socket } from 'node:net';
 import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCS_PATHS } from '../../src/docs/docs-assets.ts';
 import { memoryMb, resetPeakMemory } from '../support/process-stats.ts';
 import { openSocket } from '../support/raw-socket.ts';
 import { type ServerInTempFolder, spawnFloodableServer } from '../support/spawn-server.ts';
@@ -96,7 +97,7 @@ async function stallReaders(): Promise<Socket[]> {
   const sockets = await Promise.all(Array.from({ length: STALLED }, () => openSocket(url)));
   const begun = sockets.map(answerBegun);
   for (const socket of sockets) {
-    socket.write(`GET ${contract.getDocsScript.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    socket.write(`GET ${DOCS_PATHS.script} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
   }
   try {
     await Promise.all(begun);
@@ -112,7 +113,7 @@ describe('the docs script and 200 connections that never read it', () => {
   it('holds no copy of the script per connection, nothing once they close, and /healthz and a create still answer', async () => {
     // Warm: the files, the route, a create.
     const agent = new Agent({ keepAlive: true });
-    expect((await get(agent, contract.getDocsScript.path, {})).status).toBe(200);
+    expect((await get(agent, DOCS_PATHS.script, {})).status).toBe(200);
     expect(await createPlant(1)).toBe(200);
     agent.destroy();
     const baseline = memoryMb(pid, 'VmRSS');
@@ -148,11 +149,7 @@ describe('the docs script and 200 connections that never read it', () => {
 });
 
 describe('an asset GET, in each encoding', () => {
-  const assets = [
-    contract.getDocsScript.path,
-    contract.getDocs.path,
-    contract.getOpenApiDocument.path,
-  ];
+  const assets = [DOCS_PATHS.script, DOCS_PATHS.page, contract.getOpenApiDocument.path];
   const encodings = [
     ['none', undefined, undefined],
     ['gzip', 'gzip', 'gzip'],

@@ -1,5 +1,5 @@
-import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCS_PATHS } from '../../src/docs/docs-assets.ts';
 import { openSocket, sendRawBytes } from '../support/raw-socket.ts';
 import { readPlantRows } from '../support/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
@@ -12,7 +12,7 @@ describe('the progress timeout', () => {
   it('closes a connection whose client stopped reading the docs script, and spares one that reads', async () => {
     const server = await startTestServer({ timeouts: { progressTimeoutMs: 300 } });
     try {
-      const get = `GET ${contract.getDocsScript.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+      const get = `GET ${DOCS_PATHS.script} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
       const stalled = await openSocket(server.url);
       stalled.pause(); // never reads: once the kernel's buffers are full, no progress
       stalled.write(get.repeat(12)); // 52 MB of answers: more than the buffers hold

@@ -2,6 +2,7 @@ import { Agent, type IncomingHttpHeaders, request } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DOCS_PATHS } from '../../src/docs/docs-assets.ts';
 import { createTestSchema, type TestSchema } from '../support/postgres.ts';
 import { openSocket, receivedUntilClose } from '../support/raw-socket.ts';
 import {
@@ -181,8 +182,8 @@ describe.each(['nginx', 'haproxy'] as const)('behind %s as shipped', (proxy) => 
 
   it.each([
     [contract.getOpenApiDocument.path, 'identity'],
-    [contract.getDocs.path, 'gzip'],
-    [contract.getDocsScript.path, 'br'],
+    [DOCS_PATHS.page, 'gzip'],
+    [DOCS_PATHS.script, 'br'],
   ])(
     '%s (%s) through the proxy: what an instance sends, and 304 for its ETag',
     async (path, encoding) => {

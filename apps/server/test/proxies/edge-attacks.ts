@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect as connectHttp2 } from 'node:http2';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { contract } from '@plant-store/schema';
+import { DOCS_PATHS } from '../../src/docs/docs-assets.ts';
 
 // The attacks on a proxy, one place each (edge-attacks.test.ts runs every one through both
 // shipped configs). An attack opens raw connections from its addresses and drives each one
@@ -177,7 +177,7 @@ function holdOpen(socket: Socket, until: number): Promise<void> {
   return Promise.race([closed(socket), delay(Math.max(0, until - performance.now()))]);
 }
 
-const DOCS_SCRIPT_REQUEST = `GET ${contract.getDocsScript.path} HTTP/1.1\r\nHost: plant-store\r\n\r\n`;
+const DOCS_SCRIPT_REQUEST = `GET ${DOCS_PATHS.script} HTTP/1.1\r\nHost: plant-store\r\n\r\n`;
 
 /**
  * Asks for the API reference's script (4.3 MB without Accept-Encoding) and stops reading after

@@ -15,9 +15,11 @@ const require = createRequire(import.meta.url);
 const DOCUMENT_PATH = require.resolve('@plant-store/schema/openapi.json');
 
 /**
- * Checks response bodies against the committed, generated OpenAPI document with Ajv (JSON
- * Schema 2020-12, which OpenAPI 3.1 uses): an independent check of what the zod schemas
- * promise, not the zod schemas themselves.
+ * Checks response bodies against the committed, generated OpenAPI document (or another one,
+ * e.g. `buildOpenApiDocument(fixtureContract)`) with Ajv (JSON Schema 2020-12, which OpenAPI
+ * 3.1 uses): an independent check of what the zod schemas promise, not the zod schemas
+ * themselves. A request path finds its operation by the document's path templates
+ * (`/plants/10` → `/plants/{id}`).
  *
  * @example
  * const validator = new OpenApiResponseValidator();
@@ -28,8 +30,15 @@ export class OpenApiResponseValidator {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
   private readonly cache = new Map<string, ValidateFunction>();
 
-  constructor(documentPath: string = DOCUMENT_PATH) {
-    this.document = JSON.parse(readFileSync(documentPath, 'utf8')) as OpenApiDocument;
+  /** `document`: a file to read, or a document as built (a bigint bound read as a number). */
+  constructor(document: string | object = DOCUMENT_PATH) {
+    const text =
+      typeof document === 'string'
+        ? readFileSync(document, 'utf8')
+        : JSON.stringify(document, (_, value) =>
+            typeof value === 'bigint' ? Number(value) : value,
+          );
+    this.document = JSON.parse(text) as OpenApiDocument;
     this.ajv.addFormat('int32', { type: 'number', validate: isInt32 });
     this.ajv.addFormat('int64', { type: 'number', validate: Number.isInteger });
     this.ajv.addSchema({ ...this.document, $id: 'openapi.json' });
@@ -67,8 +76,27 @@ export class OpenApiResponseValidator {
     }
   }
 
+  /**
+   * The document's path (template) a request path is answered by: itself when listed, else the
+   * template whose `{name}` segments match its segments (query ignored); itself when none does.
+   */
+  pathOf(requestPath: string): string {
+    const path = requestPath.split('?')[0] ?? requestPath;
+    if (this.document.paths[path]) return path;
+    const segments = path.split('/');
+    const template = Object.keys(this.document.paths).find((candidate) => {
+      const parts = candidate.split('/');
+      return (
+        parts.length === segments.length &&
+        parts.every((part, index) => /^\{[^}]+\}$/.test(part) || part === segments[index])
+      );
+    });
+    return template ?? path;
+  }
+
   /** The document's Response Object for a status (a `$ref` resolved; 404/405 by component). */
-  private responseObject(method: string, path: string, status: number) {
+  private responseObject(method: string, requestPath: string, status: number) {
+    const path = this.pathOf(requestPath);
     const listed = this.document.paths[path]?.[method.toLowerCase()]?.responses[String(status)];
     const ref =
       listed?.$ref ??
@@ -79,7 +107,8 @@ export class OpenApiResponseValidator {
     return this.document.components.responses[ref.replace('#/components/responses/', '')];
   }
 
-  private validatorFor(method: string, path: string, status: number): ValidateFunction {
+  private validatorFor(method: string, requestPath: string, status: number): ValidateFunction {
+    const path = this.pathOf(requestPath);
     const key = `${method} ${path} ${status}`;
     const cached = this.cache.get(key);
     if (cached) return cached;

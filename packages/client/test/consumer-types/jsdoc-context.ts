@@ -1,5 +1,6 @@
 import type { contract as schemaContract } from '@plant-store/schema';
 import type {
+  createPlantCall as createPlantCallEntry,
   ErrorBody as ErrorBodySchema,
   NewPlant as NewPlantSchema,
 } from '@plant-store/schema/shapes';
@@ -29,3 +30,4 @@ export declare const error: unknown;
 export declare const contract: typeof schemaContract;
 export declare const ErrorBody: typeof ErrorBodySchema;
 export declare const NewPlant: typeof NewPlantSchema;
+export declare const createPlantCall: typeof createPlantCallEntry;

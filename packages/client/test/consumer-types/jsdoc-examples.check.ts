@@ -4,13 +4,13 @@
 // `pnpm --filter @plant-store/client run consumer-types`: do not edit. Type-checked by the
 // package's typecheck (a wrong example fails it); never run.
 
-import { buildHttpRequest, callRoute, createPlantStoreClient, readResponse } from '../../src/client.ts';
+import { buildHttpRequest, callOperation, createPlantStoreClient, readResponse } from '../../src/client.ts';
 import { describeBody, errorFromResponse, PlantStoreError, PlantStoreNetworkError, PlantStoreValidationError, parseBody } from '../../src/errors.ts';
 import { resolveClientConfig } from '../../src/options.ts';
 import { Pacer, readRateLimit } from '../../src/pacer.ts';
 import { headerNumber, nextRetryDelay, parseRetryAfter, sendOnce, sendWithRetries } from '../../src/retry.ts';
 import { validateBody, validateNewPlant } from '../../src/validate.ts';
-import { baseUrl, body, client, config, contract, ErrorBody, error, fetcher, headers, NewPlant, ofetch, policy, request, response, send, settings, token, url } from './jsdoc-context.ts';
+import { baseUrl, body, client, config, contract, createPlantCall, ErrorBody, error, fetcher, headers, NewPlant, ofetch, policy, request, response, send, settings, token, url } from './jsdoc-context.ts';
 
 // src/client.ts, createPlantStoreClient
 export async function example1(): Promise<void> {
@@ -31,21 +31,21 @@ export async function example2(): Promise<void> {
   }
 }
 
-// src/client.ts, callRoute
+// src/client.ts, callOperation
 export async function example3(): Promise<void> {
-  const plant = await callRoute(config, contract.createPlant, { id: 10n, name: 'Monstera' });
-  const health = await callRoute(config, contract.getHealth, undefined);
+  const plant = await callOperation(config, createPlantCall, { body: { id: 10n, name: 'Monstera' } });
+  const health = await callOperation(config, contract.getHealth, {});
 }
 
 // src/client.ts, buildHttpRequest
 export async function example4(): Promise<void> {
-  buildHttpRequest(contract.createPlant, settings, '{"id":1,"name":"Fern"}');
-  // { url: 'http://api.test/plants', method: 'POST', headers: { accept, authorization }, … }
+  buildHttpRequest(createPlantCall, settings, { body: { id: 1, name: 'Fern' } });
+  // { url: 'http://api.test/plants', method: 'POST', headers: { accept, authorization }, body: '{"id":1,"name":"Fern"}', … }
 }
 
 // src/client.ts, readResponse
 export async function example5(): Promise<void> {
-  const plant = readResponse(contract.createPlant, url, await sendWithRetries(send, policy));
+  const plant = readResponse(createPlantCall, url, await sendWithRetries(send, policy));
 }
 
 // src/errors.ts, PlantStoreError

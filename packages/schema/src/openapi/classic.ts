@@ -2,7 +2,7 @@ import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
 import { ErrorBody, errorBody } from '../error-body.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
-import { OPERATION_SCHEMAS, operationSchemas } from '../operation-routes.ts';
+import { OPERATION_SCHEMAS, operationSchemas } from '../operations/service.ts';
 import { NewPlant, Plant, plantSchemas } from '../plant.ts';
 import { NAME_MAX_LENGTH, NO_CONTROL_CHARACTERS_PATTERN, TAG_MAX_LENGTH } from '../text.ts';
 import type { ZodFunctions } from '../zod-functions.ts';

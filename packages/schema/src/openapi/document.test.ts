@@ -2,11 +2,18 @@ import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { type Contract, contract } from '../contract.ts';
+import * as z from 'zod/mini';
+import {
+  type Contract,
+  type Operation as ContractOperation,
+  contract,
+  defineCall,
+  defineOperation,
+} from '../contract.ts';
 import { ErrorBody } from '../error-body.ts';
 import { ERROR_ENTRIES } from '../error-catalog.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
-import { NewPlant } from '../plant.ts';
+import { NewPlant, Plant } from '../plant.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
 import { NO_CONTROL_CHARACTERS_PATTERN } from '../text.ts';
 import {
@@ -168,13 +175,12 @@ describe('the document is complete for outside consumers', () => {
   const operations = Object.values(generated.paths ?? {}).flatMap(
     (item) => Object.values(item as Record<string, Operation>) as Operation[],
   );
-  const routeOf = (operation: Operation) =>
-    contract[operation.operationId as keyof Contract] as Contract[keyof Contract];
+  const routeOf = (operation: Operation): ContractOperation =>
+    contract[operation.operationId as keyof Contract];
 
   it('gives every operation an operationId of the contract, a summary and a description', () => {
-    const documented = Object.entries(contract).filter(([, route]) => route.documented !== false);
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(
-      documented.map(([key]) => key).sort(),
+      Object.keys(contract).sort(),
     );
     for (const operation of operations) {
       expect(operation.summary, operation.operationId).toMatch(/\S/);
@@ -398,5 +404,42 @@ describe('the document states what the server enforces', () => {
     }
     const ready = generated.paths?.['/readyz']?.get?.responses as Record<string, Response>;
     expect(ready['503']?.$ref).toBe('#/components/responses/ServiceUnavailable');
+  });
+});
+
+describe('operations with parameters', () => {
+  const thing = defineOperation(
+    defineCall({
+      operationId: 'getThing',
+      method: 'get',
+      path: '/things/{id}',
+      auth: 'none',
+      params: z.object({ id: z.string().check(z.regex(/^[0-9]+$/)) }),
+      query: z.object({ page: z.optional(z.string()) }),
+      response: { status: 200, schema: Plant },
+    }),
+    {
+      tag: 'plants',
+      errors: ['notFound'],
+      summary: 'Read',
+      description: 'A thing.',
+      success: 'It.',
+    },
+  );
+
+  it('lists the path and query parameters, as text, the optional ones not required', () => {
+    const operation = buildOpenApiDocument({ getThing: thing }).paths?.['/things/{id}']?.get;
+    expect(operation?.parameters).toEqual([
+      { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
+      { name: 'page', in: 'query', required: false, schema: { type: 'string' } },
+    ]);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '404', '405']);
+  });
+
+  it('refuses a path whose {name}s are not its path parameters, naming both', () => {
+    const wrong = { ...thing, path: '/things/{thingId}' };
+    expect(() => buildOpenApiDocument({ getThing: wrong })).toThrow(
+      'getThing: the path /things/{thingId} names {thingId} but its params schema has id',
+    );
   });
 });

@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import {
-  type Contract,
-  contract,
-  RESPONSE_MEDIA_TYPES,
-  ROUTING_ERRORS,
-  type Route,
-} from '../contract.ts';
+import * as z from 'zod/mini';
+import { contract, type Operation, ROUTING_ERRORS } from '../contract.ts';
 import { ErrorBody } from '../error-body.ts';
 import { ERROR_CATALOG, ERROR_ENTRIES, ERROR_STATUSES, type ErrorName } from '../error-catalog.ts';
 import { ERROR_MESSAGES } from '../error-messages.ts';
@@ -17,14 +12,7 @@ import { NewPlant } from '../plant.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
 import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../text.ts';
 import { documentedTwins } from './classic.ts';
-import {
-  BEARER_PROSE,
-  OPERATION_EXAMPLES,
-  OPERATION_PROSE,
-  RESPONSE_HEADERS,
-  STATUS_RESPONSES,
-  TAG_PROSE,
-} from './prose.ts';
+import { BEARER_PROSE, RESPONSE_HEADERS, STATUS_RESPONSES, TAG_PROSE } from './prose.ts';
 
 /** An OpenAPI 3.1 document, as zod-to-openapi generates it. */
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -174,8 +162,8 @@ function errorResponse(status: number) {
 }
 
 /** The error statuses an operation can answer: its own errors and the router's. */
-function statusesOf(route: Route): number[] {
-  const errors: readonly ErrorName[] = [...route.errors, ...ROUTING_ERRORS];
+function statusesOf(operation: Operation): number[] {
+  const errors: readonly ErrorName[] = [...operation.errors, ...ROUTING_ERRORS];
   const statuses = new Set<number>();
   for (const entry of ERROR_ENTRIES) {
     if (errors.includes(entry.name)) statuses.add(entry.status);
@@ -183,24 +171,60 @@ function statusesOf(route: Route): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
-function registerRoute(
+/** A schema of the contract as the document states it (see `buildOpenApiDocument`). */
+type SchemaOf = (schema: z.ZodMiniType, io: 'input' | 'output') => unknown;
+
+/**
+ * The OpenAPI Parameter Objects of an operation's path and query parameters, one per property
+ * of their schemas (as sent: text). Every `{name}` of the path must be a path parameter, and
+ * every path parameter a `{name}` of the path.
+ */
+function parametersOf(operation: Operation) {
+  const named = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+  const parameters = (['path', 'query'] as const).flatMap((where) => {
+    const schema = where === 'path' ? operation.params : operation.query;
+    if (!schema) return [];
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+      properties?: Record<string, Record<string, unknown>>;
+      required?: string[];
+    };
+    return Object.entries(json.properties ?? {}).map(([name, property]) => {
+      const { description, ...rest } = property;
+      return {
+        name,
+        in: where,
+        required: where === 'path' || (json.required ?? []).includes(name),
+        ...(typeof description === 'string' ? { description } : {}),
+        schema: rest,
+      };
+    });
+  });
+  const inPath = parameters.filter((parameter) => parameter.in === 'path').map((p) => p.name);
+  if (named.join() !== inPath.join()) {
+    throw new Error(
+      `${operation.operationId}: the path ${operation.path} names {${named.join('}, {')}} but its params schema has ${inPath.join(', ') || 'none'}`,
+    );
+  }
+  return parameters;
+}
+
+function registerOperation(
   registry: OpenAPIRegistry,
-  key: keyof Contract,
-  route: Route,
-  twinOf: (schema: unknown) => unknown,
+  operation: Operation,
+  schemaOf: SchemaOf,
 ): void {
-  const examples = OPERATION_EXAMPLES[key] ?? {};
-  const prose = OPERATION_PROSE[key];
-  const mediaType = RESPONSE_MEDIA_TYPES[route.responseType ?? 'json'].split(';')[0] ?? '';
+  const { examples = {} } = operation;
+  const parameters = parametersOf(operation);
   registry.registerPath({
-    operationId: route.operationId,
-    method: route.method,
-    path: route.path,
-    summary: prose.summary,
-    description: prose.description,
-    tags: [route.tag],
-    security: route.auth === 'bearer' ? [{ [BEARER]: [] }] : [],
-    ...(route.body
+    operationId: operation.operationId,
+    method: operation.method,
+    path: operation.path,
+    summary: operation.summary,
+    description: operation.description,
+    tags: [operation.tag],
+    security: operation.auth === 'bearer' ? [{ [BEARER]: [] }] : [],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(operation.body
       ? {
           request: {
             body: {
@@ -208,7 +232,7 @@ function registerRoute(
               description: 'Required.',
               content: {
                 'application/json': {
-                  schema: twinOf(route.body) as never,
+                  schema: schemaOf(operation.body, 'input') as never,
                   ...(examples.request ? { examples: examples.request } : {}),
                 },
               },
@@ -217,18 +241,20 @@ function registerRoute(
         }
       : {}),
     responses: {
-      [route.response.status]: {
-        description: prose.response,
-        ...(route.auth === 'bearer' ? { headers: headersOf('authenticated success') ?? {} } : {}),
+      [operation.response.status]: {
+        description: operation.success,
+        ...(operation.auth === 'bearer'
+          ? { headers: headersOf('authenticated success') ?? {} }
+          : {}),
         content: {
-          [mediaType]: {
-            schema: twinOf(route.response.schema) as never,
+          'application/json': {
+            schema: schemaOf(operation.response.schema, 'output') as never,
             ...(examples.response ? { examples: examples.response } : {}),
           },
         },
       },
       ...Object.fromEntries(
-        statusesOf(route).map((status) => [
+        statusesOf(operation).map((status) => [
           status,
           { $ref: `#/components/responses/${STATUS_RESPONSES[status]?.name}` },
         ]),
@@ -238,14 +264,17 @@ function registerRoute(
 }
 
 /**
- * Builds the OpenAPI 3.1 document from the route contract: the one place the published
- * document comes from.
+ * Builds the OpenAPI 3.1 document from the contract's operations: the one place the published
+ * document comes from. A schema with a documented twin (classic.ts: names, prose, bounds) is
+ * stated by it; any other by zod's own JSON Schema of it.
  *
  * @example
  * const doc = buildOpenApiDocument();
  * doc.paths?.['/plants']?.post?.operationId; // 'createPlant'
  */
-export function buildOpenApiDocument(routes: Contract = contract): OpenApiDocument {
+export function buildOpenApiDocument(
+  operations: Readonly<Record<string, Operation>> = contract,
+): OpenApiDocument {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', BEARER, {
     type: 'http',
@@ -253,29 +282,26 @@ export function buildOpenApiDocument(routes: Contract = contract): OpenApiDocume
     description: BEARER_PROSE,
   });
   const twins = documentedTwins();
-  const twinOf = (schema: unknown) => {
+  const schemaOf: SchemaOf = (schema, io) => {
     const twin = twins.get(schema);
-    if (!twin) throw new Error('a route names a schema with no OpenAPI twin: add it to classic.ts');
-    return twin;
+    if (twin) return twin;
+    const { $schema, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+    return json;
   };
-  const documented = (Object.entries(routes) as [keyof Contract, Route][]).filter(
-    ([, route]) => route.documented !== false,
-  );
+  const listed = Object.values(operations);
   // Only the error responses some operation refers to: no unused component.
-  const used = new Set(documented.flatMap(([, route]) => statusesOf(route)));
+  const used = new Set(listed.flatMap((operation) => statusesOf(operation)));
   for (const status of ERROR_STATUSES.filter((status) => used.has(status))) {
     const { name, component } = errorResponse(status);
     registry.registerComponent('responses', name, component);
   }
-  for (const [key, route] of documented) {
-    registerRoute(registry, key, route, twinOf);
-  }
+  for (const operation of listed) registerOperation(registry, operation, schemaOf);
 
   // Error is named by its documented `id`; it is listed here because the operations reach it
   // only through the `$ref`s of the error responses (`registry.register` would need zod
   // extended with `.openapi()`).
   const definitions = [
-    { type: 'schema' as const, schema: twinOf(ErrorBody) as never },
+    { type: 'schema' as const, schema: schemaOf(ErrorBody, 'output') as never },
     ...registry.definitions,
   ];
   return new OpenApiGeneratorV31(definitions).generateDocument({

@@ -1,57 +1,11 @@
-import type { Contract } from '../contract.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
 
-// What the OpenAPI document says in prose, one short string each: operations, schemas and
-// fields, tags, response headers and error statuses, and the named examples. Edit it here, then
-// run `pnpm openapi` (a unit test fails while the committed openapi.json differs). The long
+// What the OpenAPI document says in prose, one short string each: schemas and fields, tags,
+// response headers and error statuses (an operation's own prose is in its entry, operations/).
+// Edit it here, then run `pnpm openapi` (a unit test fails while the committed openapi.json differs). The long
 // description (info.description) is description.md beside this file. None of it is on the
 // browser's path (`@plant-store/schema/shapes`); document.ts only assembles the document.
-
-/** Per operation: its summary, description, and the description of its success response. */
-export const OPERATION_PROSE: Record<
-  keyof Contract,
-  { summary: string; description: string; response: string }
-> = {
-  createPlant: {
-    summary: 'Create a plant',
-    description: 'Creates a new plant in the store and returns it (without its id).',
-    response: 'Plant response',
-  },
-  getHealth: {
-    summary: 'Liveness probe',
-    description: 'Answers 200 while the process is alive. No credential needed.',
-    response: 'The process is alive.',
-  },
-  getReadiness: {
-    summary: 'Readiness probe',
-    description:
-      'Answers 200 when the store can commit (its last commit and a tiny write probe every few seconds succeeded), 503 when it cannot (disk full, read-only or deleted database file, database unreachable). No credential needed.',
-    response: 'The store can commit.',
-  },
-  getOpenApiDocument: {
-    summary: 'This OpenAPI document',
-    description: 'The OpenAPI 3.1 document of this API, as JSON. No credential needed.',
-    response: 'The OpenAPI document.',
-  },
-  getIndex: {
-    summary: 'Where the docs are',
-    description:
-      'Points to the API reference page (`/docs`) and this document (`/openapi.json`). No credential needed.',
-    response: 'The paths of the docs.',
-  },
-  getDocs: {
-    summary: 'API reference page',
-    description:
-      'This document rendered as an interactive HTML reference. The page and its script are served by this server: it loads nothing from any other host. No credential needed.',
-    response: 'The API reference page.',
-  },
-  getDocsScript: {
-    summary: 'API reference page script',
-    description: 'The script that renders the API reference page. No credential needed.',
-    response: 'The renderer script of the API reference page.',
-  },
-};
 
 /** The named schemas (components): description and example. */
 export const SCHEMA_PROSE = {
@@ -88,8 +42,6 @@ export const FIELD_PROSE = {
 /** The unnamed response bodies. */
 export const BODY_PROSE = {
   OpenApiDocument: 'An OpenAPI 3.1 document.',
-  HtmlPage: 'An HTML page.',
-  Script: 'A JavaScript program.',
 } as const;
 
 export const TAG_PROSE = {
@@ -195,51 +147,4 @@ export const STATUS_RESPONSES: Record<number, { name: string; summary: string }>
   },
   500: { name: 'InternalError', summary: 'An unexpected server failure.' },
   503: { name: 'ServiceUnavailable', summary: 'The store is unreachable; retry later.' },
-};
-
-/** A named example of a request or response body, as OpenAPI's Example Object. */
-export interface Example {
-  readonly summary: string;
-  readonly description?: string;
-  readonly value: unknown;
-}
-
-/**
- * Named examples of each operation's request body and success body, shown by the reference
- * page next to the schema. The tests check every one against the route's zod schema.
- */
-export const OPERATION_EXAMPLES: Partial<
-  Record<keyof Contract, { request?: Record<string, Example>; response?: Record<string, Example> }>
-> = {
-  createPlant: {
-    request: {
-      withTag: {
-        summary: 'A plant with a tag',
-        value: { id: 10, name: 'Monstera', tag: 'indoor' },
-      },
-      withoutTag: {
-        summary: 'A plant without a tag (tag is optional)',
-        value: { id: 11, name: 'Fern' },
-      },
-    },
-    response: {
-      withTag: {
-        summary: 'Created, or an identical replay: the plant without its id',
-        description:
-          'Sending `{"id": 10, "name": "Monstera", "tag": "indoor"}` again answers the same 200.',
-        value: { name: 'Monstera', tag: 'indoor' },
-      },
-      withoutTag: {
-        summary: 'A plant created without a tag has no tag property',
-        value: { name: 'Fern' },
-      },
-    },
-  },
-  getHealth: { response: { ok: { summary: 'The process is alive', value: { status: 'ok' } } } },
-  getReadiness: { response: { ok: { summary: 'The store answers', value: { status: 'ok' } } } },
-  getIndex: {
-    response: {
-      paths: { summary: 'The docs', value: { docs: '/docs', openapi: '/openapi.json' } },
-    },
-  },
 };
