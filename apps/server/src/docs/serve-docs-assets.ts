@@ -17,12 +17,6 @@ import { requestOrigin, servedDocument } from './served-document.ts';
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 export const REVALIDATE_CACHE = 'public, no-cache';
 
-/** The media type each file is sent as. */
-const MEDIA_TYPES: Readonly<Record<DocsAsset, string>> = {
-  page: 'text/html; charset=utf-8',
-  script: 'text/javascript; charset=utf-8',
-  document: 'application/json; charset=utf-8',
-};
 
 /**
  * The middleware that answers each of the reference's files: the page and its script (plain
@@ -65,7 +59,7 @@ export function serveDocsAssets(folder: string = docsAssetsFolder()) {
         ctx.status = 304;
         return;
       }
-      ctx.type = MEDIA_TYPES[asset];
+      ctx.type = DOCS_ASSET_FILES[asset]; // Koa's media type (and charset) for the file's name
       // Each encoding asked against identity alone: asked together, the first one the client
       // lists would win ties, and a browser lists gzip before br.
       const encoding = (['br', 'gzip'] as const).find(
