@@ -16,18 +16,22 @@ export const MAX_ENTRIES = 10_000;
 /**
  * Capped caches in front of the store (a flood of random tokens cannot grow memory): a valid
  * token trusted for TOKEN_CACHE_TTL_MS (never past its expiry) and recognised for
- * RECOGNISED_TTL_MS, a refused digest for 2 s.
+ * RECOGNISED_TTL_MS, a refused digest for 2 s. Concurrent requests with one token share one
+ * lookup (lru-cache's `fetch`).
  */
 export class ManagedTokenVerifier {
-  readonly #valid: LRUCache<string, { credential: Credential; expiresAt: number }>;
+  readonly #valid: LRUCache<string, Credential>;
   readonly #recognised: LRUCache<string, true>;
   readonly #refused: LRUCache<string, true>;
-  readonly #pending = new Map<string, Promise<Credential | undefined>>();
 
   constructor(private readonly store: Pick<TokenStore, 'findByDigest'>) {
     // Date.now, not performance.now: a token's expiry is a date (and a test's fake clock moves it).
     const cache = { max: MAX_ENTRIES, perf: { now: () => Date.now() }, ttlResolution: 0 };
-    this.#valid = new LRUCache({ ...cache, ttl: TOKEN_CACHE_TTL_MS });
+    this.#valid = new LRUCache<string, Credential>({
+      ...cache,
+      ttl: TOKEN_CACHE_TTL_MS,
+      fetchMethod: (digest, _stale, { options }) => this.#lookUp(digest, options),
+    });
     this.#recognised = new LRUCache({ ...cache, ttl: RECOGNISED_TTL_MS });
     this.#refused = new LRUCache({ ...cache, ttl: 2000 });
   }
@@ -35,12 +39,9 @@ export class ManagedTokenVerifier {
   async verify(token: string, digest = digestToken(token)): Promise<Credential | undefined> {
     // A cached token passed the format check when it was looked up.
     const cached = this.#valid.get(digest);
-    if (cached !== undefined && cached.expiresAt > Date.now()) return cached.credential;
+    if (cached !== undefined) return cached;
     if (checkTokenFormat(token) !== 'ok' || this.#refused.has(digest)) return undefined;
-    const pending =
-      this.#pending.get(digest) ?? this.#lookUp(digest).finally(() => this.#pending.delete(digest));
-    this.#pending.set(digest, pending);
-    return pending;
+    return this.#valid.fetch(digest);
   }
 
   /** Whether this process verified the token valid within RECOGNISED_TTL_MS. */
@@ -48,17 +49,17 @@ export class ManagedTokenVerifier {
     return this.#recognised.has(digest);
   }
 
-  async #lookUp(digest: string): Promise<Credential | undefined> {
+  async #lookUp(digest: string, options: { ttl?: number }): Promise<Credential | undefined> {
     const record = await this.store.findByDigest(digest);
-    const expiresAt = record?.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
-    if (record === undefined || record.revokedAt !== null || expiresAt <= Date.now()) {
+    const left = (record?.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY) - Date.now();
+    if (record === undefined || record.revokedAt !== null || left <= 0) {
       this.#recognised.delete(digest);
       this.#refused.set(digest, true);
       return undefined;
     }
-    const credential = { name: record.name };
-    this.#valid.set(digest, { credential, expiresAt });
+    // Kept while younger than its ttl, so never into the token's last millisecond.
+    options.ttl = Math.min(TOKEN_CACHE_TTL_MS, left - 1);
     this.#recognised.set(digest, true);
-    return credential;
+    return { name: record.name };
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StartupError } from '../config.ts';
 import type { AppMiddleware } from '../http/app-state.ts';
@@ -8,7 +8,6 @@ import {
   DOCS_PATHS,
   type DocsAsset,
   docsAssetsFolder,
-  ENCODED_SUFFIXES,
   readDocsManifest,
 } from './docs-assets.ts';
 import { requestOrigin, servedDocument } from './served-document.ts';
@@ -17,28 +16,19 @@ import { requestOrigin, servedDocument } from './served-document.ts';
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 export const REVALIDATE_CACHE = 'public, no-cache';
 
-/** The media type each file is sent as. */
-const MEDIA_TYPES: Readonly<Record<DocsAsset, string>> = {
-  page: 'text/html; charset=utf-8',
-  script: 'text/javascript; charset=utf-8',
-  document: 'application/json; charset=utf-8',
-};
-
 /**
  * The middleware that answers each of the reference's files: the page and its script (plain
  * routes beside the contract, at {@link DOCS_PATHS}) and the document (the contract's
  * `getOpenApiDocument`). Each file and its `.br`/`.gz` copies read
  * once into shared buffers (a stalled reader holds no copy; docs/operations.md), sent with a
- * weak ETag, `Vary: Accept-Encoding` and a cache policy. A missing file is a StartupError at once.
+ * weak ETag, `Vary: Accept-Encoding` and a cache policy. An unbuilt folder is a StartupError at once.
  */
 export function serveDocsAssets(folder: string = docsAssetsFolder()) {
+  // The build writes the manifest after the files it lists: with it, every file is there.
   const manifest = readDocsManifest(folder);
-  const missing = Object.values(DOCS_ASSET_FILES)
-    .flatMap((file) => [file, ...ENCODED_SUFFIXES.map((suffix) => `${file}${suffix}`)])
-    .filter((file) => !existsSync(join(folder, file)));
-  if (manifest === undefined || missing.length > 0) {
+  if (manifest === undefined) {
     throw new StartupError(
-      `the API reference files are not built in ${folder} (missing: ${manifest === undefined ? 'manifest.json ' : ''}${missing.join(' ')}): run \`pnpm --filter @plant-store/server build:assets\`, or build the server`,
+      `the API reference files are not built in ${folder}: run \`pnpm --filter @plant-store/server build:assets\`, or build the server`,
     );
   }
   const serve = (asset: DocsAsset): AppMiddleware => {
@@ -65,7 +55,7 @@ export function serveDocsAssets(folder: string = docsAssetsFolder()) {
         ctx.status = 304;
         return;
       }
-      ctx.type = MEDIA_TYPES[asset];
+      ctx.type = DOCS_ASSET_FILES[asset]; // Koa's media type (and charset) for the file's name
       // Each encoding asked against identity alone: asked together, the first one the client
       // lists would win ties, and a browser lists gzip before br.
       const encoding = (['br', 'gzip'] as const).find(

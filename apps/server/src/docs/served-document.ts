@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
 
 /** The built document's server: `/`, relative ("the server this document is served from"). */
 const BUILT_SERVER = '"servers":[{"url":"/"';
@@ -41,17 +42,13 @@ export function requestOrigin(protocol: string, host: string | undefined): strin
  */
 export function servedDocument(built: ServedCopy, limit = 16) {
   const text = built.identity.toString('utf8');
-  const copies = new Map<string, ServedCopy>();
-  return (origin: string | undefined): ServedCopy => {
-    if (origin === undefined || !text.includes(BUILT_SERVER)) return built;
-    let copy = copies.get(origin);
-    if (copy === undefined) {
-      copy = copyOf(text.replace(BUILT_SERVER, `"servers":[{"url":${JSON.stringify(origin)}`));
-      if (copies.size >= limit) copies.delete(copies.keys().next().value ?? '');
-      copies.set(origin, copy);
-    }
-    return copy;
-  };
+  const copies = new LRUCache<string, ServedCopy>({
+    max: limit,
+    memoMethod: (origin) =>
+      copyOf(text.replace(BUILT_SERVER, `"servers":[{"url":${JSON.stringify(origin)}`)),
+  });
+  return (origin: string | undefined): ServedCopy =>
+    origin === undefined || !text.includes(BUILT_SERVER) ? built : copies.memo(origin);
 }
 
 function copyOf(text: string): ServedCopy {

@@ -98,9 +98,8 @@ function answerWith(
     } as OperationInput<Operation>;
     const result = await handler(input);
     ctx.status = status;
-    ctx.type = 'application/json';
-    // No result holds a bigint (a Plant, a status, the index): JSON.stringify writes it.
-    ctx.body = JSON.stringify(result);
+    // Koa sends an object as JSON (no result holds a bigint: a Plant, a status, the index).
+    ctx.body = result;
   };
 }
 

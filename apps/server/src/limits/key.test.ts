@@ -2,7 +2,7 @@ import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
-import { addressKey, boundedKey, clientAddress, proxyTrust, UNKNOWN_ADDRESS } from './key.ts';
+import { addressKey, clientAddress, proxyTrust, UNKNOWN_ADDRESS } from './key.ts';
 
 describe('addressKey', () => {
   it('keeps IPv4 addresses, also IPv4-mapped ones', () => {
@@ -26,18 +26,6 @@ describe('addressKey', () => {
     for (const text of ['', 'not-an-address', 'garbage-6782-not-an-ip', '127.1', 'x'.repeat(500)]) {
       expect(addressKey(text)).toBe(UNKNOWN_ADDRESS);
     }
-  });
-});
-
-describe('boundedKey', () => {
-  it('keeps short keys and digests long ones', () => {
-    expect(boundedKey('env#1')).toBe('env#1');
-    expect(boundedKey('n'.repeat(200))).toBe('n'.repeat(200));
-    const long = boundedKey('n'.repeat(201));
-    expect(long).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(long.length).toBeLessThan(255);
-    expect(boundedKey('n'.repeat(201))).toBe(long);
-    expect(boundedKey('m'.repeat(201))).not.toBe(long);
   });
 });
 

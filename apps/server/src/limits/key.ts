@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP, isIPv4, isIPv6 } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
@@ -41,9 +40,4 @@ export function addressKey(address: string): string {
   if (ip.isIPv4MappedAddress()) return ip.toIPv4Address().toString();
   const network = ip.parts.slice(0, 4).map((group) => group.toString(16));
   return `${network.join(':')}::/64`;
-}
-
-/** Text (a credential's name) as a key of at most 200 characters: a SHA-256 digest when longer. */
-export function boundedKey(text: string): string {
-  return text.length <= 200 ? text : `sha256:${hash('sha256', text, 'hex')}`;
 }

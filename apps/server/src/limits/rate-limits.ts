@@ -2,7 +2,6 @@ import { ERROR_MESSAGES, RATE_LIMIT_HEADERS } from '@plant-store/schema';
 import type { RateLimitConfig } from '../config.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { RateLimitName } from '../observability/metrics.ts';
-import { boundedKey } from './key.ts';
 import { type CountStore, type Decision, memoryCounts, SharedCounts } from './shared-counts.ts';
 
 /** The burst allowance (BURST − PER_SECOND) comes back this long after its first use. */
@@ -16,7 +15,8 @@ interface RateLimitsOptions {
 
 /**
  * Fixed windows in SharedCounts (0 turns a limit off): per credential, a burst allowance, then a
- * rate per second; per address, refused credentials a minute.
+ * rate per second; per address, refused credentials a minute. Keys stay short: a credential's
+ * name is `env#N` or at most 64 characters (manage-tokens.ts), an address is an `addressKey`.
  */
 export class RateLimits {
   private constructor(
@@ -37,7 +37,7 @@ export class RateLimits {
   async consumeCredential(name: string): Promise<Record<string, string> | undefined> {
     const { perSecond, burst } = this.config;
     if (perSecond === 0) return undefined;
-    const decision = await this.#bursty(`c:${boundedKey(name)}`, perSecond, burst);
+    const decision = await this.#bursty(`c:${name}`, perSecond, burst);
     const headers = {
       [RATE_LIMIT_HEADERS.limit]: String(perSecond),
       [RATE_LIMIT_HEADERS.remaining]: String(burst > perSecond ? decision.remaining : 0),
@@ -52,7 +52,7 @@ export class RateLimits {
    * memory, before any token lookup.
    */
   refuseSpentAddress(address: string): void {
-    const msBeforeNext = this.counts.spentUntil(`f:${boundedKey(address)}`) - Date.now();
+    const msBeforeNext = this.counts.spentUntil(`f:${address}`) - Date.now();
     if (msBeforeNext > 0)
       this.#check({ allowed: false, remaining: 0, msBeforeNext }, 'refused credential');
   }
@@ -61,7 +61,7 @@ export class RateLimits {
   async recordAuthFailure(address: string): Promise<void> {
     const budget = this.config.authFailuresPerMinute;
     if (budget === 0) return;
-    const key = `f:${boundedKey(address)}`;
+    const key = `f:${address}`;
     this.#check(
       await this.counts.consume(key, budget, AUTH_FAILURE_WINDOW_SECONDS * 1000),
       'refused credential',
