@@ -75,7 +75,7 @@ export class SqliteStore extends BatchedStore {
     this.startProbing();
   }
 
-  protected commitBatch(plants: readonly NewPlant[]): RowResult[] {
+  protected async commitBatch(plants: readonly NewPlant[]): Promise<RowResult[]> {
     const results = this.#retryWhenFull(() => this.#commit.immediate(plants));
     this.#checkFiles(false);
     return results;
