@@ -5,7 +5,7 @@ import { LosslessNumber } from './lossless-number.ts';
 // range anyway, and a bound keeps `1e999999999` from building a huge bigint.
 const MAX_EXPONENT = 30;
 // An integer of more digits is read as a `number` (it is far out of int64 range): parsing a
-// bigint takes time that grows with the square of its digits (65,000 digits cost 3 ms).
+// bigint takes time that grows with the square of its digits.
 const MAX_INTEGER_DIGITS = 400;
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
