@@ -1,5 +1,4 @@
 import { toSchemaNumber } from './json-number.ts';
-import { LosslessNumber } from './lossless-number.ts';
 import { shortened } from './shortened.ts';
 
 export { parseJsonNumber } from './json-number.ts';
@@ -137,6 +136,7 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
   };
   const object = (depth: number, keep: boolean): object => {
     const members = new Map<string, unknown>();
+    const sources = new Map<string, string>();
     const keys: string[] = [];
     if (token(END_OBJECT)) return {};
     do {
@@ -145,22 +145,20 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
         throw new JsonTooWideError(keys.slice(0, 3));
       keys.push(key);
       if (!token(COLON)) fail();
+      const from = at;
       const member = value(depth, keep);
-      if (members.has(key) && !sameValue(members.get(key), member)) {
+      if (!keep) continue;
+      // The same value again (`1` and `1.0`, `"c"` and `"\u0063"`, or the same text) is harmless.
+      const source = text.slice(from, at).trim();
+      if (members.has(key) && members.get(key) !== member && sources.get(key) !== source) {
         throw new MalformedJsonError(`repeats the key "${shortened(key)}"`);
       }
-      if (keep) members.set(key, member);
+      sources.set(key, source);
+      members.set(key, member);
     } while ((token(OBJECT_NEXT) ?? fail()) === ',');
     return Object.fromEntries(members); // own keys, `__proto__` included
   };
   const result = value(0, true);
   if (token(END) === undefined) fail();
   return result;
-}
-
-/** Two values of one key are the same: equal primitives, or the same number's text. */
-function sameValue(a: unknown, b: unknown): boolean {
-  return (
-    a === b || (a instanceof LosslessNumber && b instanceof LosslessNumber && `${a}` === `${b}`)
-  );
 }
