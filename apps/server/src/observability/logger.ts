@@ -1,4 +1,5 @@
-import { fstatSync, write } from 'node:fs';
+import { write } from 'node:fs';
+import { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
@@ -38,7 +39,8 @@ export function createLogger(
  * resume once writes succeed, with one stderr line when they stop and one when they resume.
  */
 function openStdout(): DestinationStream {
-  if (!fstatSync(1).isFile()) {
+  // Node's docs: process.stdout is a net.Socket unless fd 1 is a file.
+  if (process.stdout instanceof Socket) {
     process.stdout.on('error', failed);
     return {
       write(line: string) {
