@@ -33,6 +33,8 @@ export function parseJsonNumber(text: string): bigint | number {
   return Number(text);
 }
 
+/** An integer of at most 15 digits: a safe integer, exact as a double. */
+const SAFE_INTEGER = /^(?:0|-?[1-9]\d{0,14})$/;
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -46,6 +48,7 @@ const HUGE = 10 ** (MAX_EXPONENT + 1);
  * `LosslessNumber` (its text), so no integer schema mistakes it for an integer.
  */
 export function toSchemaNumber(text: string): bigint | number | LosslessNumber {
+  if (SAFE_INTEGER.test(text)) return Number(text);
   const value = parseJsonNumber(text);
   if (typeof value === 'bigint') {
     return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value;

@@ -52,15 +52,15 @@ export class JsonTooWideError extends Error {
 }
 
 // Each token is matched where the reader stands (sticky).
-const SPACE = /[ \t\n\r]*/y;
-/** A string: no raw control character, only JSON's escapes (unrolled: no backtracking per character). */
+/** A string up to its closing quote: no raw control character, only JSON's escapes (unrolled). */
 const CHARS = '[^"\\\\\\u0000-\\u001f]*';
 const OPEN_STRING = new RegExp(`"${CHARS}(?:\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})${CHARS})*`, 'y');
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const LITERAL = /true|false|null/y;
-const OPEN = /[[{]/y;
-const [COLON, END_ARRAY, END_OBJECT, END] = [/:/y, /]/y, /}/y, /$/y];
-const [ARRAY_NEXT, OBJECT_NEXT] = [/[,\]]/y, /[,}]/y];
+/** What a container that is not kept holds between its strings and brackets, skipped at once. */
+const SCALARS = /[^"[\]{}]*/y;
+const [QUOTE, COMMA, COLON] = [0x22, 0x2c, 0x3a];
+const [OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT] = [0x5b, 0x5d, 0x7b, 0x7d];
 
 /**
  * Parses JSON text without losing integer precision: an integer beyond ±(2^53 − 1) becomes
@@ -81,73 +81,103 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
   const fail = (): never => {
     throw new MalformedJsonError(`is not valid JSON (at character ${at})`);
   };
-  /** After any spaces, the token `pattern` matches (taken), or undefined. */
-  const token = (pattern: RegExp): string | undefined => {
-    SPACE.lastIndex = at;
-    SPACE.exec(text);
-    at = pattern.lastIndex = SPACE.lastIndex;
-    const found = pattern.exec(text)?.[0];
-    if (found !== undefined) at = pattern.lastIndex;
-    return found;
+  /** Skips spaces; the next character's code (NaN at the end). */
+  const peek = (): number => {
+    let code = text.charCodeAt(at);
+    while (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) {
+      code = text.charCodeAt(++at);
+    }
+    return code;
   };
-  /** A string's JSON text; where it breaks, MalformedJsonError there. */
-  const string = (): string | undefined => {
-    const opened = token(OPEN_STRING);
-    if (opened === undefined) return undefined;
-    if (text.charAt(at) !== '"') fail();
+  /** Takes the next character if it is `code`. */
+  const take = (code: number): boolean => {
+    if (peek() !== code) return false;
     at += 1;
-    return `${opened}"`;
+    return true;
   };
-  /** A string or a literal, a string longer than `flat.maxStringLength` cut. */
-  const decoded = (raw: string): unknown => {
-    const value: unknown = JSON.parse(raw);
-    const max = flat?.maxStringLength ?? Number.POSITIVE_INFINITY;
-    if (typeof value !== 'string' || value.length <= max) return value;
+  /** Takes the token `pattern` matches here; MalformedJsonError if none. */
+  const match = (pattern: RegExp): string => {
+    pattern.lastIndex = at;
+    if (!pattern.test(text)) fail();
+    const token = text.slice(at, pattern.lastIndex);
+    at = pattern.lastIndex;
+    return token;
+  };
+  /** The string here, decoded when kept (cut past `flat.maxStringLength`). */
+  const string = (keep: boolean): string => {
+    const start = at;
+    match(OPEN_STRING);
+    if (text.charCodeAt(at) !== QUOTE) fail();
+    at += 1;
+    if (!keep) return '';
+    const raw = text.slice(start + 1, at - 1);
+    const value = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+    const max = flat?.maxStringLength ?? value.length;
+    if (value.length <= max) return value;
     const high = value.charCodeAt(max - 1);
     return value.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max);
   };
-  /** The value at `at`, `depth` containers in; `keep`: built, else only checked. */
+  /** The value here, `depth` containers in; `keep`: built, else only checked. */
   const value = (depth: number, keep: boolean): unknown => {
-    const open = token(OPEN);
-    if (open === undefined) {
-      const number = token(NUMBER);
-      if (number !== undefined) return keep ? toSchemaNumber(number) : undefined;
-      const raw = string() ?? token(LITERAL) ?? fail();
-      return keep ? decoded(raw) : undefined;
+    const code = peek();
+    if (code === QUOTE) return string(keep);
+    if (code !== OPEN_ARRAY && code !== OPEN_OBJECT) {
+      if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
+        const number = match(NUMBER);
+        return keep ? toSchemaNumber(number) : undefined;
+      }
+      return { true: true, false: false, null: null }[match(LITERAL)];
     }
     if (depth === MAX_JSON_DEPTH) {
-      const where = `(at character ${at - 1})`;
+      const where = `(at character ${at})`;
       throw new JsonTooDeepError(
         `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels ${where}`,
       );
     }
-    const inside = keep && (flat === undefined || (open === '{' && depth === 0));
-    const members = open === '[' ? array(depth + 1, inside) : object(depth + 1, inside);
-    return keep ? members : undefined;
+    at += 1;
+    if (keep && (flat === undefined || (code === OPEN_OBJECT && depth === 0))) {
+      return code === OPEN_ARRAY ? array(depth + 1) : object(depth + 1);
+    }
+    skip(depth + 1, code + 2); // `[` + 2 is `]`, `{` + 2 is `}`
+    return code === OPEN_ARRAY ? [] : {};
   };
-  const array = (depth: number, keep: boolean): unknown[] => {
+  /**
+   * A container not kept, through its `close`: only its strings and brackets checked, each run
+   * of scalars skipped in one search. Its lines and the character dispatch above are what a
+   * hostile body's cost needs (json.ts past 120 code lines): bench/results/json-parse.md.
+   */
+  const skip = (depth: number, close: number): void => {
+    for (;;) {
+      match(SCALARS);
+      const code = text.charCodeAt(at);
+      if (code === close) {
+        at += 1;
+        return;
+      }
+      if (code === QUOTE || code === OPEN_ARRAY || code === OPEN_OBJECT) value(depth, false);
+      else fail();
+    }
+  };
+  const array = (depth: number): unknown[] => {
     const items: unknown[] = [];
-    if (token(END_ARRAY)) return items;
-    do {
-      const item = value(depth, keep);
-      if (keep) items.push(item);
-    } while ((token(ARRAY_NEXT) ?? fail()) === ',');
-    return items;
+    if (take(CLOSE_ARRAY)) return items;
+    do items.push(value(depth, true));
+    while (take(COMMA));
+    return take(CLOSE_ARRAY) ? items : fail();
   };
-  const object = (depth: number, keep: boolean): object => {
+  const object = (depth: number): object => {
     const members = new Map<string, unknown>();
     const sources = new Map<string, string>();
     const keys: string[] = [];
-    if (token(END_OBJECT)) return {};
+    if (take(CLOSE_OBJECT)) return {};
     do {
-      const key = String(keep ? decoded(string() ?? fail()) : (string() ?? fail()));
-      if (keep && flat && keys.length === flat.maxMembers)
-        throw new JsonTooWideError(keys.slice(0, 3));
+      if (peek() !== QUOTE) fail();
+      const key = string(true);
+      if (flat && keys.length === flat.maxMembers) throw new JsonTooWideError(keys.slice(0, 3));
       keys.push(key);
-      if (!token(COLON)) fail();
+      if (!take(COLON)) fail();
       const from = at;
-      const member = value(depth, keep);
-      if (!keep) continue;
+      const member = value(depth, true);
       // The same value again (`1` and `1.0`, `"c"` and `"\u0063"`, or the same text) is harmless.
       const source = text.slice(from, at).trim();
       if (members.has(key) && members.get(key) !== member && sources.get(key) !== source) {
@@ -155,10 +185,9 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
       }
       sources.set(key, source);
       members.set(key, member);
-    } while ((token(OBJECT_NEXT) ?? fail()) === ',');
-    return Object.fromEntries(members); // own keys, `__proto__` included
+    } while (take(COMMA));
+    return take(CLOSE_OBJECT) ? Object.fromEntries(members) : fail(); // own keys, `__proto__` too
   };
   const result = value(0, true);
-  if (token(END) === undefined) fail();
-  return result;
+  return Number.isNaN(peek()) ? result : fail();
 }
