@@ -130,8 +130,8 @@ export class PostgresStore extends BatchedStore {
     values: unknown[],
     queryTimeoutMs?: number,
   ): Promise<Row[]> {
-    // Bounded by the pool's typed `query_timeout` (database.ts), not `queryTimeoutMs`.
-    const query: pg.QueryConfig = { text, values };
+    // pg honours a per-query `query_timeout`, which its QueryConfig type does not list.
+    const query = { text, values, query_timeout: queryTimeoutMs } as pg.QueryConfig;
     for (let attempt = 1; ; attempt += 1) {
       try {
         return (await this.#handle.pool.query<Row>(query)).rows;
