@@ -48,7 +48,8 @@ async function run(config: Config): Promise<void> {
     if (development) console.log(tryIt(url, development));
   };
   if (config.webConcurrency > 1 && cluster.isPrimary) {
-    process.exit(await runPrimary(config, baseLogger, (url) => started(baseLogger, url)));
+    const code = await runPrimary(config, baseLogger, (url) => started(baseLogger, url));
+    return void (await exitAfterLogs(baseLogger, code));
   }
   const worker = cluster.worker;
   const logger = worker ? baseLogger.child({ pid: process.pid, worker: worker.id }) : baseLogger;
@@ -60,7 +61,7 @@ async function run(config: Config): Promise<void> {
   const shutdown = (signal?: string) => {
     if (stopping) return;
     stopping = true;
-    if (running === undefined) process.exit(0);
+    if (running === undefined) return void exitAfterLogs(logger, 0);
     logger.info(signal ? { signal } : {}, 'shutting down');
     const boundMs = config.shutdownDelayMs + SHUTDOWN_BOUND_MS - EXIT_FLUSH_MS;
     setTimeout(() => {

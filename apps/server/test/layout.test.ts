@@ -172,6 +172,69 @@ describe('the source tree and its libraries', () => {
   });
 });
 
+describe('public APIs only', () => {
+  // The code of the server, its scripts and the contract package, tests aside.
+  const roots = [SRC, join(APP, 'scripts'), join(APP, '..', '..', 'packages', 'schema', 'src')];
+  const code = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? code(join(dir, entry.name))
+        : /(?<!\.test)\.ts$/.test(entry.name)
+          ? [join(dir, entry.name)]
+          : [],
+    );
+  const files = roots.flatMap(code).map((path) => ({
+    file: relative(join(APP, '..', '..'), path),
+    text: readFileSync(path, 'utf8'),
+  }));
+
+  it('reaches past no library or Node API: no deep import, private member, brand or message text', () => {
+    const found = files.flatMap(({ file, text }) => [
+      ...reachesIn(text).map((reach) => `${file}: ${reach}`),
+      ...packageSpecifiers(text).flatMap((specifier) => {
+        const problem = deepImportProblem(specifier);
+        return problem === undefined ? [] : [`${file}: '${specifier}' (${problem})`];
+      }),
+    ]);
+    expect(found).toEqual([]);
+  });
+
+  it('recognises each reach it refuses', () => {
+    const lines = [
+      'process.stdout._handle.setBlocking(true);',
+      "value[Symbol.for('lossless-json.LosslessNumber')] === true;",
+      'Object.prototype.hasOwnProperty.call(value, key);',
+      "if (error.message.includes('tokens.name')) return;",
+      'const timedOut = /timeout expired/.test(error.message);',
+      "const ok = { __proto__: null, message: 'x' }.message;",
+    ];
+    expect(lines.map((line) => reachesIn(line)[0])).toEqual([
+      'a private member (._handle)',
+      "another package's brand (Symbol.for)",
+      'a prototype call (.prototype.hasOwnProperty)',
+      'an error classified by its message text',
+      'an error classified by its message text',
+      undefined,
+    ]);
+  });
+});
+
+/** Where `text` reaches past a public API: private members, brands, prototype calls, message text. */
+function reachesIn(text: string): string[] {
+  const rules: [RegExp, (match: string) => string][] = [
+    [/\._(?!_proto__)[A-Za-z]\w*/g, (match) => `a private member (${match})`],
+    [/\bSymbol\.for\b/g, () => "another package's brand (Symbol.for)"],
+    [/\.prototype\.\w+/g, (match) => `a prototype call (${match})`],
+    [
+      /\.message\s*\.\s*(?:includes|startsWith|endsWith|match|search|indexOf)\s*\(|\.(?:test|exec)\s*\([^)]*\.message\b/g,
+      () => 'an error classified by its message text',
+    ],
+  ];
+  return rules.flatMap(([pattern, describe]) =>
+    [...text.matchAll(pattern)].map((match) => describe(match[0])),
+  );
+}
+
 /** The packages a text imports: static, type-only, side-effect, dynamic and require() forms. */
 function packageSpecifiers(text: string): string[] {
   const pattern =

@@ -1,6 +1,6 @@
-import { LosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { describeValue } from './describe-value.ts';
+import { LosslessNumber } from './lossless-number.ts';
 
 describe('describeValue', () => {
   it.each([

@@ -1,16 +1,17 @@
-/** The global symbol a lossless-json `LosslessNumber` answers `true` to (lossless-json 4). */
-const LOSSLESS_NUMBER = Symbol.for('lossless-json.LosslessNumber');
-
 /**
- * True for a `LosslessNumber` (what `parseJson` keeps a non-integer as when a double would make
- * it an integer): the test lossless-json's `isLosslessNumber` makes, written here so the
- * browser's entry (`shapes`) holds no part of lossless-json. `lossless-number.test.ts` checks
- * it against lossless-json's own.
+ * A JSON number kept as its text: what `parseJson` reads a non-integer as when a double would
+ * round it to an integer (`1e-400`, `4503599627370496.5`), so no integer schema takes it for one.
+ * `stringifyJson` writes it back as that text.
  */
-export function isLosslessNumber(value: unknown): value is { readonly value: string } {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[LOSSLESS_NUMBER] === true
-  );
+export class LosslessNumber {
+  constructor(readonly value: string) {}
+
+  toString(): string {
+    return this.value;
+  }
+}
+
+/** True for a {@link LosslessNumber}. */
+export function isLosslessNumber(value: unknown): value is LosslessNumber {
+  return value instanceof LosslessNumber;
 }

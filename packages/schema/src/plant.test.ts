@@ -1,7 +1,7 @@
-import { isLosslessNumber, LosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { formatIssues } from './format-issues.ts';
 import { INT64_MAX, INT64_MIN } from './int64.ts';
+import { isLosslessNumber, LosslessNumber } from './lossless-number.ts';
 import { NewPlant, Plant, toPlant } from './plant.ts';
 
 function verdict(input: unknown): string {

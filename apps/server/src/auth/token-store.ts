@@ -1,9 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import type { DatabaseHandle } from '../store/database.ts';
-import { StoreUnavailableError } from '../store/plant-store.ts';
-import { postgresCode, translatePostgresError } from '../store/postgres/errors.ts';
-import { SqliteError } from '../store/sqlite/driver.ts';
+import { errorCode, StoreUnavailableError } from '../store/plant-store.ts';
+import { translatePostgresError } from '../store/postgres/errors.ts';
 
 /** A managed token as stored: never the token itself, nor shown with its digest. */
 export interface TokenRecord {
@@ -57,13 +56,9 @@ const toRecord = (row: TokenRow): TokenRecord => ({
   revokedAt: date(row.revoked_at),
 });
 
-/** The unique index on the active names, as SQLite and PostgreSQL report it. */
-const isNameTaken = (error: unknown) =>
-  (error instanceof SqliteError &&
-    error.code === 'SQLITE_CONSTRAINT_UNIQUE' &&
-    error.message.includes('tokens.name')) ||
-  (postgresCode(error) === '23505' &&
-    (error as { constraint?: unknown }).constraint === 'tokens_active_name');
+/** A unique index refused the row (the active names', or the digests'), as SQLite and PostgreSQL say it. */
+const isUniqueViolation = (error: unknown) =>
+  ['SQLITE_CONSTRAINT_UNIQUE', '23505'].includes(errorCode(error) ?? '');
 
 /**
  * The managed tokens on the process's database handle (closed with it). A failed look-up is a
@@ -78,8 +73,10 @@ export function tokenStore(handle: DatabaseHandle) {
       const now = createdAt.toISOString();
       await run(RETIRE_EXPIRED, [now, name]);
       const inserted = run(INSERT, [name, digest, now, expiresAt?.toISOString() ?? null]);
-      const [row] = await inserted.catch((error: unknown) => {
-        throw isNameTaken(error) ? new TokenNameTakenError(name) : error;
+      const [row] = await inserted.catch(async (error: unknown) => {
+        if (!isUniqueViolation(error)) throw error;
+        const [holder] = await run(`${SELECT} WHERE name = $1 AND revoked_at IS NULL`, [name]);
+        throw holder ? new TokenNameTakenError(name) : error;
       });
       return toRecord(row as TokenRow);
     },

@@ -2,7 +2,7 @@ import { createServer, type RequestListener, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { ERROR_MESSAGES } from '@plant-store/schema';
 import { ApiError } from '../http/api-error.ts';
-import { rawErrorAnswer } from '../http/error-responder.ts';
+import { errorBodyJson, rawErrorAnswer } from '../http/error-responder.ts';
 
 /**
  * The HTTP server's timeouts in ms, all Node's own (`http.createServer` options and
@@ -51,7 +51,19 @@ export function createHttpServer(
     request.once('resume', () => response.headersSent || response.writeContinue());
     server.emit('request', request, response);
   });
-  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
+  // Any other Expect (Node's test): refused in the Error shape, where Node would answer a bare 417.
+  server.on('checkExpectation', (_request, response) => {
+    const error = new ApiError('expectationFailed', ERROR_MESSAGES.expectationFailed);
+    const body = errorBodyJson(error);
+    response.writeHead(error.status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-store',
+      Connection: 'close',
+    });
+    response.end(body);
+  });
 
   // The answer under way on each connection, if any: a parse error answers the request whose
   // body broke or stalled, never into another request's answer.

@@ -13,11 +13,7 @@ export class ApiError extends Error {
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
-    // An answer, not a fault: no stack (capturing one walks all of Koa's middleware).
-    const { stackTraceLimit } = Error;
-    Error.stackTraceLimit = 0;
     super(message);
-    Error.stackTraceLimit = stackTraceLimit;
     this.status = ERROR_CATALOG[kind].status;
     this.code = ERROR_CATALOG[kind].code;
   }

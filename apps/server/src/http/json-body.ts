@@ -9,17 +9,16 @@ import {
   parseJson,
 } from '@plant-store/schema';
 import { parse as parseContentType } from 'content-type';
-import bodyParser from 'koa-bodyparser';
+import getRawBody from 'raw-body';
 import type * as z from 'zod/mini';
 import { ApiError } from './api-error.ts';
 import type { AppContext } from './app-state.ts';
 
-const JSON_TYPES = ['application/json', 'application/*+json'];
-/** The types type-is matches to JSON_TYPES (its media-typer test included), on content-type's `type`. */
+/** `application/json` and `application/*+json`, as type-is matches them, on content-type's `type`. */
 const JSON_TYPE = /^application\/(?:json|[a-z0-9][a-z0-9!#$&^_.+-]{0,121}\+json)$/;
 /** JSON is UTF-8 (RFC 8259 §8.1): other bytes are refused, never replaced; a BOM is dropped. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-/** The codings read (`unzipSync` tells gzip from deflate's zlib format by the header). */
+/** The codings read (`unzipSync` tells gzip from deflate's zlib format by its header). */
 const CODINGS = new Set(['identity', 'gzip', 'deflate']);
 
 /**
@@ -32,22 +31,13 @@ export function jsonBody(
   schema: z.ZodMiniType,
   limitBytes: number,
 ): (ctx: AppContext) => Promise<unknown> {
-  const parse = bodyParser({
-    enableTypes: ['text'],
-    extendTypes: { text: JSON_TYPES },
-    textLimit: String(limitBytes),
-    // One character per byte (decoded strictly below: utf-8 here would turn bad bytes into
-    // U+FFFD); 'binary' is Node's own latin1, iconv-lite's decodes byte by byte in JavaScript.
-    encoding: 'binary',
-  });
   const tooLarge = () =>
     new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
   return async function readJsonBody(ctx) {
     const headers = ctx.req.headers;
     const declaredLength = Number(headers['content-length'] ?? 0);
     if (headers['transfer-encoding'] === undefined && declaredLength === 0) throw missingBody();
-    // The types koa-bodyparser reads: what passes here is what it reads. content-type 2 never
-    // throws: no declared charset slips past a stray `;`.
+    // content-type 2 never throws: no declared charset slips past a stray `;`.
     const { type, parameters } = parseContentType(headers['content-type'] ?? '');
     if (!JSON_TYPE.test(type)) {
       throw new ApiError(
@@ -61,17 +51,14 @@ export function jsonBody(
     if (!/^utf-?8$/i.test(parameters.charset ?? 'utf-8') || !CODINGS.has(coding)) {
       throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
     }
-    // Before a byte is read, encoded or not: co-body's `~~length` misreads 2^31 and more.
     if (declaredLength > limitBytes) throw tooLarge();
-    // koa-bodyparser reads the bytes as sent (co-body would bound only what it inflates); Node's
-    // zlib then decodes them, each to at most `limitBytes`.
-    delete headers['content-encoding'];
-    await parse(ctx, async () => undefined);
-    const sent = ctx.request.rawBody ?? '';
+    // At most `limitBytes` as sent (raw-body's errors: to-api-error.ts), then at most
+    // `limitBytes` once decoded.
+    const length = headers['content-length'] ?? null;
+    const sent = await getRawBody(ctx.req, { limit: limitBytes, length });
     if (coding === 'identity') return validated(schema, sent);
     try {
-      const decoded = unzipSync(Buffer.from(sent, 'latin1'), { maxOutputLength: limitBytes });
-      return validated(schema, decoded.toString('latin1'));
+      return validated(schema, unzipSync(sent, { maxOutputLength: limitBytes }));
     } catch (error) {
       // zlib's own errors (`Z_DATA_ERROR`…) are a 400 (to-api-error.ts).
       if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
@@ -80,15 +67,12 @@ export function jsonBody(
   };
 }
 
-function validated(schema: z.ZodMiniType, latin1: string): unknown {
-  let text = latin1;
-  // Only a body with a byte above 0x7F (two bytes in UTF-8) is decoded; ASCII is its own text.
-  if (Buffer.byteLength(latin1) !== latin1.length) {
-    try {
-      text = UTF8.decode(Buffer.from(latin1, 'latin1'));
-    } catch {
-      throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
-    }
+function validated(schema: z.ZodMiniType, body: Buffer): unknown {
+  let text: string;
+  try {
+    text = UTF8.decode(body);
+  } catch {
+    throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
   }
   if (text.trim() === '') throw missingBody();
   let value: unknown;

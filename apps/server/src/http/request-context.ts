@@ -24,10 +24,11 @@ export function requestContext(
     const given = ctx.get('X-Request-Id');
     const requestId = SAFE_REQUEST_ID.test(given) ? given : randomUUID();
     ctx.state.requestId = requestId;
-    // Node's own setHeader: Koa 3's `ctx.set` makes arrays of each header first.
-    ctx.res.setHeader('X-Request-Id', requestId);
-    ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
-    ctx.res.setHeader('Cache-Control', 'no-store');
+    ctx.set({
+      'X-Request-Id': requestId,
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-store',
+    });
     try {
       checkProtocol(ctx.req);
       await next();

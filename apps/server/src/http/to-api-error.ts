@@ -13,7 +13,7 @@ export function toApiError(error: unknown): ApiError {
     });
   }
   const { status, type, limit, code } = (error ?? {}) as Record<string, unknown>;
-  // Errors of the body reader (raw-body, behind koa-bodyparser).
+  // Errors of the body reader, raw-body.
   if (type === 'entity.too.large' || status === 413) {
     return new ApiError(
       'payloadTooLarge',

@@ -94,7 +94,7 @@ function sqliteCounts(filename: string): CountStore {
   };
 }
 
-function postgresCounts({ pool, settings }: PostgresHandle): CountStore {
+function postgresCounts({ pool }: PostgresHandle): CountStore {
   const text = `INSERT INTO rate_limits (key, points, ends_at)
     SELECT key, points, $4::bigint + duration
     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS t(key, points, duration)
@@ -111,7 +111,7 @@ function postgresCounts({ pool, settings }: PostgresHandle): CountStore {
       const sorted = [...takes].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const column = (name: keyof Take) => sorted.map((take) => take[name]);
       const values = [column('key'), column('points'), column('durationMs'), now];
-      const query = { text, values, query_timeout: settings.connectTimeoutMs };
+      const query = { text, values }; // bounded by the pool's query_timeout
       const { rows } = await pool.query<{ key: string; points: bigint; ends_at: bigint }>(query);
       const byKey = new Map(rows.map((row) => [row.key, row]));
       return takes.map(({ key }) => {

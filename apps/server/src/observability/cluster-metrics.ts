@@ -1,9 +1,8 @@
 import { AggregatorRegistry } from 'prom-client';
 import type { ServiceMetrics } from './metrics.ts';
 
-/** In a cluster worker: answers the primary's requests for this worker's metrics. */
+/** In a cluster worker: `metrics` is what the primary's requests are answered with. */
 export function shareWorkerMetrics(metrics: ServiceMetrics): void {
-  new AggregatorRegistry(); // its constructor starts answering the primary's requests
   AggregatorRegistry.setRegistries([metrics.registry]);
 }
 

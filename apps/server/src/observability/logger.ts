@@ -1,6 +1,20 @@
 import { write } from 'node:fs';
+import { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino, { type DestinationStream, type Logger } from 'pino';
+
+/** Most bytes of log lines waiting for stdout; past it, lines are dropped and counted. */
+const MAX_WAITING_BYTES = 8 * 1024 * 1024;
+export const EXIT_FLUSH_MS = 1000;
+
+let stdout: DestinationStream | undefined;
+/** pino.destination, when stdout is a file. */
+let stdoutFile: ReturnType<typeof pino.destination> | undefined;
+let droppedLines = 0;
+let failing = false;
+
+/** Log lines dropped since the process started (stdout failing or stalled past its buffer). */
+export const droppedLogLines = (): number => droppedLines;
 
 /** JSON lines on stdout (or on `destination`); `redact` guards against a stray token. */
 export function createLogger(
@@ -13,79 +27,73 @@ export function createLogger(
     redact: ['req.headers.authorization', 'headers.authorization', 'authorization', 'token'],
   };
   if (options.destination) return pino(settings, options.destination);
-  // Past 8 MiB waiting (a stalled reader) lines are dropped. Node makes the pipes it wraps
-  // (touched below) non-blocking: a stalled reader means EAGAIN (retried), not a pool thread held
-  // for good.
-  void process.stdout.isTTY;
-  void process.stderr.isTTY;
-  const destination = pino.destination({
-    dest: 1,
-    sync: false,
-    minLength: 4096,
-    maxLength: 8 * 1024 * 1024,
-    periodicFlush: 1000,
-  });
-  let failed = false;
-  destination.on('error', (error: NodeJS.ErrnoException) => {
-    if (failed) return;
-    failed = true; // pino stops writing on EPIPE; one line says so on stderr, if that still works
-    const line = `${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, service: 'plant-store', msg: `stdout failed (${error.code ?? error.message}): log lines are no longer written there` })}\n`;
-    write(2, line, () => undefined);
-  });
-  stdout = destination;
-  return pino(settings, gathered(destination));
+  stdout ??= openStdout();
+  return pino(settings, stdout);
 }
-
-/** A line waits at most this long, or until this many characters wait, before one write. */
-const GATHER_MS = 100;
-const GATHER_CHARACTERS = 64 * 1024;
 
 /**
- * Lines gathered, then handed to `destination` in one write: each of its writes costs a
- * thread-pool round trip (3–4 µs a line at 2,000 lines a second in 4-KiB pieces; ~0.5 once
- * gathered, `bench/results/gap-s12.md`). The gathered lines reach it before pino's exit hooks
- * flush it.
+ * stdout as Node documents it: a pipe or a socket is asynchronous (`process.stdout`), so a
+ * stalled reader holds no thread; a file goes through pino.destination, which writes in 32 KiB
+ * pieces (or once a second) and retries a failed write with the next lines. Either way lines
+ * wait up to 8 MiB, then are dropped and counted; after a full disk or a transient error they
+ * resume once writes succeed, with one stderr line when they stop and one when they resume.
  */
-function gathered(destination: NonNullable<typeof stdout>) {
-  let lines: string[] = [];
-  let characters = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const hand = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (lines.length === 0) return;
-    const text = lines.join('');
-    lines = [];
-    characters = 0;
-    try {
-      destination.write(text);
-    } catch {} // destroyed by exitAfterLogs past its bound: dropped, as what waited there
-  };
-  process.prependListener('beforeExit', hand);
-  process.prependListener('exit', hand);
-  return {
-    write(line: string) {
-      lines.push(line);
-      characters += line.length;
-      if (characters >= GATHER_CHARACTERS) hand();
-      else timer ??= setTimeout(hand, GATHER_MS).unref();
-    },
-    flush(callback: (error?: Error) => void) {
-      hand();
-      destination.flush(callback);
-    },
-  };
+function openStdout(): DestinationStream {
+  // Node's docs: process.stdout is a net.Socket unless fd 1 is a file.
+  if (process.stdout instanceof Socket) {
+    process.stdout.on('error', failed);
+    return {
+      write(line: string) {
+        const { destroyed, writableLength } = process.stdout;
+        if (destroyed || writableLength > MAX_WAITING_BYTES) droppedLines += 1;
+        else process.stdout.write(line);
+      },
+    };
+  }
+  stdoutFile = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: 32 * 1024,
+    maxWrite: 64 * 1024,
+    maxLength: MAX_WAITING_BYTES,
+    periodicFlush: 1000,
+  });
+  stdoutFile.on('drop', () => {
+    droppedLines += 1;
+  });
+  stdoutFile.on('error', failed);
+  stdoutFile.on('write', () => {
+    if (!failing) return;
+    failing = false;
+    toStderr(30, `stdout writes again (${droppedLines} log lines dropped so far)`);
+  });
+  return stdoutFile;
 }
 
-export const EXIT_FLUSH_MS = 1000;
+function failed(error: NodeJS.ErrnoException): void {
+  if (failing) return;
+  failing = true;
+  const what =
+    error.code === 'EPIPE'
+      ? 'log lines are no longer written there'
+      : 'log lines wait for it (past 8 MiB they are dropped and counted)';
+  toStderr(50, `stdout failed (${error.code ?? error.name}): ${what}`);
+}
 
-let stdout: ReturnType<typeof pino.destination> | undefined;
+function toStderr(level: number, msg: string): void {
+  const line = { level, time: Date.now(), pid: process.pid, service: 'plant-store', msg };
+  write(2, `${JSON.stringify(line)}\n`, () => undefined);
+}
 
-/** Exits once the buffered lines are written, or after `EXIT_FLUSH_MS` (a stalled reader). */
+/** Exits once the waiting lines are written, or after `EXIT_FLUSH_MS` (a stalled reader). */
 export async function exitAfterLogs(logger: Logger, code: number): Promise<never> {
-  const flushed = new Promise<void>((resolve) => logger.flush(() => resolve()));
-  await Promise.race([flushed, sleep(EXIT_FLUSH_MS)]);
-  // Past the bound what waits is dropped: pino's exit hook would wait for a stalled pipe for good.
-  stdout?.destroy();
+  const flushed = new Promise<boolean>((resolve) => {
+    logger.flush(() => {
+      if (process.stdout.writableLength === 0) resolve(true);
+      else process.stdout.once('drain', () => resolve(true));
+    });
+  });
+  // A stalled reader or a full disk: what waits is dropped (pino's exit hook would wait for it).
+  if (!(await Promise.race([flushed, sleep(EXIT_FLUSH_MS, false)]))) stdoutFile?.destroy();
   process.exit(code);
 }

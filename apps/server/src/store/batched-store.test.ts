@@ -40,7 +40,7 @@ class FakeStore extends BatchedStore {
     return { ...this.counts };
   }
 
-  protected commitBatch(plants: readonly NewPlant[]): RowResult[] | Promise<RowResult[]> {
+  protected async commitBatch(plants: readonly NewPlant[]): Promise<RowResult[]> {
     this.batches.push(plants.map((plant) => plant.id));
     if (this.commit) return this.commit(plants);
     if (this.failure) throw this.failure;

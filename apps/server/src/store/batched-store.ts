@@ -40,7 +40,9 @@ const CLOSED: Readiness = {
 export abstract class BatchedStore implements PlantStore {
   readonly #options: BatchedStoreOptions;
   readonly #maxInFlight: number;
-  readonly #inFlight = new Set<Promise<void>>();
+  /** Batches committing now; their commits, awaited by `close`. */
+  #inFlight = 0;
+  readonly #commits = new Set<Promise<void>>();
   #waiting: Waiting[] = [];
   #nextBatch: NodeJS.Immediate | undefined;
   #state: Readiness = READY;
@@ -54,9 +56,7 @@ export abstract class BatchedStore implements PlantStore {
   }
 
   /** One transaction: one result per plant, in order; throwing fails all. */
-  protected abstract commitBatch(
-    plants: readonly NewPlant[],
-  ): readonly RowResult[] | Promise<readonly RowResult[]>;
+  protected abstract commitBatch(plants: readonly NewPlant[]): Promise<readonly RowResult[]>;
   /** A round trip for `ping` (PostgreSQL: reachable now); a SQLite file needs none. */
   protected query1?(): Promise<void>;
   /** A cheap real write that changes nothing stored; throws when the store cannot commit. */
@@ -111,11 +111,11 @@ export abstract class BatchedStore implements PlantStore {
     clearInterval(this.#timer);
     clearImmediate(this.#nextBatch);
     this.#nextBatch = undefined;
-    while (this.#waiting.length > 0 || this.#inFlight.size > 0) {
-      while (this.#waiting.length > 0 && this.#inFlight.size < this.#maxInFlight) {
+    while (this.#waiting.length > 0 || this.#commits.size > 0) {
+      while (this.#waiting.length > 0 && this.#inFlight < this.#maxInFlight) {
         this.#startBatch();
       }
-      if (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
+      if (this.#commits.size > 0) await Promise.race(this.#commits);
     }
     await this.#probing;
     await this.release();
@@ -123,11 +123,11 @@ export abstract class BatchedStore implements PlantStore {
 
   #schedule(): void {
     if (this.#nextBatch !== undefined || this.#waiting.length === 0) return;
-    if (this.#inFlight.size >= this.#maxInFlight) return; // a finishing batch reschedules
+    if (this.#inFlight >= this.#maxInFlight) return; // a finishing batch reschedules
     this.#nextBatch = setImmediate(() => {
       this.#nextBatch = undefined;
       // One batch per free slot per turn, so a synchronous commit yields between batches.
-      for (let slots = this.#maxInFlight - this.#inFlight.size; slots > 0; slots -= 1) {
+      for (let slots = this.#maxInFlight - this.#inFlight; slots > 0; slots -= 1) {
         if (this.#waiting.length === 0) break;
         this.#startBatch();
       }
@@ -135,52 +135,49 @@ export abstract class BatchedStore implements PlantStore {
     });
   }
 
-  /** The slot is freed and the next batch scheduled before the creates hear back. */
-  #startBatch() {
+  #startBatch(): void {
     const batch = this.#waiting.splice(0, this.#options.maxBatchSize ?? 1000);
-    const started = performance.now();
-    const done: Promise<void> = new Promise<readonly RowResult[]>((resolve) =>
-      resolve(this.commitBatch(batch.map((entry) => entry.plant))),
-    ).then(
-      (values) => this.#finish(done, batch, started, undefined, values),
-      (error: unknown) => this.#finish(done, batch, started, error),
-    );
-    this.#inFlight.add(done);
+    this.#inFlight += 1;
+    const commit = this.#commit(batch);
+    this.#commits.add(commit);
+    void commit.then(() => this.#commits.delete(commit));
   }
 
-  /** Readiness follows the batch: one row unreachable means all are. */
-  #finish(
-    done: Promise<void>,
-    batch: readonly Waiting[],
-    started: number,
-    error: unknown,
-    results?: readonly RowResult[],
-  ) {
-    this.#inFlight.delete(done);
+  /**
+   * Commits `batch`; the slot is freed and the next batch scheduled before each create hears
+   * its outcome. Readiness follows: one row unreachable means all are.
+   */
+  async #commit(batch: readonly Waiting[]): Promise<void> {
+    const started = performance.now();
+    let results: readonly RowResult[] | undefined;
+    let failure: unknown;
+    try {
+      results = await this.commitBatch(batch.map((entry) => entry.plant));
+    } catch (error) {
+      failure = this.translate(error);
+      this.#noteFailure(failure);
+    }
+    this.#inFlight -= 1;
     this.#schedule();
     const now = performance.now();
     const observer = this.#options.observer;
     observer?.onCommit?.(batch.length, (now - started) / 1000, results !== undefined);
-    const waited = (entry: Waiting, outcome: string) =>
-      observer?.onCall?.('create', outcome, (now - entry.queued) / 1000);
-    if (results === undefined) {
-      const translated = this.translate(error);
-      this.#noteFailure(translated);
-      for (const entry of batch) {
-        waited(entry, 'error');
-        entry.reject(translated);
-      }
-      return;
-    }
-    const errors = results.map((result) => (result.ok ? undefined : this.translate(result.error)));
-    const down = errors.find((e) => e instanceof StoreUnavailableError);
+    const errors = results?.map((result) => (result.ok ? undefined : this.translate(result.error)));
+    const down = errors?.find((error) => error instanceof StoreUnavailableError);
     if (down !== undefined) this.#noteFailure(down);
-    else if (results.some((result) => result.ok)) this.#note(READY);
+    else if (results?.some((result) => result.ok)) this.#note(READY);
     batch.forEach((entry, index) => {
-      const result = results[index];
-      waited(entry, result?.ok ? result.value : 'error');
+      const result = results?.[index];
+      observer?.onCall?.(
+        'create',
+        result?.ok ? result.value : 'error',
+        (now - entry.queued) / 1000,
+      );
       if (result?.ok) entry.resolve(result.value);
-      else entry.reject(errors[index] ?? new Error('The batch commit returned no result'));
+      else
+        entry.reject(
+          results ? (errors?.[index] ?? new Error('The batch commit returned no result')) : failure,
+        );
     });
   }
 

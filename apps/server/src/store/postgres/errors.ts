@@ -9,18 +9,21 @@ export { errorCode as postgresCode } from '../plant-store.ts';
  */
 const UNAVAILABLE_CODE =
   /^((08|28|53|58)...|40001|40P01|55P03|57014|57P0[1235]|25006|ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
-/** node-postgres raises these without a code. */
-const UNAVAILABLE_MESSAGE =
-  /^(Connection terminated|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool)/;
 /** A pooled connection the database (or the network) closed while it sat idle. */
 const STALE_CODES = new Set(['57P01', '57P02', 'ECONNRESET', 'EPIPE']);
 
-/** The database cannot serve right now (not a fault of the statement). */
+/**
+ * The database cannot serve right now (not a fault of the statement). A statement the database
+ * refused carries its SQLSTATE `code`, a socket error its errno; node-postgres raises its own
+ * failures (the connection ended, a connect or query timeout, a closed pool) as plain `Error`s
+ * without a code, never a verdict on the statement.
+ */
 export function isPostgresUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error instanceof StoreUnavailableError) return true;
-  if (UNAVAILABLE_CODE.test(errorCode(error) ?? '')) return true;
-  if (UNAVAILABLE_MESSAGE.test(error.message)) return true;
+  const code = errorCode(error);
+  if (code !== undefined) return UNAVAILABLE_CODE.test(code);
+  if (error.constructor === Error && error.cause === undefined) return true;
   if (error instanceof AggregateError && error.errors.some(isPostgresUnavailable)) return true;
   return error.cause !== undefined && error.cause !== error && isPostgresUnavailable(error.cause);
 }
@@ -36,11 +39,9 @@ export function isPostgresLoginRefused(error: unknown): boolean {
   return errorCode(error)?.startsWith('28') === true;
 }
 
-/** The connection a query ran on was already dead: worth a retry on another. */
+/** The connection a query ran on was closed by the database or the network: worth a retry on another. */
 export function isStaleConnection(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (STALE_CODES.has(errorCode(error) ?? '')) return true;
-  return error.message.startsWith('Connection terminated unexpectedly');
+  return STALE_CODES.has(errorCode(error) ?? '');
 }
 
 /** One line for any error pg raises: its message (or its parts') and its code, once. */

@@ -45,7 +45,8 @@ export function openDatabase(
 
 /**
  * Retried while SQLITE_BUSY: on a new file the pragma's lock upgrade ignores the busy timeout,
- * so cluster workers creating the same file would fail at once.
+ * so cluster workers creating the same file would fail at once. Between tries, a write lock
+ * taken and given back waits for the other writer through SQLite's own busy timeout.
  */
 function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
   const deadline = Date.now() + busyTimeoutMs;
@@ -56,8 +57,7 @@ function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
       throw new Error(`SQLite did not switch to journal_mode=WAL (it reads back ${String(mode)})`);
     } catch (error) {
       if (errorCode(error) !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
-      // Start-up only: a synchronous pause, as SQLite's own busy handler would sleep.
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+      db.exec('BEGIN IMMEDIATE; COMMIT');
     }
   }
 }

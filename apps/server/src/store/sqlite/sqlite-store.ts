@@ -75,7 +75,7 @@ export class SqliteStore extends BatchedStore {
     this.startProbing();
   }
 
-  protected commitBatch(plants: readonly NewPlant[]): RowResult[] {
+  protected async commitBatch(plants: readonly NewPlant[]): Promise<RowResult[]> {
     const results = this.#retryWhenFull(() => this.#commit.immediate(plants));
     this.#checkFiles(false);
     return results;
@@ -107,9 +107,9 @@ export class SqliteStore extends BatchedStore {
 
   /**
    * Deleting, renaming or replacing a file changes its directory's mtime: after a commit, while
-   * the mtime is unchanged, one fstat of the directory's descriptor (a path's stat there cost
-   * ~12 µs a create at 1,000/s, the fstat ~4). The probe also checks the path names the directory
-   * opened (one moved away and replaced is seen within its interval).
+   * the mtime is unchanged, one fstat of the directory's descriptor instead of a stat of each
+   * path. The probe also checks the path names the directory opened (one moved away and
+   * replaced is seen within its interval).
    */
   #checkFiles(full: boolean): void {
     const { mtimeMs } = fstatSync(this.#directory.fd);
