@@ -5,7 +5,7 @@ import {
   type Plant,
   toPlant,
 } from '@plant-store/schema';
-import { ApiError } from './http/api-error.ts';
+import { ApiError } from './api-error.ts';
 import type { Handler } from './http/contract-router.ts';
 import { STORE_RETRY_AFTER_SECONDS } from './http/to-api-error.ts';
 import type { PlantStore } from './store/plant-store.ts';

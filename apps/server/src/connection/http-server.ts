@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ERROR_MESSAGES } from '@plant-store/schema';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../api-error.ts';
 import { errorBodyJson, rawErrorAnswer } from '../http/error-responder.ts';
 
 /**

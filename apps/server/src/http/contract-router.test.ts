@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { fixtureContract, fixtureHandlers } from '../../test/support/fixture-contract.ts';
 import { contractApp } from '../../test/support/in-process.ts';
 import { OpenApiResponseValidator } from '../../test/support/openapi-validator.ts';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../api-error.ts';
 import type { AppMiddleware } from './app-state.ts';
 
 // The router on a fixture contract (test/support/fixture-contract.ts), in process: what it

@@ -7,7 +7,7 @@ import {
   type OperationResult,
 } from '@plant-store/schema';
 import type * as z from 'zod/mini';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../api-error.ts';
 import type { AppContext, AppMiddleware, AppState } from './app-state.ts';
 import { jsonBody } from './json-body.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../api-error.ts';
 import { errorBodyJson, MAX_ERROR_BODY_BYTES } from './error-responder.ts';
 
 let server: TestApp;

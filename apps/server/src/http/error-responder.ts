@@ -1,5 +1,5 @@
 import { type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
-import type { ApiError } from './api-error.ts';
+import type { ApiError } from '../api-error.ts';
 
 export const MAX_ERROR_BODY_BYTES = 1024;
 

@@ -11,7 +11,7 @@ import {
 import { parse as parseContentType } from 'content-type';
 import getRawBody from 'raw-body';
 import type * as z from 'zod/mini';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../api-error.ts';
 import type { AppContext } from './app-state.ts';
 
 /** `application/json` and `application/*+json`, as type-is matches them, on content-type's `type`. */

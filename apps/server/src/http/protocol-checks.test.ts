@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../api-error.ts';
 import { checkProtocol } from './protocol-checks.ts';
 
 // checkProtocol on requests as Node's parser hands them over, then the app's answers to them

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { ERROR_MESSAGES } from '@plant-store/schema';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../api-error.ts';
 
 /**
  * Throws for the HTTP/1.1 rules Node leaves to the application: version, `Host` (an unmet

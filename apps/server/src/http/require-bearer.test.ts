@@ -9,12 +9,12 @@ import {
   type ClosableTokenStore,
   createSqliteTokenStore,
 } from '../../test/support/token-stores.ts';
+import { ApiError } from '../api-error.ts';
 import { createManagedToken } from '../auth/manage-tokens.ts';
 import { ManagedTokenVerifier } from '../auth/managed-token-verifier.ts';
 import { generateToken } from '../auth/token-format.ts';
 import { digestToken, TokenRegistry } from '../auth/token-registry.ts';
 import { AUTH_FAILURE_WINDOW_SECONDS, RateLimits } from '../limits/rate-limits.ts';
-import { ApiError } from './api-error.ts';
 import type { AppMiddleware, AppState } from './app-state.ts';
 import { limitCredential } from './limit-credential.ts';
 import { requireBearer } from './require-bearer.ts';

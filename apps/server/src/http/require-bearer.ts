@@ -1,8 +1,8 @@
 import { ERROR_MESSAGES } from '@plant-store/schema';
+import { ApiError } from '../api-error.ts';
 import type { TokenRegistry } from '../auth/token-registry.ts';
 import { addressKey } from '../limits/key.ts';
 import type { RateLimits } from '../limits/rate-limits.ts';
-import { ApiError } from './api-error.ts';
 import type { AppMiddleware } from './app-state.ts';
 
 const REALM = 'Bearer realm="plant-store"';

@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 import { gzipSync, unzipSync } from 'node:zlib';
 import getRawBody from 'raw-body';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../api-error.ts';
 import { StoreUnavailableError } from '../store/plant-store.ts';
-import { ApiError } from './api-error.ts';
 import { STORE_RETRY_AFTER_SECONDS, toApiError } from './to-api-error.ts';
 
 /** What raw-body (the body reader) throws for `chunks` read with `options`. */

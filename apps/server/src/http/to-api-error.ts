@@ -1,6 +1,6 @@
 import { ERROR_MESSAGES } from '@plant-store/schema';
+import { ApiError } from '../api-error.ts';
 import { StoreUnavailableError } from '../store/plant-store.ts';
-import { ApiError } from './api-error.ts';
 
 export const STORE_RETRY_AFTER_SECONDS = 1;
 

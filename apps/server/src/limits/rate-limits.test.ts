@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OpenApiResponseValidator } from '../../test/support/openapi-validator.ts';
 import { createTestApp, type TestApp, type TestAppOptions } from '../../test/support/test-app.ts';
+import { ApiError } from '../api-error.ts';
 import { generateToken } from '../auth/token-format.ts';
-import { ApiError } from '../http/api-error.ts';
 import { openSqlite } from '../store/sqlite/driver.ts';
 import { AUTH_FAILURE_WINDOW_SECONDS, BURST_WINDOW_SECONDS, RateLimits } from './rate-limits.ts';
 

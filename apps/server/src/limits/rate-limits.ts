@@ -1,6 +1,6 @@
 import { ERROR_MESSAGES, RATE_LIMIT_HEADERS } from '@plant-store/schema';
+import { ApiError } from '../api-error.ts';
 import type { RateLimitConfig } from '../config.ts';
-import { ApiError } from '../http/api-error.ts';
 import type { RateLimitName } from '../observability/metrics.ts';
 import { type CountStore, type Decision, memoryCounts, SharedCounts } from './shared-counts.ts';
 

@@ -1,6 +1,6 @@
 import { defineCall, defineOperation, NewPlant, Plant } from '@plant-store/schema';
 import * as z from 'zod/mini';
-import { ApiError } from '../../src/http/api-error.ts';
+import { ApiError } from '../../src/api-error.ts';
 import type { Implementations } from '../../src/http/contract-router.ts';
 
 // A contract the API does not ship, to prove the machinery on what the shipped one lacks: a
