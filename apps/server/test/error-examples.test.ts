@@ -1,7 +1,7 @@
 import { ERROR_ENTRIES, type ErrorName, MAX_JSON_DEPTH } from '@plant-store/schema';
 import { EXAMPLE_BODY_LIMIT_BYTES } from '@plant-store/schema/openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './support/test-app.ts';
+import { createTestApp, injectUnmetExpectation, type TestApp } from './support/test-app.ts';
 
 // The OpenAPI document the server publishes shows one example Error per catalog code. Each must be exactly what the
 // server answers: the request below provokes the example's situation in the app (injected, in
@@ -75,8 +75,14 @@ const PROVOKE: Partial<Record<ErrorName, () => Promise<Answer>>> = {
     send(server, '/plants', json(`{"id": 1, "name": "${'x'.repeat(EXAMPLE_BODY_LIMIT)}"}`)),
   unsupportedMediaType: () =>
     send(server, '/plants', json('{"id": 1, "name": "x"}', { 'content-type': 'text/plain' })),
-  expectationFailed: () =>
-    send(server, '/plants', { method: 'POST', headers: { expect: '200-ok' } }),
+  expectationFailed: async () => {
+    const answer = await injectUnmetExpectation(server, {
+      method: 'POST',
+      url: '/plants',
+      headers: { expect: '200-ok' },
+    });
+    return { status: answer.statusCode, body: answer.json() };
+  },
   rateLimited: async () => {
     const limited = await createTestApp({
       rateLimit: { perSecond: 1, burst: 1, authFailuresPerMinute: 0 },

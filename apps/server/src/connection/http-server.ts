@@ -2,7 +2,8 @@ import { createServer, type RequestListener, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { ERROR_MESSAGES } from '@plant-store/schema';
 import { ApiError } from '../api-error.ts';
-import { errorBodyJson, rawErrorAnswer } from '../http/error-responder.ts';
+import { rawErrorAnswer } from '../http/error-responder.ts';
+import { markUnmetExpectation } from '../http/protocol-checks.ts';
 
 /**
  * The HTTP server's timeouts in ms, all Node's own (`http.createServer` options and
@@ -51,18 +52,10 @@ export function createHttpServer(
     request.once('resume', () => response.headersSent || response.writeContinue());
     server.emit('request', request, response);
   });
-  // Any other Expect (Node's test): refused in the Error shape, where Node would answer a bare 417.
-  server.on('checkExpectation', (_request, response) => {
-    const error = new ApiError('expectationFailed', ERROR_MESSAGES.expectationFailed);
-    const body = errorBodyJson(error);
-    response.writeHead(error.status, {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': Buffer.byteLength(body),
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'no-store',
-      Connection: 'close',
-    });
-    response.end(body);
+  // Any other Expect (Node's own test decides): Koa answers it, a 417 in the Error shape.
+  server.on('checkExpectation', (request, response) => {
+    markUnmetExpectation(request);
+    server.emit('request', request, response);
   });
 
   // The answer under way on each connection, if any: a parse error answers the request whose

@@ -35,6 +35,21 @@ describe('the request line and headers, over a socket', () => {
     expect(answer).toMatch(/\r\nConnection: close\r\n/i);
   });
 
+  it('an Expect other than 100-continue → 417 41701, answered by the app, nothing stored', async () => {
+    const answer = await sendRawBytes(
+      server.url,
+      'POST /plants HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Type: application/json\r\n' +
+        `Authorization: Bearer ${server.token}\r\nContent-Length: 22\r\n${CLOSE}\r\n` +
+        '{"id":4170,"name":"X"}',
+    );
+    expect(parts(answer)).toEqual({
+      status: 'HTTP/1.1 417 Expectation Failed',
+      body: '{"error":41701,"message":"The only expectation this server meets is Expect: 100-continue"}',
+    });
+    expect(answer).toMatch(/\r\nX-Request-Id: /i);
+    expect(readPlantRows(server.databaseFile).map((row) => row.id)).not.toContain(4170n);
+  });
+
   it('an HTTP/1.0 request without Host is served', async () => {
     const answer = await sendRawBytes(server.url, 'GET /healthz HTTP/1.0\r\n\r\n');
     expect(parts(answer)).toEqual({ status: 'HTTP/1.1 200 OK', body: '{"status":"ok"}' });

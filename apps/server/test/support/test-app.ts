@@ -13,6 +13,7 @@ import { tokenStore } from '../../src/auth/token-store.ts';
 import { DEFAULTS, parseDatabase, type RateLimitConfig } from '../../src/config.ts';
 import type { Lifecycle } from '../../src/handlers.ts';
 import type { AppState } from '../../src/http/app-state.ts';
+import { markUnmetExpectation } from '../../src/http/protocol-checks.ts';
 import { RateLimits } from '../../src/limits/rate-limits.ts';
 import { databaseCounts } from '../../src/limits/shared-counts.ts';
 import { ServiceMetrics } from '../../src/observability/metrics.ts';
@@ -137,6 +138,24 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     await dispose();
     throw error;
   }
+}
+
+/**
+ * One request as Node hands the app a request whose `Expect` it found unmet (its
+ * `checkExpectation` event, as `connection/http-server.ts` listens to it).
+ */
+export function injectUnmetExpectation(
+  testApp: TestApp,
+  options: InjectOptions,
+): Promise<InjectResponse> {
+  const callback = testApp.app.callback();
+  return inject(
+    injectable((req, res) => {
+      markUnmetExpectation(req);
+      return callback(req, res);
+    }),
+    options,
+  );
 }
 
 /** light-my-request's default Host header, as an origin. */
