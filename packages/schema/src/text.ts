@@ -2,13 +2,8 @@ import type { core } from 'zod/mini';
 import { describeValue } from './describe-value.ts';
 import type { ZodFunctions } from './zod-functions.ts';
 
-/** Longest accepted plant `name`, in characters (Unicode code points, as JSON Schema counts). */
-export const NAME_MAX_LENGTH = 200;
-/** Longest accepted plant `tag`, in characters (Unicode code points, as JSON Schema counts). */
-export const TAG_MAX_LENGTH = 100;
-
 /**
- * The JSON Schema `pattern` (ECMA-262, as JSON Schema 2020-12 reads it) of a name or tag: no C0
+ * The JSON Schema `pattern` (ECMA-262, as JSON Schema 2020-12 reads it) of a string field: no C0
  * control, no DEL and no C1 control anywhere. The same text is the server's check, so the
  * document states exactly the rule the server enforces.
  */
@@ -16,13 +11,13 @@ export const NO_CONTROL_CHARACTERS_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]
 const NO_CONTROL_CHARACTERS = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');
 
 /**
- * The rules of a name or tag as one function check: 1..`maxLength` characters (code points),
+ * The rules of a string field as one function check: 1..`maxLength` characters (code points),
  * well-formed Unicode, no control character. Each broken rule adds the issue zod's own check
  * would (`z.minLength(1)` / `z.maxLength(maxLength)`: `too_small` / `too_big` with
  * `origin: 'string'`, the bound and `inclusive`; `z.refine`: `custom`), and every rule is checked
- * (`continue: true`), as with those checks. One function instead of four zod checks: ~1.2 KB
- * (minified) less of zod in a browser bundle. The OpenAPI builder states the bounds as
- * `minLength` / `maxLength` and the pattern (openapi/classic.ts).
+ * (`continue: true`), as with those checks; one function keeps those checks out of a browser
+ * bundle. The OpenAPI builder states the bounds as `minLength` / `maxLength` and the pattern
+ * (openapi/classic.ts).
  *
  * @example
  * z.string().check(textRules(200));
