@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
+import { ERROR_MESSAGES } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/config.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { rawExchange as exchange, type RawRequest } from '../security/exchange.ts';
 import { OpenApiResponseValidator } from '../support/openapi-validator.ts';
@@ -107,7 +109,10 @@ describe('body bombs', () => {
       const reply = await exchange(url, request);
       expect(reply.status).toBe(413);
       const body = JSON.parse(reply.text);
-      expect(body).toEqual({ error: 41301, message: 'Request body is larger than 65536 bytes' });
+      expect(body).toEqual({
+        error: 41301,
+        message: ERROR_MESSAGES.payloadTooLarge(DEFAULTS.bodyLimitBytes),
+      });
       validator.assertResponse('post', '/plants', 413, body);
     },
     30_000,

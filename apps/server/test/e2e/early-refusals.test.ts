@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { ERROR_MESSAGES } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/config.ts';
 import { openSocket, receivedUntilClose, sendRawBytes } from '../support/raw-socket.ts';
 import { type ServerInTempFolder, spawnFloodableServer } from '../support/spawn-server.ts';
 
@@ -108,8 +110,9 @@ const GZIP_CREATE =
   `POST /plants HTTP/1.1\r\nAuthorization: Bearer ${token}\r\n` +
   'Content-Type: application/json\r\nContent-Encoding: gzip';
 const TE = 'Transfer-Encoding: chunked\r\n';
-const TOO_LARGE =
-  /^HTTP\/1\.1 413 [\s\S]*"error":41301,"message":"Request body is larger than 65536 bytes"/;
+const TOO_LARGE = new RegExp(
+  `^HTTP/1\\.1 413 [\\s\\S]*"error":41301,"message":"${ERROR_MESSAGES.payloadTooLarge(DEFAULTS.bodyLimitBytes)}"`,
+);
 
 type Unread = [string, Buffer, Buffer, Buffer, RegExp];
 // [case, head, piece sent as fast as the socket takes it, piece sent while reading, answer]
