@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { type Field, fieldSchema, storedValue } from './field-kinds.ts';
+import { parseJson } from './json.ts';
+
+const height: Field = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 500,
+  required: true,
+  description: '',
+};
+const indoor: Field = { type: 'boolean', required: false, description: '' };
+
+/** The messages `field`'s schema gives the JSON `text`, or the value it yields. */
+function read(field: Field, text: string) {
+  const schema = field.required ? fieldSchema(z, field) : z.optional(fieldSchema(z, field));
+  const result = schema.safeParse(text === '' ? undefined : parseJson(text));
+  return result.success ? { value: result.data } : result.error.issues.map((i) => i.message);
+}
+
+describe('fieldSchema', () => {
+  it.each([
+    ['1', { value: 1 }],
+    ['500', { value: 500 }],
+    ['5e1', { value: 50 }],
+    ['0', ['must be an integer from 1 to 500 (got a number)']],
+    ['501', ['must be an integer from 1 to 500 (got a number)']],
+    ['1.5', ['must be an integer from 1 to 500 (got a number)']],
+    ['1.0000000000000000001', ['must be an integer from 1 to 500 (got a number)']],
+    ['99999999999999999999', ['must be an integer from 1 to 500 (got a number)']],
+    ['"7"', ['must be an integer from 1 to 500 (got a string)']],
+    ['null', ['must be an integer from 1 to 500 (got null)']],
+    ['', ['is required']],
+  ])('an integer field reads %s as %j', (text, expected) => {
+    expect(read(height, text)).toEqual(expected);
+  });
+
+  it.each([
+    ['true', { value: true }],
+    ['false', { value: false }],
+    ['', { value: undefined }],
+    ['1', ['must be a boolean, or left out (got a number)']],
+    ['null', ['must be a boolean, or left out (got null)']],
+  ])('an optional boolean field reads %s as %j', (text, expected) => {
+    expect(read(indoor, text)).toEqual(expected);
+  });
+});
+
+describe('storedValue', () => {
+  it('reads what SQLite and PostgreSQL give back as the field type', () => {
+    expect(storedValue(height, 42n)).toBe(42);
+    expect(storedValue(height, '42')).toBe(42);
+    expect(storedValue(indoor, 1n)).toBe(true);
+    expect(storedValue(indoor, 0)).toBe(false);
+    expect(storedValue(indoor, false)).toBe(false);
+    expect(
+      storedValue({ type: 'string', maxLength: 9, required: true, description: '' }, 'a'),
+    ).toBe('a');
+  });
+});
