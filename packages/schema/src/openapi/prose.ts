@@ -73,7 +73,10 @@ export const FIELD_PLACEHOLDERS: Record<string, string> = {
     'or',
   ),
   STRING_MAX_LENGTHS: strings.map((field) => field.maxLength).join(' / '),
-  FIELD_LIMITS: FIELD_LIST.map((field) => `${code(field.name)}: ${limitOf(field)}`).join('; '),
+  STRING_LIMITS: strings.map((field) => `${code(field.name)}: ${limitOf(field)}`).join('; '),
+  OTHER_LIMITS: FIELD_LIST.filter((field) => field.type !== 'string')
+    .map((field) => `; ${code(field.name)}: ${limitOf(field)}`)
+    .join(''),
 };
 
 /** The unnamed response bodies. */
