@@ -1,21 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { type Field, fieldSchema, storedValue } from './field-kinds.ts';
+import { boolean, type Field, integer, storedValue, text } from './field-kinds.ts';
 import { parseJson } from './json.ts';
 
-const height: Field = {
-  type: 'integer',
-  minimum: 1,
-  maximum: 500,
-  required: true,
-  description: '',
-};
-const indoor: Field = { type: 'boolean', required: false, description: '' };
+const height = integer({ minimum: 1, maximum: 500, required: true });
+const indoor = boolean({ required: false });
 
 /** The messages `field`'s schema gives the JSON `text`, or the value it yields. */
-function read(field: Field, text: string) {
-  const schema = field.required ? fieldSchema(z, field) : z.optional(fieldSchema(z, field));
-  const result = schema.safeParse(text === '' ? undefined : parseJson(text));
+function read(field: Field, json: string) {
+  const schema = field.required ? field.schema(z) : z.optional(field.schema(z));
+  const result = schema.safeParse(json === '' ? undefined : parseJson(json));
   return result.success ? { value: result.data } : result.error.issues.map((i) => i.message);
 }
 
@@ -54,8 +48,6 @@ describe('storedValue', () => {
     expect(storedValue(indoor, 1n)).toBe(true);
     expect(storedValue(indoor, 0)).toBe(false);
     expect(storedValue(indoor, false)).toBe(false);
-    expect(
-      storedValue({ type: 'string', maxLength: 9, required: true, description: '' }, 'a'),
-    ).toBe('a');
+    expect(storedValue(text({ maxLength: 9, required: true }), 'a')).toBe('a');
   });
 });

@@ -4,27 +4,23 @@ import { isLosslessNumber } from './lossless-number.ts';
 import { boundedText } from './text.ts';
 import type { ZodFunctions } from './zod-functions.ts';
 
-interface Common {
-  /** Whether a NewPlant must carry it; an optional field may be left out (never `null`). */
-  readonly required: boolean;
-  /** What it means, for the document and the docs. */
-  readonly description: string;
-}
+type Zod = Pick<ZodFunctions, 'string' | 'unknown'>;
 
 /**
- * One field of Plant, as plant-fields.ts declares it: its JSON type and its bounds. `string`:
- * 1..`maxLength` characters (code points), well-formed, no control character; `integer`: an
- * exact integer from `minimum` to `maximum` (both safe integers); `boolean`: `true` or `false`.
+ * A field of Plant as plant-fields.ts declares it, with one of the constructors below: its JSON
+ * type, its bounds, whether a NewPlant must carry it (an optional field may be left out, never
+ * `null`), and its zod schema (built with zod/mini or full zod; the document states its bounds,
+ * openapi/classic.ts). Each type's checks reach a browser bundle only when a field has it.
  */
 export type Field =
-  | (Common & { readonly type: 'string'; readonly maxLength: number })
-  | (Common & { readonly type: 'integer'; readonly minimum: number; readonly maximum: number })
-  | (Common & { readonly type: 'boolean' });
+  | ReturnType<typeof text>
+  | ReturnType<typeof integer>
+  | ReturnType<typeof boolean>;
 
 /** The JSON types a field can have. */
 export type FieldType = Field['type'];
 
-/** The TypeScript value of a field of type `T`. */
+/** The TypeScript value of a field. */
 export type ValueOf<F extends Field> = F extends { type: 'string' }
   ? string
   : F extends { type: 'integer' }
@@ -36,47 +32,85 @@ export type SchemaOf<F extends Field> = F['required'] extends true
   ? z.ZodMiniType<ValueOf<F>, ValueOf<F>>
   : z.ZodMiniOptional<z.ZodMiniType<ValueOf<F>, ValueOf<F>>>;
 
-/** `must be X` for a wrong value, with `, or left out` for an optional field's wrong type. */
-function problem(expected: string, field: Field, input: unknown, wrongType: boolean): string {
-  if (input === undefined) return 'is required';
-  const leaveOut = wrongType && !field.required ? ', or left out' : '';
-  return `must be ${expected}${leaveOut} (got ${describeValue(input)})`;
+/**
+ * A string of 1..`maxLength` characters (code points), well-formed, no control character.
+ *
+ * @example
+ * text({ maxLength: 50, required: false });
+ */
+export function text<const R extends boolean>(rules: { maxLength: number; required: R }) {
+  const presence = rules.required ? 'required' : 'optional';
+  return {
+    type: 'string' as const,
+    ...rules,
+    schema: (zod: Zod): z.ZodMiniType<unknown> => boundedText(zod, rules.maxLength, presence),
+  };
 }
 
 /**
- * The zod schema of `field`, built with `zod` (zod/mini or full zod), its problems phrased in
- * the catalog's words. A number or a boolean is one function check on `z.unknown()` (the
- * document states its type and bounds: openapi/classic.ts): a JSON integer too large for a
- * `number` arrives as a `bigint`, a non-integer a double would round as a `LosslessNumber`.
+ * An exact integer from `minimum` to `maximum` (both safe integers).
  *
  * @example
- * fieldSchema(z, { type: 'integer', minimum: 1, maximum: 9, required: true, description: '' });
+ * integer({ minimum: 1, maximum: 10000, required: false });
  */
-export function fieldSchema(
-  zod: Pick<ZodFunctions, 'string' | 'unknown'>,
-  field: Field,
+export function integer<const R extends boolean>(rules: {
+  minimum: number;
+  maximum: number;
+  required: R;
+}) {
+  const { minimum, maximum, required } = rules;
+  return {
+    type: 'integer' as const,
+    ...rules,
+    schema: (zod: Zod) =>
+      valueSchema(
+        zod,
+        `an integer from ${minimum} to ${maximum}`,
+        required,
+        (input) => Number.isInteger(input) && input >= minimum && input <= maximum,
+        // A number out of bounds is of the right type: leaving it out is no remedy to name.
+        (input) =>
+          typeof input === 'number' || typeof input === 'bigint' || isLosslessNumber(input),
+      ),
+  };
+}
+
+/**
+ * `true` or `false`.
+ *
+ * @example
+ * boolean({ required: false });
+ */
+export function boolean<const R extends boolean>(rules: { required: R }) {
+  const accepts = (input: unknown) => typeof input === 'boolean';
+  return {
+    type: 'boolean' as const,
+    ...rules,
+    schema: (zod: Zod) => valueSchema(zod, 'a boolean', rules.required, accepts, accepts),
+  };
+}
+
+/**
+ * One function check on `z.unknown()`, its problem phrased in the catalog's words: a JSON
+ * integer too large for a `number` arrives as a `bigint`, a non-integer a double would round as
+ * a `LosslessNumber`, so the check sees every number the parser gives.
+ */
+function valueSchema(
+  zod: Zod,
+  expected: string,
+  required: boolean,
+  accepts: (input: number) => boolean,
+  rightType: (input: unknown) => boolean,
 ): z.ZodMiniType<unknown> {
-  if (field.type === 'string') {
-    return boundedText(zod, field.maxLength, field.required ? 'required' : 'optional');
-  }
-  const expected =
-    field.type === 'integer' ? `an integer from ${field.minimum} to ${field.maximum}` : 'a boolean';
   return zod.unknown().check((payload) => {
     const input = payload.value;
-    const wrongType =
-      field.type === 'integer'
-        ? typeof input !== 'number' && typeof input !== 'bigint' && !isLosslessNumber(input)
-        : typeof input !== 'boolean';
-    const valid =
-      field.type === 'integer'
-        ? Number.isInteger(input) &&
-          Number(input) >= field.minimum &&
-          Number(input) <= field.maximum
-        : !wrongType;
-    if (!valid) {
-      const message = problem(expected, field, input, wrongType);
-      payload.issues.push({ code: 'custom', input, message });
-    }
+    if (accepts(input as number)) return;
+    const leaveOut = required || rightType(input) ? '' : ', or left out';
+    const message =
+      input === undefined
+        ? 'is required'
+        : `must be ${expected}${leaveOut} (got ${describeValue(input)})`;
+    payload.issues.push({ code: 'custom', input, message });
   }) as z.ZodMiniType<unknown>;
 }
 
@@ -85,7 +119,7 @@ export function fieldSchema(
  * string, a boolean as `true`/`false` or 1/0 (SQLite has no boolean).
  *
  * @example
- * storedValue({ type: 'boolean', required: false, description: '' }, 1n); // true
+ * storedValue(boolean({ required: false }), 1n); // true
  */
 export function storedValue(field: Field, stored: unknown): string | number | boolean {
   if (field.type === 'integer') return Number(stored);

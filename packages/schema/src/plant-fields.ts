@@ -1,35 +1,35 @@
+import * as kind from './field-kinds.ts';
 import { type Field, storedValue, type ValueOf } from './field-kinds.ts';
 
-export type { Field, FieldType } from './field-kinds.ts';
+export { boolean, type Field, type FieldType, integer, text } from './field-kinds.ts';
 
 /**
  * The fields of Plant (NewPlant is these plus the required int64 `id`), in the contract's
- * order: the one place a field's name, JSON type, bounds and description are written. The
- * schemas (plant.ts), the OpenAPI document, the stores' columns and row mapping, the fuzz model
- * and the messages that name fields are derived from it; docs/recipes/adding-a-field.md adds
- * one.
+ * order: the one place a field's name, JSON type and bounds are written, and below, its
+ * description. The schemas (plant.ts), the OpenAPI document, the stores' columns and row
+ * mapping, the fuzz model and the messages that name fields are derived from them;
+ * docs/recipes/adding-a-field.md adds one.
  */
 export const FIELDS = {
-  name: {
-    type: 'string',
-    maxLength: 200,
-    required: true,
-    description: 'The name of the plant',
-  },
-  tag: {
-    type: 'string',
-    maxLength: 100,
-    required: false,
-    description: 'Tag that specifies the type of the plant',
-  },
-} as const satisfies Record<string, Field>;
+  name: kind.text({ maxLength: 200, required: true }),
+  tag: kind.text({ maxLength: 100, required: false }),
+} satisfies Record<string, Field>;
+
+/**
+ * What each field means, for the document and the docs: apart from FIELDS only so that a
+ * browser bundle, which needs the rules but not the prose, leaves it out.
+ */
+export const FIELD_DESCRIPTIONS: Record<keyof typeof FIELDS, string> = {
+  name: 'The name of the plant',
+  tag: 'Tag that specifies the type of the plant',
+};
 
 type Fields = typeof FIELDS;
 
 /** Longest accepted plant `name`, in characters (Unicode code points, as JSON Schema counts). */
-export const NAME_MAX_LENGTH = FIELDS.name.maxLength;
+export const NAME_MAX_LENGTH = /* @__PURE__ */ (() => FIELDS.name.maxLength)();
 /** Longest accepted plant `tag`, in characters (Unicode code points, as JSON Schema counts). */
-export const TAG_MAX_LENGTH = FIELDS.tag.maxLength;
+export const TAG_MAX_LENGTH = /* @__PURE__ */ (() => FIELDS.tag.maxLength)();
 
 /** A field of Plant: every field of NewPlant but `id`. */
 export type PlantField = keyof Fields;
@@ -57,7 +57,7 @@ export const PLANT_FIELDS = Object.keys(FIELDS) as PlantField[];
 
 /** Each field with its name, in order. */
 export const FIELD_LIST: readonly (Field & { readonly name: PlantField })[] = PLANT_FIELDS.map(
-  (name) => ({ name, ...(FIELDS[name] as Field) }),
+  (name) => ({ ...(FIELDS[name] as Field), name }),
 );
 
 /**

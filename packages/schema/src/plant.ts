@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { describeValue } from './describe-value.ts';
-import { fieldSchema, type SchemaOf } from './field-kinds.ts';
+import type { SchemaOf } from './field-kinds.ts';
 import { Int64, int64 } from './int64.ts';
 import {
   FIELD_LIST,
@@ -41,7 +41,7 @@ export function plantSchemas(
 ) {
   const shape = Object.fromEntries(
     FIELD_LIST.map((field) => {
-      const schema = fieldSchema(zod, field);
+      const schema = field.schema(zod);
       return [field.name, field.required ? schema : zod.optional(schema)];
     }),
   ) as { [K in PlantField]: SchemaOf<(typeof FIELDS)[K]> };

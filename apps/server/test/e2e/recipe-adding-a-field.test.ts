@@ -24,11 +24,22 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const RECIPE = 'docs/recipes/adding-a-field.md';
 const WORKSPACES = ['apps/server', 'packages/schema', 'packages/client', 'bench'];
 
-/** The fields the edits add: one of each JSON type a field may have. */
-const NEW_FIELDS = `  color: { type: 'string', maxLength: 50, required: false, description: 'The colour of its leaves' },
-  height: { type: 'integer', minimum: 1, maximum: 10000, required: false, description: 'Height in centimetres' },
-  indoor: { type: 'boolean', required: false, description: 'Whether it grows indoors' },
+/** The fields the edits add, one of each JSON type a field may have, and their descriptions. */
+const NEW_FIELDS = `  color: kind.text({ maxLength: 50, required: false }),
+  height: kind.integer({ minimum: 1, maximum: 10000, required: false }),
+  indoor: kind.boolean({ required: false }),
 `;
+const NEW_DESCRIPTIONS = `  color: 'The colour of its leaves',
+  height: 'Height in centimetres',
+  indoor: 'Whether it grows indoors',
+`;
+
+/** `text` with `insert` put before the first line `};` after `after`. */
+function insertedBefore(text: string, after: string, insert: string): string {
+  const at = text.indexOf('\n};', text.indexOf(after));
+  if (!text.includes(after) || at < 0) throw new Error(`the edit expects ${after} … };`);
+  return `${text.slice(0, at + 1)}${insert}${text.slice(at + 1)}`;
+}
 
 /** A migration appended to a list that ends the file's first `];`. */
 function appendMigration(types: [string, string, string]) {
@@ -57,7 +68,11 @@ function replaced(text: string, from: string, to: string): string {
 const EDITS: Record<number, Record<string, (text: string) => string>> = {
   1: {
     'packages/schema/src/plant-fields.ts': (text) =>
-      replaced(text, '} as const satisfies', `${NEW_FIELDS}} as const satisfies`),
+      insertedBefore(
+        insertedBefore(text, 'export const FIELDS', NEW_FIELDS),
+        'export const FIELD_DESCRIPTIONS',
+        NEW_DESCRIPTIONS,
+      ),
   },
   2: {
     'apps/server/src/store/sqlite/migrations.ts': appendMigration(['TEXT', 'INTEGER', 'INTEGER']),

@@ -5,7 +5,7 @@ import type { Field } from '../field-kinds.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { OPERATION_SCHEMAS, operationSchemas } from '../operations/service.ts';
 import { NewPlant, Plant, plantSchemas } from '../plant.ts';
-import { FIELD_LIST } from '../plant-fields.ts';
+import { FIELD_DESCRIPTIONS, FIELD_LIST } from '../plant-fields.ts';
 import { NO_CONTROL_CHARACTERS_PATTERN } from '../text.ts';
 import type { ZodFunctions } from '../zod-functions.ts';
 import { BODY_PROSE, FIELD_PROSE, SCHEMA_PROSE } from './prose.ts';
@@ -36,8 +36,8 @@ function field(object: ObjectSchema, key: string): Schema {
  * What the document states of a field (plant-fields.ts): its description, type and bounds. Its
  * checks are function checks (field-kinds.ts, text.ts), which zod-to-openapi cannot read.
  */
-function fieldMeta(field: Field): z.core.GlobalMeta {
-  const { description } = field;
+function fieldMeta(field: Field & { name: keyof typeof FIELD_DESCRIPTIONS }): z.core.GlobalMeta {
+  const description = FIELD_DESCRIPTIONS[field.name];
   switch (field.type) {
     case 'string':
       return {
