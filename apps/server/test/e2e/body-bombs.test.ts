@@ -149,8 +149,7 @@ describe('body bombs', () => {
     console.log(
       `body bombs: server peak RSS ${before.toFixed(1)} MB → +${growth.toFixed(1)} MB over ${all.length * CONCURRENT} bombs (${CONCURRENT} at a time); RSS now ${memoryMb('VmRSS').toFixed(1)} MB`,
     );
-    // Reading a 10 MB body (or 1,000 MB inflated) 16 at a time would take 160 MB or more; 32
-    // brotli decoders with a 16 MB window took 380 MB (measured before brotli was refused).
+    // Reading a 10 MB body (or 1,000 MB inflated) 16 at a time would take 160 MB or more.
     expect(growth).toBeLessThan(PEAK_GROWTH_LIMIT_MB);
     expect(storedCount()).toBe(0);
     // And the server still works.

@@ -34,10 +34,10 @@ const NEW_DESCRIPTIONS = `  color: 'The colour of its leaves',
   indoor: 'Whether it grows indoors',
 `;
 
-/** `text` with `insert` put before the first line `};` after `after`. */
-function insertedBefore(text: string, after: string, insert: string): string {
-  const at = text.indexOf('\n};', text.indexOf(after));
-  if (!text.includes(after) || at < 0) throw new Error(`the edit expects ${after} … };`);
+/** `text` with `insert` put on its own lines before the first `end` after `after`. */
+function insertedBefore(text: string, after: string, end: string, insert: string): string {
+  const at = text.indexOf(`\n${end}`, text.indexOf(after));
+  if (!text.includes(after) || at < 0) throw new Error(`the edit expects ${after} … ${end}`);
   return `${text.slice(0, at + 1)}${insert}${text.slice(at + 1)}`;
 }
 
@@ -69,8 +69,9 @@ const EDITS: Record<number, Record<string, (text: string) => string>> = {
   1: {
     'packages/schema/src/plant-fields.ts': (text) =>
       insertedBefore(
-        insertedBefore(text, 'export const FIELDS', NEW_FIELDS),
+        insertedBefore(text, 'export const FIELDS =', '} satisfies', NEW_FIELDS),
         'export const FIELD_DESCRIPTIONS',
+        '};',
         NEW_DESCRIPTIONS,
       ),
   },
