@@ -235,6 +235,10 @@ describe(`the recipe ${RECIPE}`, () => {
   it('without its SQLite migration, fails a unit test that names the migrations file', () => {
     const copy = copySources();
     applySteps(copy, [2]);
+    for (const command of commands.filter((command) => !checks.includes(command))) {
+      const { status, output } = run(copy, command);
+      expect(status, `${command}\n${output.slice(-6000)}`).toBe(0);
+    }
     const unit = checks.find((command) => command.includes('test:unit'));
     if (unit === undefined) throw new Error('the recipe runs no unit tests');
     const { status, output } = run(copy, unit);
