@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from './error-catalog.ts';
 import { ERROR_MESSAGES } from './error-messages.ts';
 import { NewPlant, Plant, toPlant } from './plant.ts';
-import { FIELD_LIST, fieldNames, PLANT_FIELDS, plantOf } from './plant-fields.ts';
+import {
+  FIELD_DESCRIPTIONS,
+  FIELD_LIST,
+  fieldNames,
+  PLANT_FIELDS,
+  plantOf,
+} from './plant-fields.ts';
 
 /** A valid value of each field. */
 const VALID = { string: 'a', integer: 0, boolean: true } as const;
@@ -22,6 +28,15 @@ describe('PLANT_FIELDS', () => {
   it("is NewPlant's and Plant's fields without id, in order", () => {
     expect(['id', ...PLANT_FIELDS]).toEqual(Object.keys(NewPlant.shape));
     expect(PLANT_FIELDS).toContain('name');
+  });
+
+  it('has a description for every field', () => {
+    const missing = PLANT_FIELDS.filter((field) => !FIELD_DESCRIPTIONS[field]?.trim());
+    expect(
+      missing,
+      'packages/schema/src/plant-fields.ts: give each of these fields its FIELD_DESCRIPTIONS entry',
+    ).toEqual([]);
+    expect(Object.keys(FIELD_DESCRIPTIONS)).toEqual(PLANT_FIELDS);
   });
 
   it('is what toPlant copies and Plant keeps', () => {
