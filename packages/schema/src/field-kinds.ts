@@ -39,11 +39,10 @@ export type SchemaOf<F extends Field> = F['required'] extends true
  * text({ maxLength: 50, required: false });
  */
 export function text<const R extends boolean>(rules: { maxLength: number; required: R }) {
-  const presence = rules.required ? 'required' : 'optional';
   return {
     type: 'string' as const,
     ...rules,
-    schema: (zod: Zod): z.ZodMiniType<unknown> => boundedText(zod, rules.maxLength, presence),
+    schema: (zod: Zod): z.ZodMiniType<unknown> => boundedText(zod, rules.maxLength, rules.required),
   };
 }
 

@@ -53,12 +53,11 @@ export type Plant = { [K in keyof Presence]: ValueOf<Fields[K]> };
  * @example
  * PLANT_FIELDS; // ['name', 'tag']
  */
-export const PLANT_FIELDS = Object.keys(FIELDS) as PlantField[];
+export const PLANT_FIELDS = /* @__PURE__ */ Object.keys(FIELDS) as PlantField[];
 
 /** Each field with its name, in order. */
-export const FIELD_LIST: readonly (Field & { readonly name: PlantField })[] = PLANT_FIELDS.map(
-  (name) => ({ ...(FIELDS[name] as Field), name }),
-);
+export const FIELD_LIST: readonly (Field & { readonly name: PlantField })[] =
+  /* @__PURE__ */ PLANT_FIELDS.map((name) => ({ ...(FIELDS[name] as Field), name }));
 
 /**
  * The fields as prose, in order, joined with `and` or `or`: the messages that name the fields

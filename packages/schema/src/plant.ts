@@ -1,14 +1,8 @@
 import * as z from 'zod/mini';
 import { describeValue } from './describe-value.ts';
-import type { SchemaOf } from './field-kinds.ts';
+import type { Field, SchemaOf } from './field-kinds.ts';
 import { Int64, int64 } from './int64.ts';
-import {
-  FIELD_LIST,
-  type FIELDS,
-  type PlantField,
-  type Plant as PlantOf,
-  plantOf,
-} from './plant-fields.ts';
+import { FIELDS, type PlantField, type Plant as PlantOf, plantOf } from './plant-fields.ts';
 import type { ZodFunctions } from './zod-functions.ts';
 
 // Every problem a Plant or NewPlant can have is phrased here (and in field-kinds.ts, text.ts,
@@ -40,9 +34,9 @@ export function plantSchemas(
   id = int64(zod),
 ) {
   const shape = Object.fromEntries(
-    FIELD_LIST.map((field) => {
+    Object.entries(FIELDS).map(([name, field]: [string, Field]) => {
       const schema = field.schema(zod);
-      return [field.name, field.required ? schema : zod.optional(schema)];
+      return [name, field.required ? schema : zod.optional(schema)];
     }),
   ) as { [K in PlantField]: SchemaOf<(typeof FIELDS)[K]> };
   return {

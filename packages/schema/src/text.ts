@@ -62,18 +62,14 @@ export function textRules(maxLength: number) {
  * A string of 1..`maxLength` characters that is well-formed Unicode (no lone surrogate)
  * and holds no control character, built with `z` (zod/mini or full zod). JSON Schema has no
  * keyword for "well-formed": that rule is stated in the document's description instead. A value
- * of another type is refused with `must be a string (got …)`; for an `optional` field the
- * message adds that it may be left out (a `tag: null` is not "no tag").
+ * of another type is refused with `must be a string (got …)`; for an optional field (`required`
+ * false) the message adds that it may be left out (a `tag: null` is not "no tag").
  *
  * @example
  * const Name = boundedText(z, 200);
  */
-export function boundedText(
-  z: Pick<ZodFunctions, 'string'>,
-  maxLength: number,
-  presence: 'required' | 'optional' = 'required',
-) {
-  const expected = presence === 'optional' ? 'must be a string, or left out' : 'must be a string';
+export function boundedText(z: Pick<ZodFunctions, 'string'>, maxLength: number, required = true) {
+  const expected = required ? 'must be a string' : 'must be a string, or left out';
   const wrongType = (issue: { readonly input?: unknown }) =>
     issue.input === undefined ? 'is required' : `${expected} (got ${describeValue(issue.input)})`;
   return z.string({ error: wrongType }).check(textRules(maxLength));
