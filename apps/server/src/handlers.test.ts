@@ -1,4 +1,4 @@
-import { contract, ERROR_CATALOG } from '@plant-store/schema';
+import { contract, ERROR_CATALOG, ERROR_MESSAGES } from '@plant-store/schema';
 import inject from 'light-my-request';
 import { describe, expect, it } from 'vitest';
 import { contractApp } from '../test/support/in-process.ts';
@@ -46,7 +46,7 @@ describe('contractHandlers', () => {
     expect(answer.statusCode).toBe(409);
     expect(answer.json()).toEqual({
       error: ERROR_CATALOG.conflict.code,
-      message: 'A plant with id 9223372036854775807 already exists with a different name or tag',
+      message: ERROR_MESSAGES.conflict(2n ** 63n - 1n),
     });
   });
 

@@ -3,6 +3,7 @@ import { dirname, join, normalize } from 'node:path';
 import { contract, ERROR_ENTRIES, type ErrorName } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import { describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../src/config.ts';
 import { CONFIG_VARIABLES, numericRanges, readVariable } from './support/config-variables.ts';
 
 // What the docs' tables state (codes, fields, defaults, ranges, the default Node line, the
@@ -53,7 +54,10 @@ describe('the documentation', () => {
   it("gives POST /plants' fields and their limits as the schema has them (docs/api.md)", () => {
     const rows = section(read('docs/api.md'), 'new-plant-fields');
     const schema = buildOpenApiDocument().components?.schemas?.NewPlant as {
-      properties: Record<string, { type?: string; maxLength?: number }>;
+      properties: Record<
+        string,
+        { type?: string; maxLength?: number; minimum?: number; maximum?: number }
+      >;
       required: string[];
     };
     const documented = [...rows.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1]);
@@ -61,10 +65,17 @@ describe('the documentation', () => {
       documented,
       "docs/api.md's NewPlant table (new-plant-fields) must have one row per field of NewPlant, in order",
     ).toEqual(Object.keys(schema.properties));
-    const wrong = Object.entries(schema.properties).flatMap(([field, { type, maxLength }]) => {
-      if (maxLength === undefined) return [];
+    const wrong = Object.entries(schema.properties).flatMap(([field, property]) => {
+      if (field === 'id') return [];
+      const { type, maxLength, minimum, maximum } = property;
       const required = schema.required.includes(field) ? 'yes' : 'no';
-      const row = `| \`${field}\` | ${type} | ${required} | 1–${maxLength} characters`;
+      const limits =
+        type === 'string'
+          ? `1–${maxLength} characters`
+          : type === 'integer'
+            ? `${minimum}–${maximum}`
+            : '';
+      const row = `| \`${field}\` | ${type} | ${required} | ${limits}`;
       return rows.includes(row)
         ? []
         : [`docs/api.md's NewPlant table: the row of ${field} must start "${row}"`];
@@ -111,7 +122,11 @@ describe('the documentation', () => {
     });
     expect(wrong).toEqual([]);
     // The check can fail: a default the code does not have is named, with what to change.
-    expect(defaultMismatch('BODY_LIMIT', '`128kb`')).toMatch(/BODY_LIMIT.*131072.*65536/);
+    const limit = DEFAULTS.bodyLimitBytes;
+    const other = limit > 1 ? limit - 1 : 2;
+    expect(defaultMismatch('BODY_LIMIT', `\`${other}\``)).toMatch(
+      new RegExp(`BODY_LIMIT.*${other}.*${limit}`),
+    );
     expect(defaultMismatch('METRICS_HOST', '`0.0.0.0`')).toMatch(/METRICS_HOST/);
     expect(defaultMismatch('PORT', '*(none)*')).toMatch(/PORT/);
   });

@@ -1,3 +1,4 @@
+import { fieldNames } from './plant-fields.ts';
 import { VALIDATION_FAILED_CODE } from './validation-failed.ts';
 
 /**
@@ -58,8 +59,7 @@ export const ERROR_CATALOG = {
   conflict: {
     code: 40901,
     status: 409,
-    meaning:
-      'A plant with this id already exists with a different name or tag. (The same id with the same name and tag is a safe replay and returns 200.)',
+    meaning: `A plant with this id already exists with a different ${fieldNames('or')}. (The same id with the same ${fieldNames('and')} is a safe replay and returns 200.)`,
   },
   payloadTooLarge: {
     code: 41301,

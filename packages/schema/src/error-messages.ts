@@ -1,4 +1,5 @@
 import type { JsonTooDeepError, JsonTooWideError, MalformedJsonError } from './json.ts';
+import { fieldNames } from './plant-fields.ts';
 import { shortened } from './shortened.ts';
 
 /** How many characters of a request's path a message quotes. */
@@ -49,7 +50,8 @@ export const ERROR_MESSAGES = {
   methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
     `${method} is not allowed on ${shortened(path, PATH_MAX_LENGTH)}; allowed: ${allowed.join(', ')}`,
   requestTimeout: (seconds: number) => `Request body did not arrive within ${seconds} s`,
-  conflict: (id: bigint) => `A plant with id ${id} already exists with a different name or tag`,
+  conflict: (id: bigint) =>
+    `A plant with id ${id} already exists with a different ${fieldNames('or')}`,
   payloadTooLarge: (limitBytes?: number) =>
     limitBytes === undefined
       ? 'Request body is too large'

@@ -50,9 +50,19 @@ export {
   Plant,
   toPlant,
 } from './plant.ts';
-export { PLANT_FIELDS, type PlantField, plantOf } from './plant-fields.ts';
+export {
+  FIELD_LIST,
+  FIELDS,
+  type Field,
+  type FieldType,
+  fieldNames,
+  NAME_MAX_LENGTH,
+  PLANT_FIELDS,
+  type PlantField,
+  plantOf,
+  TAG_MAX_LENGTH,
+} from './plant-fields.ts';
 export { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
 export { QUOTED_MAX_LENGTH, shortened } from './shortened.ts';
 export { stringifyJson } from './stringify-json.ts';
-export { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
 export { VALIDATION_FAILED_CODE } from './validation-failed.ts';

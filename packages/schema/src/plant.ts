@@ -1,13 +1,14 @@
 import * as z from 'zod/mini';
 import { describeValue } from './describe-value.ts';
+import type { Field, SchemaOf } from './field-kinds.ts';
 import { Int64, int64 } from './int64.ts';
-import { boundedText, NAME_MAX_LENGTH, TAG_MAX_LENGTH } from './text.ts';
+import { FIELDS, type PlantField, type Plant as PlantOf, plantOf } from './plant-fields.ts';
 import type { ZodFunctions } from './zod-functions.ts';
 
-// Every problem a Plant or NewPlant can have is phrased here (and in text.ts, int64.ts), in the
-// catalog's words, so no zod locale is needed (zod/mini loads none: a browser bundle stays
-// without one) and the client and the server phrase every problem alike: a body that is not an
-// object at all (`[]`, `5`, `null`), and unknown properties (`formatIssues` lists those itself).
+// Every problem a Plant or NewPlant can have is phrased here (and in field-kinds.ts, text.ts,
+// int64.ts), in the catalog's words, so no zod locale is needed (zod/mini loads none: a browser
+// bundle stays without one) and the client and the server phrase every problem alike: a body
+// that is not an object at all (`[]`, `5`, `null`), and unknown properties (`formatIssues` lists those itself).
 const objectOnly = {
   error: (issue: z.core.$ZodRawIssue) => {
     if (issue.code === 'unrecognized_keys') {
@@ -23,20 +24,24 @@ const objectOnly = {
 
 /**
  * Plant and NewPlant built with `zod` (zod/mini for the contract, full zod for the OpenAPI
- * builder): the one list of their fields. NewPlant is every field of Plant plus the required
- * int64 `id`, and strict: an unknown property is an error, never silently dropped. Plant is not
- * strict: a later minor version may add optional response fields, and a client must keep
- * working when it does.
+ * builder) from the field list (plant-fields.ts). NewPlant is every field of Plant plus the
+ * required int64 `id`, and strict: an unknown property is an error, never silently dropped.
+ * Plant is not strict: a later minor version may add optional response fields, and a client
+ * must keep working when it does.
  */
 export function plantSchemas(
   zod: Pick<ZodFunctions, 'object' | 'strictObject' | 'optional' | 'string' | 'unknown'>,
   id = int64(zod),
 ) {
-  const name = boundedText(zod, NAME_MAX_LENGTH);
-  const tag = boundedText(zod, TAG_MAX_LENGTH, 'optional');
+  const shape = Object.fromEntries(
+    Object.entries(FIELDS).map(([name, field]: [string, Field]) => {
+      const schema = field.schema(zod);
+      return [name, field.required ? schema : zod.optional(schema)];
+    }),
+  ) as { [K in PlantField]: SchemaOf<(typeof FIELDS)[K]> };
   return {
-    Plant: zod.object({ name, tag: zod.optional(tag) }, objectOnly),
-    NewPlant: zod.strictObject({ id, name, tag: zod.optional(tag) }, objectOnly),
+    Plant: zod.object(shape, objectOnly),
+    NewPlant: zod.strictObject({ id, ...shape }, objectOnly),
   };
 }
 
@@ -52,12 +57,8 @@ const schemas = plantSchemas(
   Int64,
 );
 
-/**
- * A plant as the API returns it: `tag` is absent or a string, never `undefined` (JSON cannot
- * carry `undefined`). Typed exactly so, the type a consumer generates from the document
- * (`{ name: string; tag?: string }`) accepts it under `exactOptionalPropertyTypes`.
- */
-export type Plant = { name: string; tag?: string };
+/** A plant as the API returns it (plant-fields.ts): no `id`, an optional field absent or set. */
+export type Plant = PlantOf;
 
 /**
  * The Plant schema. Not strict: a later minor version may add optional response fields, and
@@ -81,13 +82,11 @@ export type NewPlantInput = z.input<typeof NewPlant>;
 export type NewPlant = z.output<typeof NewPlant>;
 
 /**
- * The Plant a NewPlant becomes in a response: the same name and tag, no id.
+ * The Plant a NewPlant becomes in a response: the same fields, no id.
  *
  * @example
  * toPlant({ id: 1n, name: 'Fern' }); // { name: 'Fern' }
  */
-export function toPlant(newPlant: Pick<NewPlant, 'name' | 'tag'>): Plant {
-  return newPlant.tag === undefined
-    ? { name: newPlant.name }
-    : { name: newPlant.name, tag: newPlant.tag };
+export function toPlant(newPlant: Pick<NewPlant, PlantField>): Plant {
+  return plantOf(newPlant);
 }

@@ -2,13 +2,8 @@ import type { core } from 'zod/mini';
 import { describeValue } from './describe-value.ts';
 import type { ZodFunctions } from './zod-functions.ts';
 
-/** Longest accepted plant `name`, in characters (Unicode code points, as JSON Schema counts). */
-export const NAME_MAX_LENGTH = 200;
-/** Longest accepted plant `tag`, in characters (Unicode code points, as JSON Schema counts). */
-export const TAG_MAX_LENGTH = 100;
-
 /**
- * The JSON Schema `pattern` (ECMA-262, as JSON Schema 2020-12 reads it) of a name or tag: no C0
+ * The JSON Schema `pattern` (ECMA-262, as JSON Schema 2020-12 reads it) of a string field: no C0
  * control, no DEL and no C1 control anywhere. The same text is the server's check, so the
  * document states exactly the rule the server enforces.
  */
@@ -16,13 +11,13 @@ export const NO_CONTROL_CHARACTERS_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]
 const NO_CONTROL_CHARACTERS = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');
 
 /**
- * The rules of a name or tag as one function check: 1..`maxLength` characters (code points),
+ * The rules of a string field as one function check: 1..`maxLength` characters (code points),
  * well-formed Unicode, no control character. Each broken rule adds the issue zod's own check
  * would (`z.minLength(1)` / `z.maxLength(maxLength)`: `too_small` / `too_big` with
  * `origin: 'string'`, the bound and `inclusive`; `z.refine`: `custom`), and every rule is checked
- * (`continue: true`), as with those checks. One function instead of four zod checks: ~1.2 KB
- * (minified) less of zod in a browser bundle. The OpenAPI builder states the bounds as
- * `minLength` / `maxLength` and the pattern (openapi/classic.ts).
+ * (`continue: true`), as with those checks; one function keeps those checks out of a browser
+ * bundle. The OpenAPI builder states the bounds as `minLength` / `maxLength` and the pattern
+ * (openapi/classic.ts).
  *
  * @example
  * z.string().check(textRules(200));
@@ -67,18 +62,14 @@ export function textRules(maxLength: number) {
  * A string of 1..`maxLength` characters that is well-formed Unicode (no lone surrogate)
  * and holds no control character, built with `z` (zod/mini or full zod). JSON Schema has no
  * keyword for "well-formed": that rule is stated in the document's description instead. A value
- * of another type is refused with `must be a string (got …)`; for an `optional` field the
- * message adds that it may be left out (a `tag: null` is not "no tag").
+ * of another type is refused with `must be a string (got …)`; for an optional field (`required`
+ * false) the message adds that it may be left out (a `tag: null` is not "no tag").
  *
  * @example
  * const Name = boundedText(z, 200);
  */
-export function boundedText(
-  z: Pick<ZodFunctions, 'string'>,
-  maxLength: number,
-  presence: 'required' | 'optional' = 'required',
-) {
-  const expected = presence === 'optional' ? 'must be a string, or left out' : 'must be a string';
+export function boundedText(z: Pick<ZodFunctions, 'string'>, maxLength: number, required = true) {
+  const expected = required ? 'must be a string' : 'must be a string, or left out';
   const wrongType = (issue: { readonly input?: unknown }) =>
     issue.input === undefined ? 'is required' : `${expected} (got ${describeValue(issue.input)})`;
   return z.string({ error: wrongType }).check(textRules(maxLength));

@@ -5,12 +5,16 @@ import { errorCode, fieldValues, outcomeAgainst, PLANT_COLUMNS } from './plant-s
 describe('the plant columns', () => {
   it('are the id, then every field of the contract, in its order', () => {
     expect(PLANT_COLUMNS).toBe(['id', ...PLANT_FIELDS].join(', '));
-    expect(PLANT_COLUMNS).toBe('id, name, tag');
+    expect(PLANT_COLUMNS).toMatch(/^id, name, tag\b/);
   });
 
   it('hold a field left out as NULL', () => {
-    expect(fieldValues({ id: 1n, name: 'Fern' })).toEqual(['Fern', null]);
-    expect(fieldValues({ id: 1n, name: 'Fern', tag: 'indoor' })).toEqual(['Fern', 'indoor']);
+    const nulls = PLANT_FIELDS.map(() => null);
+    expect(fieldValues({ id: 1n, name: 'Fern' })).toEqual(['Fern', ...nulls.slice(1)]);
+    expect(fieldValues({ id: 1n, name: 'Fern', tag: 'indoor' }).slice(0, 2)).toEqual([
+      'Fern',
+      'indoor',
+    ]);
   });
 });
 

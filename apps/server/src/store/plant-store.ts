@@ -1,4 +1,11 @@
-import { type NewPlant, PLANT_FIELDS, type PlantField } from '@plant-store/schema';
+import {
+  FIELD_LIST,
+  type FieldType,
+  type NewPlant,
+  PLANT_FIELDS,
+  type PlantField,
+  plantOf,
+} from '@plant-store/schema';
 
 /** `replayed`: the id holds a plant with the same fields; `conflict`: another one. */
 export type CreateOutcome = 'created' | 'replayed' | 'conflict';
@@ -18,17 +25,37 @@ export interface StoreObserver {
 /** `full`: every commit fsynced, survives power loss; `normal`: survives a process crash only. */
 export type Durability = 'full' | 'normal';
 
-export type PlantRow = { id: bigint } & Record<PlantField, string | null>;
+/** A row of `plants` as a store reads it: the id, then each field's column (NULL: not given). */
+export type PlantRow = { id: bigint } & Record<PlantField, unknown>;
+
+/**
+ * The column type of a field of each JSON type (plant-fields.ts), in each store: what the
+ * migrations must create (a unit test compares them, migrations-match-fields.test.ts) and what
+ * PostgreSQL's batch insert casts its arrays to. A boolean is 1/0 in SQLite.
+ */
+export const COLUMN_TYPES: Record<FieldType, { sqlite: string; postgres: string }> = {
+  string: { sqlite: 'TEXT', postgres: 'text' },
+  integer: { sqlite: 'INTEGER', postgres: 'bigint' },
+  boolean: { sqlite: 'INTEGER', postgres: 'boolean' },
+};
 
 export const PLANT_COLUMNS = ['id', ...PLANT_FIELDS].join(', ');
 
-export const fieldValues = (plant: NewPlant) => PLANT_FIELDS.map((field) => plant[field] ?? null);
+/** A NewPlant's fields as column values, in PLANT_FIELDS' order: NULL when left out. */
+export const fieldValues = (plant: NewPlant): (string | number | null)[] =>
+  FIELD_LIST.map(({ name }) => {
+    const value: string | number | boolean | undefined = plant[name];
+    return value === undefined ? null : typeof value === 'boolean' ? Number(value) : value;
+  });
 
+/** `replayed` when the stored row holds the same fields as `plant`, else `conflict`. */
 export function outcomeAgainst(
-  stored: { readonly [Field in PlantField]?: string | null | undefined },
+  stored: { readonly [Field in PlantField]?: unknown },
   plant: NewPlant,
 ): CreateOutcome {
-  return PLANT_FIELDS.every((field) => (stored[field] ?? null) === (plant[field] ?? null))
+  const storedPlant: Partial<Record<PlantField, unknown>> = plantOf(stored);
+  const given: Partial<Record<PlantField, unknown>> = plantOf(plant);
+  return PLANT_FIELDS.every((field) => storedPlant[field] === given[field])
     ? 'replayed'
     : 'conflict';
 }

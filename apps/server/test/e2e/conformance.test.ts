@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/config.ts';
 import { type PrismProxy, startPrismProxy } from '../security/prism.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
 
@@ -145,8 +146,8 @@ function cases(offset: number): Case[] {
     }),
     post('[1, 2]', { label: 'an array', status: 400, validRequest: false }),
     post(undefined, { label: 'no body', status: 400, validRequest: false }),
-    post(`{"id": ${id(11)}, "name": "${'x'.repeat(70_000)}"}`, {
-      label: 'body over 64 KiB',
+    post(`{"id": ${id(11)}, "name": "${'x'.repeat(DEFAULTS.bodyLimitBytes)}"}`, {
+      label: 'body over the default BODY_LIMIT',
       status: 413,
       validRequest: false,
     }),

@@ -1,8 +1,13 @@
+import { FIELD_LIST } from '@plant-store/schema';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { parseDatabase } from '../../src/config.ts';
 import { openDatabaseHandle, type PostgresHandle } from '../../src/store/database.ts';
-import { type Durability, StoreUnavailableError } from '../../src/store/plant-store.ts';
+import {
+  COLUMN_TYPES,
+  type Durability,
+  StoreUnavailableError,
+} from '../../src/store/plant-store.ts';
 import { migratePostgres, POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import {
   createPostgresStore,
@@ -89,10 +94,22 @@ describe('schema and migrations', () => {
       SELECT column_name, data_type, is_nullable, column_default
       FROM information_schema.columns
       WHERE table_schema = current_schema() AND table_name = 'plants' ORDER BY ordinal_position`);
-    expect(columns).toEqual([
+    // A field's column (plant-fields.ts, COLUMN_TYPES) comes after created_at once a migration
+    // adds it: compared by name.
+    const isField = (row: { column_name?: unknown }) =>
+      FIELD_LIST.some((field) => field.name === row.column_name);
+    expect(
+      FIELD_LIST.map((field) => columns.find((row) => row.column_name === field.name)),
+    ).toEqual(
+      FIELD_LIST.map((field) => ({
+        column_name: field.name,
+        data_type: COLUMN_TYPES[field.type].postgres,
+        is_nullable: field.required ? 'NO' : 'YES',
+        column_default: null,
+      })),
+    );
+    expect(columns.filter((row) => !isField(row))).toEqual([
       { column_name: 'id', data_type: 'bigint', is_nullable: 'NO', column_default: null },
-      { column_name: 'name', data_type: 'text', is_nullable: 'NO', column_default: null },
-      { column_name: 'tag', data_type: 'text', is_nullable: 'YES', column_default: null },
       {
         column_name: 'created_at',
         data_type: 'timestamp with time zone',

@@ -1,6 +1,6 @@
 import { INT64_MAX, INT64_MIN } from '@plant-store/schema';
 import fc from 'fast-check';
-import { TEXT_FIELDS } from './oracle.ts';
+import { FIELD_RULES, type FieldRule } from './oracle.ts';
 
 // fast-check arbitraries for the create-plant fuzz test, written by hand (zod-fast-check does
 // not support zod 4). Every JSON piece carries what an independent reading of its text says
@@ -267,8 +267,8 @@ type Mutation =
   | { readonly op: 'null'; readonly key: string }
   | { readonly op: 'reverse' };
 
-const FIELDS = Object.keys(TEXT_FIELDS);
-const OPTIONAL_FIELDS = FIELDS.filter((field) => !TEXT_FIELDS[field]?.required);
+const FIELDS = Object.keys(FIELD_RULES);
+const OPTIONAL_FIELDS = FIELDS.filter((field) => !FIELD_RULES[field]?.required);
 
 function mutation(): fc.Arbitrary<Mutation> {
   const field = fc.constantFrom('id', ...FIELDS);
@@ -316,13 +316,13 @@ function applyMutation(members: Members, m: Mutation): Members {
   }
 }
 
-/** Members for an id and each text field: a required one always, an optional one or not. */
+/** Members for an id and each field: a required one always, an optional one or not. */
 function plantMembers(
   id: fc.Arbitrary<JsonPiece>,
-  text: fc.Arbitrary<JsonPiece>,
+  pieceFor: (rule: FieldRule) => fc.Arbitrary<JsonPiece>,
 ): fc.Arbitrary<Members> {
-  const fields = FIELDS.map((field) =>
-    (TEXT_FIELDS[field]?.required ? text : fc.option(text, { nil: undefined })).map((value) =>
+  const fields = Object.entries(FIELD_RULES).map(([field, rule]) =>
+    (rule.required ? pieceFor(rule) : fc.option(pieceFor(rule), { nil: undefined })).map((value) =>
       value === undefined ? [] : [[field, value] as const],
     ),
   );
@@ -331,10 +331,37 @@ function plantMembers(
     .map(([idValue, ...given]): Members => [['id', idValue], ...given.flat()]);
 }
 
+/** An integer near a field's bounds, or anywhere, as JSON. */
+function boundedIntegerPiece(minimum: bigint, maximum: bigint): fc.Arbitrary<JsonPiece> {
+  const value = fc.oneof(
+    fc.constantFrom(minimum - 1n, minimum, minimum + 1n, maximum - 1n, maximum, maximum + 1n),
+    fc.bigInt(minimum, maximum),
+  );
+  return value.chain((v) => fc.constantFrom(...integralSpellings(v)).map((text) => int(v, text)));
+}
+
+/** A value for a field with `rule`: mostly near its rules, sometimes the wrong type. */
+export function fieldPiece(rule: FieldRule): fc.Arbitrary<JsonPiece> {
+  switch (rule.type) {
+    case 'string':
+      return textPiece();
+    case 'integer':
+      return fc.oneof(
+        { weight: 6, arbitrary: boundedIntegerPiece(rule.minimum, rule.maximum) },
+        { weight: 1, arbitrary: idPiece() },
+      );
+    case 'boolean':
+      return fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom('true', 'false').map(other) },
+        { weight: 1, arbitrary: wrongType() },
+      );
+  }
+}
+
 /** A NewPlant: valid or near it, built from members (the base, then 0–3 mutations). */
 export function newPlantMembers(): fc.Arbitrary<Members> {
   return fc
-    .tuple(plantMembers(idPiece(), textPiece()), fc.array(mutation(), { maxLength: 3 }))
+    .tuple(plantMembers(idPiece(), fieldPiece), fc.array(mutation(), { maxLength: 3 }))
     .map(([members, mutations]) => mutations.reduce(applyMutation, members));
 }
 
@@ -357,7 +384,17 @@ export function plainPlantMembers(): fc.Arbitrary<Members> {
       fc.boolean(),
     )
     .map(([value, escapeAll]) => stringPiece(value, escapeAll));
-  return plantMembers(id, text);
+  const valid = (rule: FieldRule): fc.Arbitrary<JsonPiece> => {
+    switch (rule.type) {
+      case 'string':
+        return text;
+      case 'integer':
+        return fc.bigInt(rule.minimum, rule.maximum).map((v) => int(v));
+      case 'boolean':
+        return fc.constantFrom('true', 'false').map(other);
+    }
+  };
+  return plantMembers(id, valid);
 }
 
 const WHITESPACE = fc.constantFrom('', '', '', ' ', '\n', '\t', '\r\n  ');

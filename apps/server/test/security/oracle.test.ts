@@ -11,7 +11,7 @@ import {
   type Members,
   stringPiece,
 } from './arbitraries.ts';
-import { isValidText, TEXT_FIELDS, verdictOf } from './oracle.ts';
+import { FIELD_RULES, fieldRules, isValidText, verdictOf } from './oracle.ts';
 
 const id = (v: bigint, text = String(v)): JsonPiece => ({ text, int: v });
 const str = (s: string): JsonPiece => stringPiece(s, false);
@@ -41,26 +41,33 @@ describe('verdictOf (the fuzz test’s model of a body)', () => {
     });
   });
 
-  it("knows the contract's fields: TEXT_FIELDS is NewPlant's string fields, limits and required ones", () => {
-    const schema = buildOpenApiDocument().components?.schemas?.NewPlant as {
-      properties: Record<string, { type?: string; maxLength?: number }>;
-      required: string[];
-    };
-    const documented = Object.fromEntries(
-      Object.entries(schema.properties)
-        .filter(([field]) => field !== 'id')
-        .map(([field, { type, maxLength }]) => {
-          expect(type, `${field}: the fuzz model knows only string fields`).toBe('string');
-          return [field, { maxLength, required: schema.required.includes(field) }];
-        }),
-    );
-    expect(
-      TEXT_FIELDS,
-      'TEXT_FIELDS in apps/server/test/security/oracle.ts must list every field of NewPlant but id, in order, with its maxLength and whether it is required',
-    ).toStrictEqual(documented);
-    expect(Object.keys(TEXT_FIELDS)).toEqual(PLANT_FIELDS);
-    const fields = EXTRA_KEYS.filter((key) => key === 'id' || Object.hasOwn(TEXT_FIELDS, key));
+  it("knows the contract's fields: FIELD_RULES is NewPlant's fields but id, in order", () => {
+    expect(Object.keys(FIELD_RULES)).toEqual(PLANT_FIELDS);
+    const fields = EXTRA_KEYS.filter((key) => key === 'id' || Object.hasOwn(FIELD_RULES, key));
     expect(fields, 'EXTRA_KEYS (arbitraries.ts) must hold no field of NewPlant').toEqual([]);
+  });
+
+  it('reads each type of field from the document, and names itself for a type it does not model', () => {
+    const schema = buildOpenApiDocument().components?.schemas?.NewPlant as Parameters<
+      typeof fieldRules
+    >[0];
+    expect(fieldRules(schema)).toEqual(FIELD_RULES);
+    expect(
+      fieldRules({
+        properties: {
+          id: { type: 'integer' },
+          height: { type: 'integer', minimum: 1, maximum: 10 },
+          indoor: { type: 'boolean' },
+        },
+        required: ['id', 'height'],
+      }),
+    ).toEqual({
+      height: { type: 'integer', required: true, minimum: 1n, maximum: 10n },
+      indoor: { type: 'boolean', required: false },
+    });
+    expect(() => fieldRules({ properties: { ratio: { type: 'number' } }, required: [] })).toThrow(
+      /^apps\/server\/test\/security\/oracle.ts models no field like ratio .*: add its rule/,
+    );
   });
 
   it.each<[string, Members]>([

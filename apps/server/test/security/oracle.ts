@@ -1,27 +1,69 @@
+import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import type { JsonPiece, Members } from './arbitraries.ts';
 
-// What the README promises about a create-plant body, written independently of the server's
-// parser and schemas: the fuzz test compares the server's answers with these rules.
+// What the README and the published document promise about a create-plant body, written
+// independently of the server's parser and schemas: the fuzz test compares the server's answers
+// with these rules. Only the fields and their bounds are read, from the document.
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the rule
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-/**
- * The fields beside `id` the README promises, in the contract's order: each a string of
- * 1..maxLength characters, `required` or not. oracle.test.ts checks this table against the
- * contract (a field added there fails that test until it is added here).
- */
-export const TEXT_FIELDS: Readonly<
-  Record<string, { readonly maxLength: number; readonly required: boolean }>
-> = {
-  name: { maxLength: 200, required: true },
-  tag: { maxLength: 100, required: false },
-};
+/** A field beside `id` as the model checks it: its JSON type, bounds and whether it is required. */
+export type FieldRule =
+  | { readonly type: 'string'; readonly required: boolean; readonly maxLength: number }
+  | {
+      readonly type: 'integer';
+      readonly required: boolean;
+      readonly minimum: bigint;
+      readonly maximum: bigint;
+    }
+  | { readonly type: 'boolean'; readonly required: boolean };
 
-/** The fields of a plant the server should create: each text field given, by name. */
-export type PlantFields = Readonly<Record<string, string>>;
+interface PropertySchema {
+  readonly type?: string;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly minimum?: number;
+  readonly maximum?: number;
+}
+
+/**
+ * The rules of NewPlant's fields but `id`, in the document's order, read from its schema. A type
+ * the model does not know is refused with what to do.
+ */
+export function fieldRules(schema: {
+  readonly properties: Record<string, PropertySchema>;
+  readonly required: readonly string[];
+}): Record<string, FieldRule> {
+  const rules: Record<string, FieldRule> = {};
+  for (const [field, property] of Object.entries(schema.properties)) {
+    if (field === 'id') continue;
+    const required = schema.required.includes(field);
+    const { type, minLength, maxLength, minimum, maximum } = property;
+    if (type === 'string' && minLength === 1 && maxLength !== undefined) {
+      rules[field] = { type, required, maxLength };
+    } else if (type === 'integer' && minimum !== undefined && maximum !== undefined) {
+      rules[field] = { type, required, minimum: BigInt(minimum), maximum: BigInt(maximum) };
+    } else if (type === 'boolean') {
+      rules[field] = { type, required };
+    } else {
+      throw new Error(
+        `apps/server/test/security/oracle.ts models no field like ${field} (${JSON.stringify(property)}): add its rule to fieldRules and isValidValue, and its values to arbitraries.ts (fieldPiece)`,
+      );
+    }
+  }
+  return rules;
+}
+
+/** The fields beside `id` the document promises, in the contract's order. */
+export const FIELD_RULES: Readonly<Record<string, FieldRule>> = fieldRules(
+  buildOpenApiDocument().components?.schemas?.NewPlant as Parameters<typeof fieldRules>[0],
+);
+
+/** The fields of a plant the server should create: each field given, by name. */
+export type PlantFields = Readonly<Record<string, string | number | boolean>>;
 
 /** What a body should produce when everything else about the request is right. */
 export type BodyVerdict =
@@ -36,8 +78,8 @@ export function isValidId(piece: JsonPiece): boolean {
 }
 
 /**
- * True for a text field's value (TEXT_FIELDS): a string of 1..max characters — Unicode
- * code points, as JSON Schema's maxLength counts — well-formed, without control characters.
+ * True for a string field's value: a string of 1..max characters — Unicode code points, as
+ * JSON Schema's maxLength counts — well-formed, without control characters.
  */
 export function isValidText(piece: JsonPiece, maxLength: number): boolean {
   const s = piece.str;
@@ -45,6 +87,20 @@ export function isValidText(piece: JsonPiece, maxLength: number): boolean {
   return (
     s !== undefined && length >= 1 && length <= maxLength && s.isWellFormed() && !CONTROL.test(s)
   );
+}
+
+/** The value `piece` gives a field with `rule`, or undefined when the rule refuses it. */
+export function valueFor(piece: JsonPiece, rule: FieldRule): string | number | boolean | undefined {
+  switch (rule.type) {
+    case 'string':
+      return isValidText(piece, rule.maxLength) ? piece.str : undefined;
+    case 'integer':
+      return piece.int !== undefined && piece.int >= rule.minimum && piece.int <= rule.maximum
+        ? Number(piece.int)
+        : undefined;
+    case 'boolean':
+      return piece.text === 'true' ? true : piece.text === 'false' ? false : undefined;
+  }
 }
 
 /**
@@ -64,7 +120,7 @@ function sameValue(a: JsonPiece, b: JsonPiece): boolean | 'unsure' {
 /**
  * The answer a JSON object body deserves: a key repeated with another value is malformed JSON
  * (40002, checked while parsing, so first); otherwise it is a NewPlant (create) when it has
- * exactly a valid `id`, each required text field valid and each optional one valid or absent,
+ * exactly a valid `id`, each required field valid and each optional one valid or absent,
  * and no other key; else 40001.
  *
  * @example
@@ -83,13 +139,14 @@ export function verdictOf(members: Members): BodyVerdict {
   }
   if (unsure) return { kind: 'error', status: 400, code: [40001, 40002] };
   const id = seen.get('id');
-  const known = [...seen.keys()].every((key) => key === 'id' || Object.hasOwn(TEXT_FIELDS, key));
+  const known = [...seen.keys()].every((key) => key === 'id' || Object.hasOwn(FIELD_RULES, key));
   let valid = known && id !== undefined && isValidId(id);
-  const plant: Record<string, string> = {};
-  for (const [field, { maxLength, required }] of Object.entries(TEXT_FIELDS)) {
+  const plant: Record<string, string | number | boolean> = {};
+  for (const [field, rule] of Object.entries(FIELD_RULES)) {
     const piece = seen.get(field);
-    if (piece === undefined) valid &&= !required;
-    else if (isValidText(piece, maxLength)) plant[field] = piece.str as string;
+    const value = piece === undefined ? undefined : valueFor(piece, rule);
+    if (piece === undefined) valid &&= !rule.required;
+    else if (value !== undefined) plant[field] = value;
     else valid = false;
   }
   return valid && id !== undefined

@@ -1,4 +1,10 @@
-import { type NewPlant, PLANT_FIELDS, type PlantField, plantOf } from '@plant-store/schema';
+import {
+  FIELD_LIST,
+  type NewPlant,
+  PLANT_FIELDS,
+  type PlantField,
+  plantOf,
+} from '@plant-store/schema';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type CreateOutcome,
@@ -94,12 +100,22 @@ export function describePlantStoreContract(
 
     it('stores every Plant field, and a plant that differs in any one of them is a conflict', async () => {
       const store = await open();
-      const full = { id: 3n, ...Object.fromEntries(PLANT_FIELDS.map((f) => [f, `${f} 3`])) };
+      // A value of each field's type, and another one.
+      const value = (field: (typeof FIELD_LIST)[number], n: number) =>
+        field.type === 'string'
+          ? `${n === 0 ? '' : 'another '}${field.name} 3`
+          : field.type === 'integer'
+            ? field.minimum + n
+            : n === 0;
+      const full = {
+        id: 3n,
+        ...Object.fromEntries(FIELD_LIST.map((field) => [field.name, value(field, 0)])),
+      };
       expect(await store.create(full as NewPlant)).toBe('created');
       expect(await store.create({ ...full } as NewPlant)).toBe('replayed');
-      for (const field of PLANT_FIELDS) {
-        const other = { ...full, [field]: `another ${field}` } as NewPlant;
-        expect(await store.create(other), `a plant with another ${field}`).toBe('conflict');
+      for (const field of FIELD_LIST) {
+        const other = { ...full, [field.name]: value(field, 1) } as NewPlant;
+        expect(await store.create(other), `a plant with another ${field.name}`).toBe('conflict');
       }
       expect(await rows()).toEqual([{ ...full, id: '3' }]);
     });

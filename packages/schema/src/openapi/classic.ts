@@ -1,10 +1,12 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
 import { ErrorBody, errorBody } from '../error-body.ts';
+import type { Field } from '../field-kinds.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { OPERATION_SCHEMAS, operationSchemas } from '../operations/service.ts';
 import { NewPlant, Plant, plantSchemas } from '../plant.ts';
-import { NAME_MAX_LENGTH, NO_CONTROL_CHARACTERS_PATTERN, TAG_MAX_LENGTH } from '../text.ts';
+import { FIELD_DESCRIPTIONS, FIELD_LIST } from '../plant-fields.ts';
+import { NO_CONTROL_CHARACTERS_PATTERN } from '../text.ts';
 import type { ZodFunctions } from '../zod-functions.ts';
 import { BODY_PROSE, FIELD_PROSE, SCHEMA_PROSE } from './prose.ts';
 
@@ -31,6 +33,31 @@ function field(object: ObjectSchema, key: string): Schema {
 }
 
 /**
+ * What the document states of a field (plant-fields.ts): its description, type and bounds. Its
+ * checks are function checks (field-kinds.ts, text.ts), which zod-to-openapi cannot read.
+ */
+function fieldMeta(field: Field & { name: keyof typeof FIELD_DESCRIPTIONS }): z.core.GlobalMeta {
+  const description = FIELD_DESCRIPTIONS[field.name];
+  switch (field.type) {
+    case 'string':
+      return {
+        description,
+        minLength: 1,
+        maxLength: field.maxLength,
+        pattern: NO_CONTROL_CHARACTERS_PATTERN,
+      };
+    case 'integer':
+      return { type: 'integer', minimum: field.minimum, maximum: field.maximum, description };
+    case 'boolean':
+      return { type: 'boolean', description };
+    default:
+      throw new Error(
+        `openapi/classic.ts states no bounds for a field of type ${field satisfies never}`,
+      );
+  }
+}
+
+/**
  * The documented full-zod twin of each contract schema a route or the document names, keyed by
  * the contract's (zod/mini) schema.
  *
@@ -47,7 +74,6 @@ export function documentedTwins(): ReadonlyMap<unknown, Schema> {
     keyof typeof OPERATION_SCHEMAS,
     Schema
   >;
-  const text = { pattern: NO_CONTROL_CHARACTERS_PATTERN };
   describe(field(plants.NewPlant, 'id'), {
     type: 'integer',
     format: 'int64',
@@ -57,20 +83,9 @@ export function documentedTwins(): ReadonlyMap<unknown, Schema> {
     maximum: INT64_MAX as unknown as number,
     description: FIELD_PROSE.id,
   });
-  // The length bounds are one function check (text.ts `textRules`), which zod-to-openapi cannot
-  // read: stated here, as the pattern is.
-  describe(field(plants.Plant, 'name'), {
-    description: FIELD_PROSE.name,
-    minLength: 1,
-    maxLength: NAME_MAX_LENGTH,
-    ...text,
-  });
-  describe(field(plants.Plant, 'tag'), {
-    description: FIELD_PROSE.tag,
-    minLength: 1,
-    maxLength: TAG_MAX_LENGTH,
-    ...text,
-  });
+  for (const plantField of FIELD_LIST) {
+    describe(field(plants.Plant, plantField.name), fieldMeta(plantField));
+  }
   describe(field(error, 'error'), {
     type: 'integer',
     format: 'int32',

@@ -14,6 +14,7 @@ import { ErrorBody } from '../error-body.ts';
 import { ERROR_ENTRIES } from '../error-catalog.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { NewPlant, Plant } from '../plant.ts';
+import { FIELD_LIST, fieldNames, PLANT_FIELDS } from '../plant-fields.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
 import { NO_CONTROL_CHARACTERS_PATTERN } from '../text.ts';
 import {
@@ -22,6 +23,7 @@ import {
   describeApi,
   EXAMPLE_BODY_LIMIT_BYTES,
 } from './document.ts';
+import { FIELD_PLACEHOLDERS } from './prose.ts';
 import { serializeOpenApiDocument, serializeOpenApiYaml } from './serialize.ts';
 
 const COMMITTED = new URL('../../openapi.json', import.meta.url);
@@ -93,10 +95,7 @@ describe('the generated document follows the contract', () => {
       required: ['name'],
       properties: { name: { type: 'string' }, tag: { type: 'string' } },
     });
-    expect(Object.keys((schemas.Plant as { properties: object }).properties)).toEqual([
-      'name',
-      'tag',
-    ]);
+    expect(Object.keys((schemas.Plant as { properties: object }).properties)).toEqual(PLANT_FIELDS);
   });
 
   it('declares Error {error int32, message string}, both required', () => {
@@ -240,9 +239,9 @@ describe('the document is complete for outside consumers', () => {
     "An operator either lists the accepted tokens in the server's `PLANT_STORE_TOKENS` setting (comma-separated, each at least 16 characters) or issues one with the `plant-store tokens create` command on the server, which prints the new token once.",
     'The full range -9223372036854775808 … 9223372036854775807 is accepted and stored without rounding.',
     'JavaScript consumers must not round-trip ids through `JSON.parse`/`JSON.stringify` (they round above 2^53); use a `bigint`-aware serializer.',
-    'Sending the same id with the same name and tag again answers 200 with the same plant, so a client may safely retry.',
+    `Sending the same id with the same ${fieldNames('and')} again answers 200 with the same plant, so a client may safely retry.`,
     "- Request body: at most the server's configured body limit; a body over it answers 413 (`error` 41301).",
-    '- `name`: 1 to 200 characters; `tag`: 1 to 100 characters (Unicode code points, as JSON Schema counts them).',
+    `- ${FIELD_PLACEHOLDERS.STRING_LIMITS} (Unicode code points, as JSON Schema counts them)${FIELD_PLACEHOLDERS.OTHER_LIMITS}.`,
     'A request over the limit answers 429 (`error` 42901) with a `Retry-After` header: the real wait until the next request fits, in whole seconds (usually 1).',
     ...ERROR_ENTRIES.map((entry) => `| ${entry.code} | ${entry.status} | ${entry.meaning} |`),
   ])('says in info.description: %s', (expected) => {
@@ -319,7 +318,7 @@ describe('the document states what the server enforces', () => {
   });
 
   it('gives name and tag the pattern the server checks: no C0, DEL or C1 control', () => {
-    for (const field of ['name', 'tag']) {
+    for (const { name: field } of FIELD_LIST.filter(({ type }) => type === 'string')) {
       expect(newPlant[field]?.pattern).toBe(NO_CONTROL_CHARACTERS_PATTERN);
     }
     const pattern = new RegExp(NO_CONTROL_CHARACTERS_PATTERN, 'u');

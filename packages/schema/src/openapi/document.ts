@@ -9,10 +9,16 @@ import { formatIssues } from '../format-issues.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { JsonTooDeepError, MAX_JSON_DEPTH, MalformedJsonError, parseJson } from '../json.ts';
 import { NewPlant } from '../plant.ts';
+import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../plant-fields.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
-import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../text.ts';
 import { documentedTwins } from './classic.ts';
-import { BEARER_PROSE, RESPONSE_HEADERS, STATUS_RESPONSES, TAG_PROSE } from './prose.ts';
+import {
+  BEARER_PROSE,
+  FIELD_PLACEHOLDERS,
+  RESPONSE_HEADERS,
+  STATUS_RESPONSES,
+  TAG_PROSE,
+} from './prose.ts';
 
 /** An OpenAPI 3.1 document, as zod-to-openapi generates it. */
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -113,6 +119,7 @@ export function describeApi(markdown: string): string {
     INT64_MAX: String(INT64_MAX),
     NAME_MAX_LENGTH: String(NAME_MAX_LENGTH),
     TAG_MAX_LENGTH: String(TAG_MAX_LENGTH),
+    ...FIELD_PLACEHOLDERS,
     ERROR_TABLE: ERROR_ENTRIES.map((e) => `| ${e.code} | ${e.status} | ${e.meaning} |`).join('\n'),
     ...Object.fromEntries(
       Object.entries(ERROR_CATALOG).map(([name, entry]) => [`code:${name}`, String(entry.code)]),

@@ -1,4 +1,5 @@
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
+import { FIELD_LIST, fieldNames } from '../plant-fields.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
 
 // What the OpenAPI document says in prose, one short string each: schemas and fields, tags,
@@ -30,14 +31,53 @@ export const SCHEMA_PROSE = {
   },
 } as const;
 
-/** The fields' descriptions, by schema and field. */
+/** The descriptions of the fields that are not Plant's (those are in plant-fields.ts). */
 export const FIELD_PROSE = {
   id: `A signed 64-bit integer, ${INT64_MIN} to ${INT64_MAX}, accepted exactly.`,
-  name: 'The name of the plant',
-  tag: 'Tag that specifies the type of the plant',
   error: 'Code from the error catalog.',
   message: 'What went wrong, for a person to read.',
 } as const;
+
+const code = (name: string) => `\`${name}\``;
+const joined = (items: readonly string[], conjunction: string) =>
+  items.length < 2
+    ? items.join('')
+    : `${items.slice(0, -1).join(', ')} ${conjunction} ${items.at(-1)}`;
+const strings = FIELD_LIST.filter((field) => field.type === 'string');
+
+/** What a field's value may be, as the long description lists it. */
+function limitOf(field: (typeof FIELD_LIST)[number]): string {
+  switch (field.type) {
+    case 'string':
+      return `1 to ${field.maxLength} characters`;
+    case 'integer':
+      return `an integer from ${field.minimum} to ${field.maximum}`;
+    case 'boolean':
+      return '`true` or `false`';
+  }
+}
+
+/**
+ * The `{{name}}`s of description.md that name Plant's fields, built from the field list
+ * (plant-fields.ts), so the long description names every field and no other.
+ */
+export const FIELD_PLACEHOLDERS: Record<string, string> = {
+  'fields:and': fieldNames('and'),
+  'fields:or': fieldNames('or'),
+  OPTIONAL_FIELDS: joined(
+    FIELD_LIST.filter((field) => !field.required).map((field) => code(field.name)),
+    'or',
+  ),
+  STRING_FIELDS: joined(
+    strings.map((field) => code(field.name)),
+    'or',
+  ),
+  STRING_MAX_LENGTHS: strings.map((field) => field.maxLength).join(' / '),
+  STRING_LIMITS: strings.map((field) => `${code(field.name)}: ${limitOf(field)}`).join('; '),
+  OTHER_LIMITS: FIELD_LIST.filter((field) => field.type !== 'string')
+    .map((field) => `; ${code(field.name)}: ${limitOf(field)}`)
+    .join(''),
+};
 
 /** The unnamed response bodies. */
 export const BODY_PROSE = {
@@ -134,7 +174,10 @@ export const STATUS_RESPONSES: Record<number, { name: string; summary: string }>
     name: 'RequestTimeout',
     summary: 'The request body did not arrive within the request timeout.',
   },
-  409: { name: 'Conflict', summary: 'The id is taken by a plant with another name or tag.' },
+  409: {
+    name: 'Conflict',
+    summary: `The id is taken by a plant with another ${fieldNames('or')}.`,
+  },
   413: { name: 'PayloadTooLarge', summary: 'The request body is over the size limit.' },
   415: { name: 'UnsupportedMediaType', summary: 'The request body is not application/json.' },
   417: {

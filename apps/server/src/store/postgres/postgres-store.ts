@@ -1,9 +1,15 @@
-import { type NewPlant, PLANT_FIELDS } from '@plant-store/schema';
+import { FIELD_LIST, type NewPlant } from '@plant-store/schema';
 import type pg from 'pg';
 import type { PostgresConfig } from '../../config.ts';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
 import { type OpenDatabaseOptions, openDatabaseHandle, type PostgresHandle } from '../database.ts';
-import { fieldValues, outcomeAgainst, PLANT_COLUMNS, type PlantRow } from '../plant-store.ts';
+import {
+  COLUMN_TYPES,
+  fieldValues,
+  outcomeAgainst,
+  PLANT_COLUMNS,
+  type PlantRow,
+} from '../plant-store.ts';
 import { isPostgresUnavailable, isStaleConnection, translatePostgresError } from './errors.ts';
 
 export interface PostgresStoreOptions
@@ -17,7 +23,7 @@ export interface PostgresStoreOptions
 
 const INSERT_BATCH = `
   INSERT INTO plants (${PLANT_COLUMNS})
-  SELECT * FROM unnest($1::bigint[], ${PLANT_FIELDS.map((_, i) => `$${i + 2}::text[]`).join(', ')})
+  SELECT * FROM unnest($1::bigint[], ${FIELD_LIST.map((field, i) => `$${i + 2}::${COLUMN_TYPES[field.type].postgres}[]`).join(', ')})
   ON CONFLICT (id) DO NOTHING
   RETURNING id`;
 const SELECT_MANY = `SELECT ${PLANT_COLUMNS} FROM plants WHERE id = ANY($1::bigint[])`;
@@ -26,7 +32,7 @@ const SELECT_MANY = `SELECT ${PLANT_COLUMNS} FROM plants WHERE id = ANY($1::bigi
  * fails a create), in a transaction given an id, so its commit record goes to the WAL.
  */
 const PROBE_WRITE = `
-  WITH probe AS (INSERT INTO plants (id, name) SELECT 0, '' WHERE false RETURNING id)
+  WITH probe AS (INSERT INTO plants (id) SELECT 0 WHERE false RETURNING id)
   SELECT txid_current() AS xid, (SELECT count(*) FROM probe) AS inserted`;
 
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -106,7 +112,7 @@ export class PostgresStore extends BatchedStore {
       const values = rows.map(fieldValues);
       const inserted = await this.#query<{ id: bigint }>(INSERT_BATCH, [
         rows.map((plant) => plant.id.toString()),
-        ...PLANT_FIELDS.map((_, i) => values.map((row) => row[i])),
+        ...FIELD_LIST.map((_, i) => values.map((row) => row[i])),
       ]);
       for (const row of inserted) created.add(row.id);
     };

@@ -26,7 +26,7 @@ export const createSqliteStore = (options: SqliteStoreOptions) => new SqliteStor
 export class SqliteStore extends BatchedStore {
   readonly #db: Database.Database;
   readonly #ownsDb: boolean;
-  readonly #insert: Database.Statement<[bigint, ...(string | null)[]]>;
+  readonly #insert: Database.Statement<[bigint, ...(string | number | null)[]]>;
   readonly #select: Database.Statement<[bigint], PlantRow>;
   readonly #probe: Database.Statement<[], unknown>;
   readonly #commit: Database.Transaction<(plants: readonly NewPlant[]) => RowResult[]>;
@@ -42,7 +42,7 @@ export class SqliteStore extends BatchedStore {
     this.#db = options.db ?? openDatabase(filename, options);
     // ids as bigint, on these statements only: the connection is shared with tokens and limits.
     this.#insert = this.#db
-      .prepare<[bigint, ...(string | null)[]]>(
+      .prepare<[bigint, ...(string | number | null)[]]>(
         `INSERT INTO plants (${PLANT_COLUMNS}) VALUES (${PLANT_COLUMNS.replace(/\w+/g, '?')}) ON CONFLICT (id) DO NOTHING`,
       )
       .safeIntegers(true);
