@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import {
   ERROR_MESSAGES,
   formatIssues,
@@ -38,7 +39,6 @@ export function jsonBody(
     enableTypes: ['text'],
     extendTypes: { text: JSON_TYPES },
     // co-body's limit counts the bytes after gzip/deflate: a bomb stops at `limitBytes`.
-    // An encoded body's wire bytes: bounded by the proxy's client_max_body_size, requestTimeout.
     textLimit: String(limitBytes),
     // One character per byte, so bad UTF-8 is refused below, not replaced by U+FFFD.
     encoding: 'latin1',
@@ -63,9 +63,33 @@ export function jsonBody(
     if (declaredLength > limitBytes) {
       throw new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
     }
-    await readText(ctx, async () => undefined);
+    const reading = readText(ctx, async () => undefined);
+    // An encoded body is also counted as sent (`sentWithin`); behind the shipped proxy its
+    // client_max_body_size bounds it first.
+    await (coding === 'identity'
+      ? reading
+      : Promise.race([reading, sentWithin(ctx.req, limitBytes)]));
     return validated(schema, Buffer.from(ctx.request.rawBody ?? '', 'latin1'));
   };
+}
+
+/**
+ * Rejects with a 413 once more than `limitBytes` of the body arrive as sent (co-body counts them
+ * decoded: a chunked gzip body of empty blocks would be read until requestTimeout); the request
+ * stops flowing. Another reader of the request beside co-body's pipe (Node: one stream may feed
+ * several).
+ */
+function sentWithin(req: IncomingMessage, limitBytes: number): Promise<never> {
+  return new Promise((_, reject) => {
+    let sent = 0;
+    const count = (chunk: Buffer) => {
+      sent += chunk.length;
+      if (sent <= limitBytes) return;
+      req.off('data', count).unpipe().pause();
+      reject(new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes)));
+    };
+    req.on('data', count);
+  });
 }
 
 function validated(schema: z.ZodMiniType, body: Buffer): unknown {
