@@ -1,4 +1,4 @@
-import { unzipSync } from 'node:zlib';
+import type { IncomingMessage } from 'node:http';
 import {
   ERROR_MESSAGES,
   formatIssues,
@@ -9,30 +9,40 @@ import {
   parseJson,
 } from '@plant-store/schema';
 import { parse as parseContentType } from 'content-type';
-import getRawBody from 'raw-body';
+import bodyParser from 'koa-bodyparser';
 import type * as z from 'zod/mini';
 import { ApiError } from '../api-error.ts';
 import type { AppContext } from './app-state.ts';
 
+const JSON_TYPES = ['application/json', 'application/*+json'];
 /** `application/json` and `application/*+json`, as type-is matches them, on content-type's `type`. */
 const JSON_TYPE = /^application\/(?:json|[a-z0-9][a-z0-9!#$&^_.+-]{0,121}\+json)$/;
 /** JSON is UTF-8 (RFC 8259 §8.1): other bytes are refused, never replaced; a BOM is dropped. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-/** The codings read (`unzipSync` tells gzip from deflate's zlib format by its header). */
+/**
+ * The codings read, named as co-body's inflation matches them (exactly). Brotli, which it would
+ * also decode, takes up to 16 MB for a body of a few bytes: refused, as is any other coding.
+ */
 const CODINGS = new Set(['identity', 'gzip', 'deflate']);
 
 /**
  * A required JSON body (docs/api.md lists the answers): headers checked before a byte is read,
- * at most `limitBytes` read off the wire and at most `limitBytes` once decoded, decoded strictly
- * as UTF-8, parsed losslessly as a flat record (`NEW_PLANT_JSON_LIMITS`), validated against
- * `schema`.
+ * read by koa-bodyparser as text of at most `limitBytes` once decoded (its errors:
+ * to-api-error.ts), decoded strictly as UTF-8, parsed losslessly as a flat record
+ * (`NEW_PLANT_JSON_LIMITS`), validated against `schema`.
  */
 export function jsonBody(
   schema: z.ZodMiniType,
   limitBytes: number,
 ): (ctx: AppContext) => Promise<unknown> {
-  const tooLarge = () =>
-    new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
+  const readText = bodyParser({
+    enableTypes: ['text'],
+    extendTypes: { text: JSON_TYPES },
+    // co-body's limit counts the bytes after gzip/deflate: a bomb stops at `limitBytes`.
+    textLimit: String(limitBytes),
+    // One character per byte, so bad UTF-8 is refused below, not replaced by U+FFFD.
+    encoding: 'latin1',
+  });
   return async function readJsonBody(ctx) {
     const headers = ctx.req.headers;
     const declaredLength = Number(headers['content-length'] ?? 0);
@@ -45,26 +55,41 @@ export function jsonBody(
         ERROR_MESSAGES.unsupportedMediaType.notJson(type || 'no content type'),
       );
     }
-    // Content codings are case-insensitive (RFC 9110 §8.4.1). Brotli's decoder takes up to
-    // 16 MB for a body of a few bytes: refused, as is any coding but gzip and deflate.
-    const coding = headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
+    const coding = headers['content-encoding'] || 'identity';
     if (!/^utf-?8$/i.test(parameters.charset ?? 'utf-8') || !CODINGS.has(coding)) {
       throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
     }
-    if (declaredLength > limitBytes) throw tooLarge();
-    // At most `limitBytes` as sent (raw-body's errors: to-api-error.ts), then at most
-    // `limitBytes` once decoded.
-    const length = headers['content-length'] ?? null;
-    const sent = await getRawBody(ctx.req, { limit: limitBytes, length });
-    if (coding === 'identity') return validated(schema, sent);
-    try {
-      return validated(schema, unzipSync(sent, { maxOutputLength: limitBytes }));
-    } catch (error) {
-      // zlib's own errors (`Z_DATA_ERROR`…) are a 400 (to-api-error.ts).
-      if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
-      throw error;
+    // Before a byte is read, encoded or not.
+    if (declaredLength > limitBytes) {
+      throw new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
     }
+    const reading = readText(ctx, async () => undefined);
+    // An encoded body is also counted as sent (`sentWithin`); behind the shipped proxy its
+    // client_max_body_size bounds it first.
+    await (coding === 'identity'
+      ? reading
+      : Promise.race([reading, sentWithin(ctx.req, limitBytes)]));
+    return validated(schema, Buffer.from(ctx.request.rawBody ?? '', 'latin1'));
   };
+}
+
+/**
+ * Rejects with a 413 once more than `limitBytes` of the body arrive as sent (co-body counts them
+ * decoded: a chunked gzip body of empty blocks would be read until requestTimeout); the request
+ * stops flowing. Another reader of the request beside co-body's pipe (Node: one stream may feed
+ * several).
+ */
+function sentWithin(req: IncomingMessage, limitBytes: number): Promise<never> {
+  return new Promise((_, reject) => {
+    let sent = 0;
+    const count = (chunk: Buffer) => {
+      sent += chunk.length;
+      if (sent <= limitBytes) return;
+      req.off('data', count).unpipe().pause();
+      reject(new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes)));
+    };
+    req.on('data', count);
+  });
 }
 
 function validated(schema: z.ZodMiniType, body: Buffer): unknown {

@@ -94,25 +94,20 @@ describe('a brotli body', () => {
 });
 
 describe('a content coding named in another case', () => {
-  // Were 415: codings are case-insensitive (RFC 9110 §8.4.1), the decoder compared exactly.
+  // Codings are case-insensitive (RFC 9110 §8.4.1), but koa-bodyparser's inflation matches
+  // them exactly: one it would not decode is refused unread, never answered 500.
   it.each([
-    ['GZIP', gzipSync, 77],
-    ['Deflate', deflateSync, 78],
-  ] as const)('%s is decoded like its lower-case name', async (coding, encode, id) => {
+    ['GZIP', gzipSync],
+    ['Deflate', deflateSync],
+    ['BR', brotliCompressSync],
+  ] as const)('%s → 415 41501, nothing stored', async (coding, encode) => {
     const before = rowCount();
-    const reply = await post(encode(`{"id": ${id}, "name": "Case"}`), {
+    const reply = await post(encode('{"id": 77, "name": "Case"}'), {
       'content-encoding': coding,
-    });
-    expect(reply.status).toBe(200);
-    expect(rowCount()).toBe(before + 1);
-  });
-
-  it('BR is refused like br', async () => {
-    const reply = await post(brotliCompressSync('{"id": 79, "name": "Case"}'), {
-      'content-encoding': 'BR',
     });
     expect(reply.status).toBe(415);
     expect(reply.json.error).toBe(41501);
+    expect(rowCount()).toBe(before);
   });
 });
 
