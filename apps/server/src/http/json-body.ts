@@ -75,9 +75,9 @@ export function jsonBody(
 
 /**
  * Rejects with a 413 once more than `limitBytes` of the body arrive as sent (co-body counts them
- * decoded: a chunked gzip body of empty blocks would be read until requestTimeout); the request
- * stops flowing. Another reader of the request beside co-body's pipe (Node: one stream may feed
- * several).
+ * decoded: a chunked gzip body of empty blocks would be read until requestTimeout); the 413 then
+ * closes the connection. Another reader of the request beside co-body's pipe (Node: one stream
+ * may feed several).
  */
 function sentWithin(req: IncomingMessage, limitBytes: number): Promise<never> {
   return new Promise((_, reject) => {
@@ -85,7 +85,7 @@ function sentWithin(req: IncomingMessage, limitBytes: number): Promise<never> {
     const count = (chunk: Buffer) => {
       sent += chunk.length;
       if (sent <= limitBytes) return;
-      req.off('data', count).unpipe().pause();
+      req.off('data', count);
       reject(new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes)));
     };
     req.on('data', count);
