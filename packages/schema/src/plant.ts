@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { describeValue } from './describe-value.ts';
 import type { Field, SchemaOf } from './field-kinds.ts';
 import { Int64, int64 } from './int64.ts';
+import { miniString } from './mini-string.ts';
 import { FIELDS, type PlantField, type Plant as PlantOf, plantOf } from './plant-fields.ts';
 import type { ZodFunctions } from './zod-functions.ts';
 
@@ -45,13 +46,14 @@ export function plantSchemas(
   };
 }
 
-// Only the functions used, not the namespace: a bundler then leaves the rest of zod out.
+// Only the functions used, not the namespace: a bundler then leaves the rest of zod out; strings
+// are `miniString` (a check on `z.unknown()`), so no zod string schema reaches a browser bundle.
 const schemas = plantSchemas(
   {
     object: z.object,
     strictObject: z.strictObject,
     optional: z.optional,
-    string: z.string,
+    string: miniString,
     unknown: z.unknown,
   },
   Int64,
