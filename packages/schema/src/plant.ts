@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { describeValue } from './describe-value.ts';
 import type { Field, SchemaOf } from './field-kinds.ts';
+import { unknownKeys } from './format-issues.ts';
 import { Int64, int64 } from './int64.ts';
 import { miniString } from './mini-string.ts';
 import { FIELDS, type PlantField, type Plant as PlantOf, plantOf } from './plant-fields.ts';
@@ -9,13 +10,11 @@ import type { ZodFunctions } from './zod-functions.ts';
 // Every problem a Plant or NewPlant can have is phrased here (and in field-kinds.ts, text.ts,
 // int64.ts), in the catalog's words, so no zod locale is needed (zod/mini loads none: a browser
 // bundle stays without one) and the client and the server phrase every problem alike: a body
-// that is not an object at all (`[]`, `5`, `null`), and unknown properties (`formatIssues` lists those itself).
+// that is not an object at all (`[]`, `5`, `null`), and unknown properties (in the lines
+// `formatIssues` writes for them, bounded whatever the keys).
 const objectOnly = {
   error: (issue: z.core.$ZodRawIssue) => {
-    if (issue.code === 'unrecognized_keys') {
-      const keys = issue.keys.map((key) => JSON.stringify(key)).join(', ');
-      return `unknown propert${issue.keys.length === 1 ? 'y' : 'ies'}: ${keys}`;
-    }
+    if (issue.code === 'unrecognized_keys') return unknownKeys([], issue.keys).join('; ');
     if (issue.code !== 'invalid_type') return undefined;
     return issue.input === undefined
       ? 'is required'
