@@ -14,7 +14,7 @@ export const miniString = ((params?: { error?: (issue: z.core.$ZodRawIssue) => s
   z.unknown().check((payload) => {
     const input = payload.value;
     if (typeof input === 'string') return;
-    const issue: z.core.$ZodRawIssue = { code: 'invalid_type', expected: 'string', input };
-    const message = params?.error?.(issue);
-    payload.issues.push(message === undefined ? issue : { ...issue, message });
+    const issue = { code: 'invalid_type', expected: 'string', input } as const;
+    // No `error`: the message is left to zod, as z.string() leaves it.
+    payload.issues.push({ ...issue, message: params?.error?.(issue) });
   })) as unknown as typeof z.string;
