@@ -78,7 +78,8 @@ export class PlantStoreError extends Error {
   declare readonly attempts: number;
 
   constructor(message: string, details: PlantStoreErrorDetails) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    // Error takes `cause` from `details` when it has one (and nothing else from it).
+    super(message, details);
     this.operationId = details.operationId;
     this.status = details.status;
     this.code = details.code;
@@ -119,12 +120,10 @@ export class PlantStoreNetworkError extends PlantStoreError {
 
   constructor(details: PlantStoreNetworkErrorDetails) {
     const what = details.timedOut ? 'timed out' : `failed (${describeCause(details.cause)})`;
-    const tries = details.attempts === 1 ? '1 attempt' : `${details.attempts} attempts`;
+    const tries = `${details.attempts} attempt${details.attempts === 1 ? '' : 's'}`;
     super(`${details.operationId}: request to ${details.url} ${what}; gave up after ${tries}`, {
-      operationId: details.operationId,
+      ...details,
       status: 0,
-      attempts: details.attempts,
-      cause: details.cause,
     });
     this.url = details.url;
     this.timedOut = details.timedOut;
@@ -163,12 +162,7 @@ export class PlantStoreValidationError extends PlantStoreError {
     message: string,
     details: { readonly operationId: string; readonly issues: readonly z.core.$ZodIssue[] },
   ) {
-    super(message, {
-      operationId: details.operationId,
-      status: 400,
-      code: VALIDATION_FAILED_CODE,
-      attempts: 0,
-    });
+    super(message, { ...details, status: 400, code: VALIDATION_FAILED_CODE, attempts: 0 });
     this.issues = details.issues;
   }
 }

@@ -137,7 +137,7 @@ export async function sendOnce(fetcher: $Fetch, request: HttpRequest): Promise<A
     const response = await fetcher.raw<string, 'text'>(request.url, {
       method: request.method,
       headers: request.headers,
-      ...(request.body === undefined ? {} : { body: request.body }),
+      body: request.body, // undefined (no body) is no body to ofetch and to fetch
       timeout: request.timeoutMs,
       retry: false,
       ignoreResponseError: true,

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { miniString } from './mini-string.ts';
 import type { ZodFunctions } from './zod-functions.ts';
 
 /**
@@ -24,5 +25,5 @@ export function errorBody(zod: Pick<ZodFunctions, 'object' | 'unknown' | 'string
 }
 
 /** The body of every error response: a catalog code and a human-readable message. */
-export const ErrorBody = errorBody({ object: z.object, unknown: z.unknown, string: z.string });
+export const ErrorBody = errorBody({ object: z.object, unknown: z.unknown, string: miniString });
 export type ErrorBody = z.output<typeof ErrorBody>;

@@ -14,7 +14,14 @@ function pathOf(path: readonly PropertyKey[]): string {
   return path.length === 0 ? '(body)' : path.map((key) => shortened(String(key))).join('.');
 }
 
-function unknownKeys(path: readonly PropertyKey[], keys: readonly string[]): string[] {
+/**
+ * The lines that name the unknown `keys` of the object at `path`: one per key up to three, else
+ * one that names two and counts the rest (each key `shortened`).
+ *
+ * @example
+ * unknownKeys([], ['wheels']); // ['wheels: unknown property']
+ */
+export function unknownKeys(path: readonly PropertyKey[], keys: readonly string[]): string[] {
   if (keys.length <= KEYS_ONE_BY_ONE) {
     return keys.map((key) => `${pathOf([...path, key])}: unknown property`);
   }

@@ -59,26 +59,26 @@ export const Int64 = int64({ unknown: z.unknown });
  */
 function int64Problem(input: unknown): string {
   if (input === undefined) return 'is required';
-  if (typeof input === 'number' && Number.isInteger(input) && isInt64(BigInt(input))) {
-    // Within int64, but a double holds only 53 bits: 2 ** 60 + 1 is already 2 ** 60.
-    return input > 0
-      ? `a number above 2^53 - 1 (Number.MAX_SAFE_INTEGER) is not exact: pass a bigint (got ${BigInt(input)})`
-      : `a number below -(2^53 - 1) (Number.MIN_SAFE_INTEGER) is not exact: pass a bigint (got ${BigInt(input)})`;
-  }
   if (typeof input === 'number' && Number.isInteger(input)) {
+    const digits = BigInt(input);
+    // Within int64, but a double holds only 53 bits: 2 ** 60 + 1 is already 2 ** 60.
+    if (isInt64(digits)) {
+      const side =
+        input > 0
+          ? 'above 2^53 - 1 (Number.MAX_SAFE_INTEGER)'
+          : 'below -(2^53 - 1) (Number.MIN_SAFE_INTEGER)';
+      return `a number ${side} is not exact: pass a bigint (got ${digits})`;
+    }
     // Outside int64 as well: name the range, and that beyond 2^53 - 1 only a bigint is exact.
-    return `${RANGE_MESSAGE}, as a bigint beyond 2^53 - 1 (got the number ${BigInt(input)})`;
+    return `${RANGE_MESSAGE}, as a bigint beyond 2^53 - 1 (got the number ${digits})`;
   }
   return `${RANGE_MESSAGE} (got ${describe(input)})`;
 }
 
 function describe(input: unknown): string {
-  // parseJson keeps a non-integer that a double would round to an integer as its text.
-  if (isLosslessNumber(input)) return 'a non-integer number';
   if (typeof input === 'bigint') return 'an integer out of range';
-  if (typeof input === 'number') {
-    if (!Number.isFinite(input)) return 'a number out of range';
-    return 'a non-integer number';
-  }
+  if (typeof input === 'number' && !Number.isFinite(input)) return 'a number out of range';
+  // parseJson keeps a non-integer that a double would round to an integer as its text.
+  if (typeof input === 'number' || isLosslessNumber(input)) return 'a non-integer number';
   return describeValue(input);
 }

@@ -107,6 +107,16 @@ describe('NewPlant', () => {
       /^id: .*; name: .*; tag: .*; other: unknown property$/,
     );
   });
+
+  it('phrases unknown properties in the issue as formatIssues does, bounded whatever the keys', () => {
+    const messages = (input: unknown) =>
+      NewPlant.safeParse(input).error?.issues.map((issue) => issue.message);
+    expect(messages({ id: 1, name: 'x', wheels: 4 })).toEqual(['wheels: unknown property']);
+    const many = Object.fromEntries(['k'.repeat(100), 'b', 'c', 'd'].map((key) => [key, 1]));
+    expect(messages({ id: 1, name: 'x', ...many })).toEqual([
+      `\`${'k'.repeat(39)}…\`, \`b\` and 2 more: unknown properties`,
+    ]);
+  });
 });
 
 describe('Plant', () => {

@@ -1,20 +1,20 @@
 import * as z from 'zod/mini';
 import { describeValue } from './describe-value.ts';
 import type { Field, SchemaOf } from './field-kinds.ts';
+import { unknownKeys } from './format-issues.ts';
 import { Int64, int64 } from './int64.ts';
+import { miniString } from './mini-string.ts';
 import { FIELDS, type PlantField, type Plant as PlantOf, plantOf } from './plant-fields.ts';
 import type { ZodFunctions } from './zod-functions.ts';
 
 // Every problem a Plant or NewPlant can have is phrased here (and in field-kinds.ts, text.ts,
 // int64.ts), in the catalog's words, so no zod locale is needed (zod/mini loads none: a browser
 // bundle stays without one) and the client and the server phrase every problem alike: a body
-// that is not an object at all (`[]`, `5`, `null`), and unknown properties (`formatIssues` lists those itself).
+// that is not an object at all (`[]`, `5`, `null`), and unknown properties (in the lines
+// `formatIssues` writes for them, bounded whatever the keys).
 const objectOnly = {
   error: (issue: z.core.$ZodRawIssue) => {
-    if (issue.code === 'unrecognized_keys') {
-      const keys = issue.keys.map((key) => JSON.stringify(key)).join(', ');
-      return `unknown propert${issue.keys.length === 1 ? 'y' : 'ies'}: ${keys}`;
-    }
+    if (issue.code === 'unrecognized_keys') return unknownKeys([], issue.keys).join('; ');
     if (issue.code !== 'invalid_type') return undefined;
     return issue.input === undefined
       ? 'is required'
@@ -45,13 +45,14 @@ export function plantSchemas(
   };
 }
 
-// Only the functions used, not the namespace: a bundler then leaves the rest of zod out.
+// Only the functions used, not the namespace: a bundler then leaves the rest of zod out; strings
+// are `miniString` (a check on `z.unknown()`), so no zod string schema reaches a browser bundle.
 const schemas = plantSchemas(
   {
     object: z.object,
     strictObject: z.strictObject,
     optional: z.optional,
-    string: z.string,
+    string: miniString,
     unknown: z.unknown,
   },
   Int64,
