@@ -39,7 +39,7 @@ export const ERROR_CATALOG = {
     code: 40101,
     status: 401,
     meaning:
-      "The bearer credential is missing, malformed, unknown, expired or revoked. Only a well-formed bearer token that is refused counts toward the client address's budget of refused tokens.",
+      "The bearer credential is missing, malformed, unknown, expired or revoked; only a well-formed bearer token that is refused counts toward the client address's budget of refused tokens.",
   },
   notFound: {
     code: 40401,
