@@ -18,7 +18,7 @@ export interface Lifecycle {
   closing: boolean;
 }
 
-/** An identical replay answers the same Plant (a safe retry); another name or tag is a 409. */
+/** An identical replay answers the same Plant (a safe retry); any other field's value is a 409. */
 async function createPlant(store: PlantStore, newPlant: NewPlant): Promise<Plant> {
   if ((await store.create(newPlant)) === 'conflict') {
     throw new ApiError('conflict', ERROR_MESSAGES.conflict(BigInt(newPlant.id)));

@@ -199,9 +199,10 @@ const DOCS = FILES.filter((file) => /^docs\/[^/]+\.md$/.test(file));
 describe('the names the docs and comments use', () => {
   it('are files of the repository: every path in backticks in docs/*.md', () => {
     expect(DOCS.length).toBeGreaterThan(2);
-    // A file the doc itself says to save (a recipe's "Save as `x.mjs`:") is the reader's.
+    // A file the doc itself says to save (a recipe's "Save as `x.mjs`:") or to create (a
+    // recipe step's "`x.ts` (new)") is the reader's.
     const saved = (text: string) =>
-      new Set([...text.matchAll(/Save as `([^`]+)`/g)].map((m) => m[1]));
+      new Set([...text.matchAll(/Save as `([^`]+)`|`([^`]+)` \(new\)/g)].map((m) => m[1] ?? m[2]));
     const named = DOCS.flatMap((file) => {
       const text = read(file);
       return pathsInMarkdown(text)

@@ -237,7 +237,6 @@ function documentationFiles(): string[] {
   return [
     'README.md',
     ...inFolder('docs/', /\.md$/),
-    ...inFolder('docs/recipes/', /\.md$/),
     ...[...packages, 'apps/server/bench/README.md', 'bench/README.md'].filter((file) =>
       existsSync(new URL(file, root)),
     ),
@@ -281,19 +280,11 @@ function anchorsOf(text: string): Set<string> {
   return anchors;
 }
 
-/**
- * The recipes docs/architecture.md points to, written on the recipes' own branch (with the test
- * that runs them): their links may wait for them. Delete this list once both are on main.
- */
-const RECIPES_TO_COME = ['docs/recipes/adding-a-field.md', 'docs/recipes/adding-an-operation.md'];
-
 /** Why the link `target` in `file` is broken, or undefined when it resolves. */
 function checkLink(file: string, target: string): string | undefined {
   const [path = '', anchor] = target.split('#');
   const linked = path === '' ? file : normalize(join(dirname(file), decodeURI(path)));
-  if (!existsSync(new URL(`../../../${linked}`, import.meta.url))) {
-    return RECIPES_TO_COME.includes(linked) ? undefined : `no file ${linked}`;
-  }
+  if (!existsSync(new URL(`../../../${linked}`, import.meta.url))) return `no file ${linked}`;
   if (anchor === undefined || anchor === '') return undefined;
   if (!linked.endsWith('.md')) return undefined;
   return anchorsOf(read(linked)).has(anchor) ? undefined : `no heading #${anchor} in ${linked}`;

@@ -65,9 +65,9 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 5
  * (`PlantStoreError.retryAfter`) and come back when it says.
  *
  * Resending is safe: a retry sends the same bytes, and the API's operations are idempotent for
- * an identical request (`POST /plants` with the same id, name and tag answers 200 again with
- * the same plant, never a second plant nor a 409). A 429 is answered before the request is
- * handled, so nothing was stored by it.
+ * an identical request (`POST /plants` with the same id and the same value in every field
+ * answers 200 again with the same plant, never a second plant nor a 409). A 429 is answered
+ * before the request is handled, so nothing was stored by it.
  *
  * @example
  * const policy = { retries: 2, retryDelayMs: 100, maxRetryDelayMs: 5_000 };

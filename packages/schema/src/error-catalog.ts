@@ -38,7 +38,8 @@ export const ERROR_CATALOG = {
   unauthorized: {
     code: 40101,
     status: 401,
-    meaning: 'The bearer credential is missing, malformed, unknown, expired or revoked.',
+    meaning:
+      "The bearer credential is missing, malformed, unknown, expired or revoked; only a well-formed bearer token that is refused counts toward the client address's budget of refused tokens.",
   },
   notFound: {
     code: 40401,
@@ -81,7 +82,7 @@ export const ERROR_CATALOG = {
     code: 42901,
     status: 429,
     meaning:
-      'Too many requests: this credential is over its rate limit, or this client address sent too many requests with a refused credential; retry after the Retry-After seconds.',
+      'Too many requests: this credential is over its rate limit, or this client address spent its budget of refused tokens (an unknown token is then refused without a lookup; a valid one is still served); retry after the Retry-After seconds.',
   },
   internal: {
     code: 50001,

@@ -8,7 +8,7 @@ export { boolean, type Field, type FieldType, integer, text } from './field-kind
  * order: the one place a field's name, JSON type and bounds are written, and below, its
  * description. The schemas (plant.ts), the OpenAPI document, the stores' columns and row
  * mapping, the fuzz model and the messages that name fields are derived from them;
- * docs/recipes/adding-a-field.md adds one.
+ * "Adding a field" in docs/architecture.md adds one.
  */
 export const FIELDS = {
   name: kind.text({ maxLength: 200, required: true }),

@@ -16,12 +16,13 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-// Follows docs/recipes/adding-a-field.md in a copy of the sources: applies each step's edit (held
+// Follows the recipe "Adding a field" (docs/architecture.md) in a copy of the sources: applies each step's edit (held
 // here, keyed by step number), runs the commands the recipe names, and expects them to pass; then
 // leaves out the SQLite migration and expects a unit test to name the migrations file.
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const RECIPE = 'docs/recipes/adding-a-field.md';
+const RECIPE = 'docs/architecture.md';
+const HEADING = '### Adding a field';
 const WORKSPACES = ['apps/server', 'packages/schema', 'packages/client', 'bench'];
 
 /** The fields the edits add, one of each JSON type a field may have, and their descriptions. */
@@ -202,11 +203,21 @@ function run(copy: string, command: string) {
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-const recipe = steps(readFileSync(join(ROOT, RECIPE), 'utf8'));
+/** The text under `heading` in `markdown`, up to the next heading of its level or above. */
+function section(markdown: string, heading: string): string {
+  const lines = markdown.split('\n');
+  const start = lines.indexOf(heading);
+  if (start < 0) throw new Error(`no heading ${JSON.stringify(heading)}`);
+  const level = (text: string) => /^(#+) /.exec(text)?.[1]?.length ?? Number.POSITIVE_INFINITY;
+  const end = lines.findIndex((line, at) => at > start && level(line) <= level(heading));
+  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
+}
+
+const recipe = steps(section(readFileSync(join(ROOT, RECIPE), 'utf8'), HEADING));
 const commands = recipe.flatMap((step) => step.commands);
 const checks = recipe.at(-1)?.commands ?? [];
 
-describe(`the recipe ${RECIPE}`, () => {
+describe(`the recipe "${HEADING.replace(/^#+ /, '')}" in ${RECIPE}`, () => {
   it('names exactly the files its steps edit', () => {
     expect(recipe.map((step) => step.number)).toEqual(recipe.map((_, index) => index + 1));
     for (const step of recipe) {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { ERROR_ENTRIES } from '@plant-store/schema';
+import { ERROR_ENTRIES, ERROR_MESSAGES } from '@plant-store/schema';
 import { launchChromium } from '@plant-store/server/testing';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -303,7 +303,7 @@ describe('a consumer of the installed packages', () => {
       isPlantStoreError: true,
       status: 409,
       code: 40901,
-      message: 'A plant with id 9223372036854775807 already exists with a different name or tag',
+      message: ERROR_MESSAGES.conflict(2n ** 63n - 1n),
     });
     expect(result.invalid).toEqual({
       isValidationError: true,

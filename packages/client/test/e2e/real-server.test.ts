@@ -1,4 +1,4 @@
-import { parseJson } from '@plant-store/schema';
+import { ERROR_MESSAGES, parseJson } from '@plant-store/schema';
 import {
   OpenApiResponseValidator,
   readPlantRows,
@@ -59,9 +59,7 @@ describe('createPlant against the real server', () => {
     expect(await client().createPlant(plant)).toEqual({ name: 'Cactus', tag: 'desert' });
     const conflict = await failure(client().createPlant({ id: 500n, name: 'Agave' }));
     expect(conflict).toMatchObject({ status: 409, code: 40901, attempts: 1 });
-    expect(conflict.message).toBe(
-      'A plant with id 500 already exists with a different name or tag',
-    );
+    expect(conflict.message).toBe(ERROR_MESSAGES.conflict(500n));
   });
 
   it('reports a refused credential as 401 without retrying', async () => {

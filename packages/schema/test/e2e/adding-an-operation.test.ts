@@ -19,14 +19,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 
-// The "Adding an operation" recipe (docs/recipes/adding-an-operation.md), followed in a copy of
+// The "Adding an operation" recipe (docs/architecture.md), followed in a copy of
 // the repository: each numbered step's edit (held here, keyed by step) applied to the files the
 // step names, then the commands the recipe names run, which must pass. A recipe that drifts
 // from the code fails here, naming the step.
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const RECIPE = 'docs/recipes/adding-an-operation.md';
+const RECIPE = 'docs/architecture.md';
+const HEADING = '### Adding an operation';
 /** The workspace packages, by name: each gets a node_modules of its own in the copy. */
 const PACKAGES: Record<string, string> = {
   '@plant-store/schema': 'packages/schema',
@@ -171,6 +172,16 @@ describe('getThing', () => {
   },
 };
 
+/** The text under `heading` in `markdown`, up to the next heading of its level or above. */
+function section(markdown: string, heading: string): string {
+  const lines = markdown.split('\n');
+  const start = lines.indexOf(heading);
+  if (start < 0) throw new Error(`no heading ${JSON.stringify(heading)}`);
+  const level = (text: string) => /^(#+) /.exec(text)?.[1]?.length ?? Number.POSITIVE_INFINITY;
+  const end = lines.findIndex((line, at) => at > start && level(line) <= level(heading));
+  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
+}
+
 /** The numbered steps of the recipe, by number, each as one line of text. */
 function recipeSteps(markdown: string): Map<number, string> {
   const steps = new Map<number, string>();
@@ -260,8 +271,8 @@ function cleanEnv(): NodeJS.ProcessEnv {
 const work = mkdtempSync(join(tmpdir(), 'plant-store-recipe-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe(`the recipe in ${RECIPE}`, () => {
-  const steps = recipeSteps(readFileSync(join(ROOT, RECIPE), 'utf8'));
+describe(`the recipe "${HEADING.replace(/^#+ /, '')}" in ${RECIPE}`, () => {
+  const steps = recipeSteps(section(readFileSync(join(ROOT, RECIPE), 'utf8'), HEADING));
 
   it('names, step by step, exactly the files its example edits', () => {
     expect([...steps.keys()]).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
