@@ -246,13 +246,12 @@ describe(`the recipe "${HEADING.replace(/^#+ /, '')}" in ${RECIPE}`, () => {
   it('without its SQLite migration, fails a unit test that names the migrations file', () => {
     const copy = copySources();
     applySteps(copy, [2]);
-    for (const command of commands.filter((command) => !checks.includes(command))) {
-      const { status, output } = run(copy, command);
-      expect(status, `${command}\n${output.slice(-6000)}`).toBe(0);
-    }
-    const unit = checks.find((command) => command.includes('test:unit'));
-    if (unit === undefined) throw new Error('the recipe runs no unit tests');
-    const { status, output } = run(copy, unit);
+    // The unit test that checks the migrations against the field list, alone: the full run
+    // above already holds every other check green.
+    const { status, output } = run(
+      copy,
+      'cd apps/server && npx vitest run --project unit src/store/migrations-match-fields.test.ts',
+    );
     expect(status).not.toBe(0);
     expect(output).toContain(
       'apps/server/src/store/sqlite/migrations.ts: the field color has no column: append a migration to MIGRATIONS in apps/server/src/store/sqlite/migrations.ts (never edit a released one): ALTER TABLE plants ADD COLUMN color TEXT;',
