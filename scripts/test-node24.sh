@@ -19,6 +19,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/plant-store-node24.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 git -C "$root" archive HEAD | tar -x -C "$work"
 cd "$work"
+# A repository of its own: the recipe and turbo tests list the sources with git ls-files.
+git init -q && git add -A
 export PATH="$node24/bin:$PATH"
 export npm_config_nodedir="$node24"
 npx -y pnpm@10.34.9 install --frozen-lockfile
