@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openHandlesOf } from '../test/support/open-handles.ts';
 import { silentLogger } from '../test/support/silent-logger.ts';
 import { loadConfig, NO_CREDENTIAL_MESSAGE } from './config.ts';
 import { startServer } from './server.ts';
@@ -12,20 +13,6 @@ import { openDatabase } from './store/sqlite/open-database.ts';
 // tested in app.test.ts.
 
 describe('startServer that cannot start', () => {
-  /** Paths of this process's open files that are `file` or its -wal/-shm companions (Linux). */
-  function openHandlesOf(file: string): string[] {
-    const paths: string[] = [];
-    for (const fd of readdirSync('/proc/self/fd')) {
-      try {
-        const target = readlinkSync(`/proc/self/fd/${fd}`);
-        if (target.startsWith(file)) paths.push(target);
-      } catch {
-        // closed while listing
-      }
-    }
-    return paths;
-  }
-
   it('closes the stores it opened when it refuses to start (no credential it could accept)', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'plant-store-start-'));
     try {

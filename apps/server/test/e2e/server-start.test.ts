@@ -1,10 +1,11 @@
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';
+import { openHandlesOf } from '../support/open-handles.ts';
 import { silentLogger } from '../support/silent-logger.ts';
 
 // A server that cannot listen releases what it opened for the start: this process's open file
@@ -13,20 +14,6 @@ import { silentLogger } from '../support/silent-logger.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-start-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
-
-/** Paths of this process's open files that are `file` or its -wal/-shm companions. */
-function openHandlesOf(file: string): string[] {
-  const paths: string[] = [];
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      const target = readlinkSync(`/proc/self/fd/${fd}`);
-      if (target.startsWith(file)) paths.push(target);
-    } catch {
-      // closed while listing
-    }
-  }
-  return paths;
-}
 
 function configFor(file: string, port: number) {
   return loadConfig({
