@@ -7,6 +7,7 @@ import { openDatabase } from '../store/sqlite/open-database.ts';
 import {
   type CountStore,
   databaseCounts,
+  LEASE_SHARE,
   SharedCounts,
   SWEEP_EVERY_MS,
   SWEEP_SLICE,
@@ -115,6 +116,31 @@ describe('SharedCounts on the database file', () => {
     // Exactly: the points of a lease that lapsed unused were given back (1,900-odd before).
     expect(allowed).toBe(2000);
     expect(writes).toBeLessThan(400);
+    first.close();
+    second.close();
+  });
+
+  it('lets a burst split between two processes through whole: a lease left unused withholds at most a LEASE_SHARE-th of the limit', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const [first, second] = [
+      new SharedCounts(connect().counts),
+      new SharedCounts(connect().counts),
+    ];
+    const allowed = { first: 0, second: 0 };
+    // The first process is busy long enough to lease, then its clients stop; the second's go on.
+    for (let i = 0; i < 26; i++) {
+      vi.advanceTimersByTime(4); // 250 a second: a rate that leases
+      if ((await first.consume('burst', 50, 1000)).allowed) allowed.first += 1;
+    }
+    for (let i = 0; i < 30; i++) {
+      if ((await second.consume('burst', 50, 1000)).allowed) allowed.second += 1;
+    }
+    console.log(`a burst of 50 split between two processes: ${JSON.stringify(allowed)}`);
+    expect(allowed.first).toBe(26);
+    expect(allowed.first + allowed.second).toBeGreaterThanOrEqual(
+      50 - Math.floor(50 / LEASE_SHARE),
+    );
+    expect(allowed.first + allowed.second).toBeLessThanOrEqual(50);
     first.close();
     second.close();
   });

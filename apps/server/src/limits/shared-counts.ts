@@ -153,11 +153,16 @@ const LEASE_MS = 100;
  * meets no 429 that a wasted lease made); above it, its writes are what would cost.
  */
 const LEASE_MIN_RATE = 200;
+/**
+ * A lease holds at most this share of the limit: points leased and then left unused (the
+ * process's clients stopped) are refused to the other processes' clients until the window ends.
+ */
+export const LEASE_SHARE = 20;
 
 /**
  * The points of one event-loop turn go to the store in one batch, one batch at a time, so the
  * processes sharing it never pass a limit. A busy key leases what its rate needs for LEASE_MS
- * (at most a quarter of what is left) and a spent key is refused, both from memory. While the
+ * (at most a quarter of what is left and a LEASE_SHARE-th of the limit) and a spent key is refused, both from memory. While the
  * store fails, counts are kept in memory: never a failed request.
  */
 export class SharedCounts {
@@ -261,7 +266,10 @@ export class SharedCounts {
       const left = state && state.endsAt > now ? take.limit - state.used - take.points : 0;
       const rate = state?.rate ?? 0;
       const wanted = rate >= LEASE_MIN_RATE ? Math.floor((rate * LEASE_MS) / 1000) : 0;
-      take.lease = Math.max(0, Math.min(wanted, Math.floor(left / 4)));
+      take.lease = Math.max(
+        0,
+        Math.min(wanted, Math.floor(left / 4), Math.floor(take.limit / LEASE_SHARE)),
+      );
       // The lease this batch replaces (lapsed, or granted while these requests waited) gives
       // its unused points back while their window is surely open: no client is refused for
       // points nobody used.

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LEASE_SHARE } from '../../src/limits/shared-counts.ts';
 import { type SpawnedServer, spawnServer } from './spawn-server.ts';
 
 // The rate limits of two server processes on one store: one limit for both, within 10 % of the
@@ -92,7 +93,7 @@ async function refusalFrom(url: string, bearer: string): Promise<Response | unde
 
 /**
  * The test that 100 creates at once, alternating between the pair, let one burst of 50 through
- * for both: at least 50 and at most `most(seconds)`, the seconds the burst took (a burst slowed
+ * for both: at least 50 less the leases left unused and at most `most(seconds)`, the seconds the burst took (a burst slowed
  * by a busy machine meets more of the rate).
  */
 export function itLetsOneBurstThrough(
@@ -105,7 +106,8 @@ export function itLetsOneBurstThrough(
     const { passed, refused, seconds } = await burst(urls(), bearer, 100);
     console.log(`${label}: ${passed} of 100 passed in ${seconds.toFixed(2)} s`);
     expect(passed + refused).toBe(100);
-    expect(passed).toBeGreaterThanOrEqual(50);
+    // Each process's lease its clients left unused is refused to the other's until the window ends.
+    expect(passed).toBeGreaterThanOrEqual(50 - 2 * Math.floor(50 / LEASE_SHARE));
     expect(passed).toBeLessThanOrEqual(most(seconds));
   }, 30_000);
 }
