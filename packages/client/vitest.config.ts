@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Two tiers (see docs/architecture.md): `unit` runs in-process (real node:http servers on
-// 127.0.0.1, injected sleeps, no child processes); `e2e` runs the real server and the packed
-// packages as a consumer installs them.
+// Two tiers (see docs/architecture.md): `unit` runs in process, with no socket, port or child
+// process: the client sends through an in-process fetch (test/support/recording-fetch.ts) and
+// waits on fake timers or an injected sleep. `e2e` runs the real server and the packed packages
+// as a consumer installs them, and checks on a real socket that the wire carries what that
+// fetch records (test/e2e/wire.test.ts).
 export default defineConfig({
   test: {
     // The default reporter prints a test's console output only when that test fails.

@@ -1,24 +1,16 @@
 import { contract, defineCall, NewPlant, Plant } from '@plant-store/schema';
-import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod/mini';
-import {
-  type RecordingServer,
-  reply,
-  startRecordingServer,
-} from '../test/support/recording-server.ts';
+import { recordingFetch, reply } from '../test/support/recording-fetch.ts';
 import { buildHttpRequest, callOperation } from './client.ts';
 import { PlantStoreValidationError } from './errors.ts';
 import { resolveClientConfig } from './options.ts';
 
 // callOperation derives everything from the operation's entry, so another operation needs no
 // new plumbing: here the public GET /healthz, a made-up bearer PUT and a GET with a path and a
-// query parameter, against a real server.
+// query parameter, each request recorded as the client hands it to `fetch` (no socket).
 
-let server: RecordingServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const BASE = 'http://api.test';
 
 /** A made-up operation with a path parameter and a query parameter. */
 const getThing = defineCall({
@@ -39,17 +31,16 @@ const getThing = defineCall({
 
 describe('callOperation', () => {
   it('calls a body-less public operation: GET, no credential, no body, typed result', async () => {
-    server = await startRecordingServer((_, res) => reply(res, 200, '{"status":"ok"}'));
-    const config = resolveClientConfig({ baseUrl: server.url, token: 'tok' });
+    const api = recordingFetch(() => reply(200, '{"status":"ok"}'));
+    const config = resolveClientConfig({ baseUrl: BASE, token: 'tok', fetch: api.fetch });
 
     const health = await callOperation(config, contract.getHealth, {});
 
     expectTypeOf(health).toEqualTypeOf<{ status: 'ok' }>();
     expect(health).toEqual({ status: 'ok' });
-    const [request] = server.requests;
-    expect(request).toMatchObject({ method: 'GET', url: '/healthz', body: '' });
-    expect(request?.headers.authorization).toBeUndefined();
-    expect(request?.headers['content-type']).toBeUndefined();
+    expect(api.requests).toEqual([
+      { method: 'GET', url: `${BASE}/healthz`, headers: { accept: 'application/json' }, body: '' },
+    ]);
   });
 
   it('takes method, path, body schema and response schema from any operation', async () => {
@@ -61,26 +52,26 @@ describe('callOperation', () => {
       body: NewPlant,
       response: { status: 200, schema: Plant },
     });
-    server = await startRecordingServer((_, res) => reply(res, 200, '{"name":"Fern"}'));
-    const config = resolveClientConfig({ baseUrl: server.url, token: 'tok' });
+    const api = recordingFetch(() => reply(200, '{"name":"Fern"}'));
+    const config = resolveClientConfig({ baseUrl: BASE, token: 'tok', fetch: api.fetch });
 
     await expect(
       callOperation(config, replacePlant, { body: { id: 5n, name: 'Fern' } }),
     ).resolves.toEqual({ name: 'Fern' });
-    expect(server.requests[0]).toMatchObject({
+    expect(api.requests[0]).toMatchObject({
       method: 'PUT',
-      url: '/plants-replace',
+      url: `${BASE}/plants-replace`,
       body: '{"id":5,"name":"Fern"}',
     });
     await expect(
       callOperation(config, replacePlant, { body: { id: 5n, name: '' } }),
     ).rejects.toBeInstanceOf(PlantStoreValidationError);
-    expect(server.requests).toHaveLength(1);
+    expect(api.requests).toHaveLength(1);
   });
 
   it('fills the path template, each value encoded, and sends the defined query parameters', async () => {
-    server = await startRecordingServer((_, res) => reply(res, 200, '{"name":"Fern"}'));
-    const config = resolveClientConfig({ baseUrl: `${server.url}/v1/`, token: 'tok' });
+    const api = recordingFetch(() => reply(200, '{"name":"Fern"}'));
+    const config = resolveClientConfig({ baseUrl: `${BASE}/v1/`, token: 'tok', fetch: api.fetch });
 
     const thing = await callOperation(config, getThing, {
       params: { kind: 'a/b c?', id: 2n ** 63n - 1n },
@@ -88,12 +79,14 @@ describe('callOperation', () => {
     });
 
     expectTypeOf(thing).toEqualTypeOf<Plant>();
-    expect(server.requests[0]).toMatchObject({
-      method: 'GET',
-      url: '/v1/things/a%2Fb%20c%3F/9223372036854775807?verbose=yes+%26+no',
-      body: '',
-    });
-    expect(server.requests[0]?.headers.authorization).toBe('Bearer tok');
+    expect(api.requests).toEqual([
+      {
+        method: 'GET',
+        url: `${BASE}/v1/things/a%2Fb%20c%3F/9223372036854775807?verbose=yes+%26+no`,
+        headers: { accept: 'application/json', authorization: 'Bearer tok' },
+        body: '',
+      },
+    ]);
   });
 });
 

@@ -27,7 +27,8 @@ export interface RecordingServer {
 
 /**
  * Starts a `node:http` server on 127.0.0.1, on a free port, that records each request and
- * lets `respond` answer it. For protocol tests: nothing is mocked.
+ * lets `respond` answer it: the e2e tier's check that the wire carries what the unit tier's
+ * in-process fetch (recording-fetch.ts) records.
  *
  * @example
  * const server = await startRecordingServer((_, res) => reply(res, 200, '{"name":"Fern"}'));
