@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import type { Config } from './config.ts';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
-import { listenOn } from './listen.ts';
+import { baseUrl, listenOn } from './listen.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 
 // WEB_CONCURRENCY > 1 on node:cluster: the primary forks, replaces dead workers and passes the
@@ -21,11 +21,6 @@ const STOP_TIMEOUT_MS = 30_000;
 /** How long to wait before replacing a worker, after `deathsInARow` deaths of unserving ones. */
 export function restartDelayMs(deathsInARow: number): number {
   return Math.min(RESTART_DELAY_MS * 2 ** deathsInARow, MAX_RESTART_DELAY_MS);
-}
-
-/** The URL a worker's listening address is reached at (IPv6 in brackets). */
-export function urlOf({ address, addressType, port }: Address): string {
-  return `http://${addressType === 6 ? `[${address}]` : address}:${port}`;
 }
 
 /**
@@ -79,7 +74,7 @@ export async function runPrimary(
     listening += 1;
     if (listening !== workers) return;
     logger.info({ workers }, 'all workers serving');
-    onListening(urlOf(address));
+    onListening(baseUrl(address.address, address.port));
   });
   // Node removes an exited worker from `cluster.workers` before its 'exit' event.
   const allExited = new Promise<void>((resolve) => {
