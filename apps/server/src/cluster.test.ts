@@ -17,14 +17,14 @@ describe('restartDelayMs', () => {
 
 describe('runPrimary', () => {
   it('fails the start in one line when it cannot listen, forking no worker', async () => {
-    // TEST-NET-1 is no address of this machine: the bind is refused, no port is taken.
-    const config = { webConcurrency: 2, port: 0, host: '192.0.2.1' };
+    // A port Node refuses before binding anything: no socket is opened.
+    const config = { webConcurrency: 2, port: 70_000, host: '127.0.0.1' };
     let announced = false;
     const started = runPrimary(config, silentLogger(), () => {
       announced = true;
     });
     await expect(started).rejects.toBeInstanceOf(StartupError);
-    await expect(started).rejects.toThrow(/^cannot listen on 192\.0\.2\.1:0: listen EADDRNOTAVAIL/);
+    await expect(started).rejects.toThrow(/^cannot listen on 127\.0\.0\.1:70000: .*70000/);
     expect(Object.keys(cluster.workers ?? {})).toEqual([]);
     expect(announced).toBe(false);
   });
