@@ -1,10 +1,29 @@
 #!/usr/bin/env node
-import { runCli } from './auth/tokens-cli.ts';
 // The `plant-store` command-line tool: `plant-store tokens create|list|revoke`, `plant-store backup` (see USAGE).
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { runCli } from './auth/tokens-cli.ts';
 import { loadStoreConfig } from './config.ts';
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  storeConfig: () => loadStoreConfig(),
-});
+type Io = Omit<Parameters<typeof runCli>[1], 'storeConfig'>;
+
+/**
+ * `plant-store <args>` on `io`'s streams, with the store `env` names (read only by a command
+ * that opens it); resolves with the exit status.
+ * @example
+ * process.exitCode = await plantStore(['tokens', 'list'], process.env, process);
+ */
+export function plantStore(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  io: Io,
+): Promise<number> {
+  const { stdout, stderr } = io;
+  return runCli(args, { stdout, stderr, storeConfig: () => loadStoreConfig(env) });
+}
+
+// Started as the program (`node dist/cli.js`; bin/plant-store.js calls plantStore itself).
+const entry = process.argv[1];
+if (entry && createRequire(import.meta.url).resolve(entry) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await plantStore(process.argv.slice(2), process.env, process);
+}

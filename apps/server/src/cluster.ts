@@ -1,9 +1,10 @@
 import cluster, { type Address, type Worker } from 'node:cluster';
 import { createServer } from 'node:net';
 import type { Logger } from 'pino';
+import { AggregatorRegistry } from 'prom-client';
 import type { Config } from './config.ts';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
-import { listenOn } from './listen.ts';
+import { baseUrl, listenOn } from './listen.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 
 // WEB_CONCURRENCY > 1 on node:cluster: the primary forks, replaces dead workers and passes the
@@ -16,6 +17,11 @@ const RESTART_DELAY_MS = 250;
 const MAX_RESTART_DELAY_MS = 30_000;
 /** How long the primary waits for its workers after a signal before it kills them. */
 const STOP_TIMEOUT_MS = 30_000;
+
+/** How long to wait before replacing a worker, after `deathsInARow` deaths of unserving ones. */
+export function restartDelayMs(deathsInARow: number): number {
+  return Math.min(RESTART_DELAY_MS * 2 ** deathsInARow, MAX_RESTART_DELAY_MS);
+}
 
 /**
  * Keeps WEB_CONCURRENCY workers running; one dying before all first listen fails the start (a
@@ -38,64 +44,60 @@ export async function runPrimary(
   await new Promise((resolve) => probe.close(resolve));
   let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   if (config.metrics) {
-    const { clusterMetrics } = await import('./observability/cluster-metrics.ts');
-    metrics = await startMetricsServer(clusterMetrics(), config.metrics, logger);
+    const registry = new AggregatorRegistry(); // asks every worker for its metrics, adds them up
+    const all = { contentType: registry.contentType, metrics: () => registry.clusterMetrics() };
+    metrics = await startMetricsServer(all, config.metrics, logger);
     logger.info({ metrics: `${metrics.url}/metrics` }, 'metrics of all workers');
   }
   let stopping = false;
   let failed = false;
-  let started = false;
   let deathsInARow = 0;
-  const listening = new Set<number>();
-  const live = new Set<Worker>();
-  const fork = () => live.add(cluster.fork());
+  const serving = new WeakSet<Worker>();
+  let listening = 0;
+  const live = () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
 
-  let stopped: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => {
-    stopped = resolve;
-  });
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down the workers');
-    for (const worker of live) worker.send(SHUTDOWN_MESSAGE, () => undefined);
+    for (const worker of live()) worker.send(SHUTDOWN_MESSAGE, () => undefined);
     setTimeout(() => {
       logger.error('workers did not stop in time: killing them');
       failed = true;
-      for (const worker of live) worker.process.kill('SIGKILL');
+      for (const worker of live()) worker.process.kill('SIGKILL');
     }, STOP_TIMEOUT_MS).unref();
   };
   for (const signal of SHUTDOWN_SIGNALS) process.on(signal, stop);
 
   cluster.on('listening', (worker: Worker, address: Address) => {
-    listening.add(worker.id);
-    if (started || listening.size < workers) return;
-    started = true;
+    serving.add(worker);
+    listening += 1;
+    if (listening !== workers) return;
     logger.info({ workers }, 'all workers serving');
-    const host = address.addressType === 6 ? `[${address.address}]` : address.address;
-    onListening(`http://${host}:${address.port}`);
+    onListening(baseUrl(address.address, address.port));
   });
-  cluster.on('exit', (worker: Worker, code: number, signal: string) => {
-    live.delete(worker);
-    const served = listening.delete(worker.id);
-    if (!stopping) {
-      logger.error({ worker: worker.process.pid, code, signal }, 'worker exited unexpectedly');
-      if (started) {
-        deathsInARow = served ? 0 : deathsInARow + 1;
-        const delayMs = Math.min(RESTART_DELAY_MS * 2 ** deathsInARow, MAX_RESTART_DELAY_MS);
-        logger.warn({ delayMs }, 'replacing the worker');
-        return void setTimeout(() => stopping || fork(), delayMs);
+  // Node removes an exited worker from `cluster.workers` before its 'exit' event.
+  const allExited = new Promise<void>((resolve) => {
+    cluster.on('exit', (worker: Worker, code: number, signal: string) => {
+      if (!stopping) {
+        logger.error({ worker: worker.process.pid, code, signal }, 'worker exited unexpectedly');
+        if (listening >= workers) {
+          deathsInARow = serving.has(worker) ? 0 : deathsInARow + 1;
+          const delayMs = restartDelayMs(deathsInARow);
+          logger.warn({ delayMs }, 'replacing the worker');
+          return void setTimeout(() => stopping || cluster.fork(), delayMs);
+        }
+        logger.error('a worker failed to start: stopping');
+        failed = true;
+        stop('SIGTERM');
       }
-      logger.error('a worker failed to start: stopping');
-      failed = true;
-      stop('SIGTERM');
-    }
-    if (code !== 0) failed = true;
-    if (live.size === 0) stopped();
+      if (code !== 0) failed = true;
+      if (live().length === 0) resolve();
+    });
   });
-  for (let i = 0; i < workers; i += 1) fork();
+  for (let i = 0; i < workers; i += 1) cluster.fork();
 
-  await done;
+  await allExited;
   await metrics?.close().catch(() => undefined);
   logger.info({ failed }, 'all workers stopped');
   return failed ? 1 : 0;

@@ -90,12 +90,9 @@ function parsed(parse: (value: string) => number | null, range: NumberRange, exp
   });
 }
 
+/** Comma-separated entries, spaces around them and empty ones ignored. */
 function commaList(item: z.ZodType<string, string>) {
-  const items = (value: string) =>
-    value
-      .trim()
-      .split(/\s*,\s*/)
-      .filter(Boolean);
+  const items = (value: string) => value.split(',').flatMap((entry) => entry.trim() || []);
   return z.string().default('').transform(items).pipe(z.array(item));
 }
 
@@ -115,12 +112,8 @@ function isProxyAddress(value: string): boolean {
 
 /** Exactly what browsers send as Origin: `https://app.example.com`, `http://localhost:5173`. */
 function isOrigin(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
-  } catch {
-    return false;
-  }
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  return /^https?:$/.test(url?.protocol ?? '') && url?.origin === value;
 }
 
 /** The store DATABASE_URL names; `shown` is safe to log. */

@@ -1,5 +1,7 @@
 import cluster from 'node:cluster';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { developmentTokenPath, loadDevelopmentToken } from './auth/development-token.ts';
 import { runPrimary, SHUTDOWN_MESSAGE } from './cluster.ts';
@@ -13,13 +15,15 @@ import { looseDirectoryWarning } from './store/private-files.ts';
 const SHUTDOWN_BOUND_MS = 10_000;
 type DevelopmentToken = Awaited<ReturnType<typeof loadDevelopmentToken>>;
 
-async function main(): Promise<void> {
+/** Starts the server `env` configures; a failed start prints `failureText` and exits 1. */
+export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let config: Config | undefined;
   try {
-    config = loadConfig();
+    config = loadConfig(env);
     await run(config);
   } catch (error) {
-    failedToStart(error, config);
+    console.error(failureText(error, config?.logLevel));
+    process.exit(1);
   }
 }
 
@@ -36,16 +40,12 @@ async function run(config: Config): Promise<void> {
   /** The start-up message whatever LOG_LEVEL says: one JSON line in production, else plain text. */
   const started = (logger: Logger, url: string, metricsUrl?: string) => {
     if (loose !== undefined) logger.warn(loose);
+    if (!config.production) return console.log(startupText(config, url, metricsUrl, development));
+    const announcer = logger.child({}, { level: 'info' });
     const metrics = metricsUrl === undefined ? null : `${metricsUrl}/metrics`;
-    if (config.production) {
-      const announcer = logger.child({}, { level: 'info' });
-      const fields = { url, database: config.database.shown, metrics };
-      announcer.info(fields, `Plant Store is listening on ${url}`);
-      return announcer.flush(); // now, not with the next 4 KiB of lines or the next second
-    }
-    console.log(`Plant Store is listening on ${url} (${config.database.shown})`);
-    if (metrics !== null) console.log(`Metrics: ${metrics}`);
-    if (development) console.log(tryIt(url, development));
+    const fields = { url, database: config.database.shown, metrics };
+    announcer.info(fields, `Plant Store is listening on ${url}`);
+    announcer.flush(); // now, not with the next 32 KiB of lines or the next second
   };
   if (config.webConcurrency > 1 && cluster.isPrimary) {
     const code = await runPrimary(config, baseLogger, (url) => started(baseLogger, url));
@@ -58,11 +58,11 @@ async function run(config: Config): Promise<void> {
   // A worker absorbs signals (Ctrl-C and systemd's KillMode signal the whole group) and stops
   // when its primary says so (at once, if not serving yet).
   let stopping = false;
-  const shutdown = (signal?: string) => {
+  const shutdown = async (signal?: string) => {
     if (stopping) return;
     stopping = true;
-    if (running === undefined) return void exitAfterLogs(logger, 0);
-    logger.info(signal ? { signal } : {}, 'shutting down');
+    if (running === undefined) return exitAfterLogs(logger, 0);
+    logger.info({ signal }, 'shutting down');
     const boundMs = config.shutdownDelayMs + SHUTDOWN_BOUND_MS - EXIT_FLUSH_MS;
     setTimeout(() => {
       logger.error(
@@ -70,16 +70,14 @@ async function run(config: Config): Promise<void> {
       );
       void exitAfterLogs(logger, 1);
     }, boundMs).unref();
-    running.close().then(
-      () => {
-        logger.info('stopped');
-        return exitAfterLogs(logger, 0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        return exitAfterLogs(logger, 1);
-      },
-    );
+    try {
+      await running.close();
+      logger.info('stopped');
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      return exitAfterLogs(logger, 1);
+    }
+    return exitAfterLogs(logger, 0);
   };
   const onSignal = worker ? () => undefined : shutdown; // Node passes the signal's name
   for (const signal of SHUTDOWN_SIGNALS) process.on(signal, onSignal);
@@ -88,6 +86,20 @@ async function run(config: Config): Promise<void> {
   running = await startServer({ ...config, tokens }, logger);
   if (worker) return void logger.info('worker serving');
   started(logger, running.url, running.metricsUrl);
+}
+
+/** The plain-text start-up message: the URL, the metrics, how to use a development token. */
+export function startupText(
+  config: Pick<Config, 'database'>,
+  url: string,
+  metricsUrl: string | undefined,
+  development: DevelopmentToken | undefined,
+): string {
+  return [
+    `Plant Store is listening on ${url} (${config.database.shown})`,
+    ...(metricsUrl === undefined ? [] : [`Metrics: ${metricsUrl}/metrics`]),
+    ...(development === undefined ? [] : [tryIt(url, development)]),
+  ].join('\n');
 }
 
 /** How to use the development token (kept in the data directory), as a curl command. */
@@ -105,17 +117,19 @@ function tryIt(url: string, { token, file, created }: DevelopmentToken): string 
   ].join('\n');
 }
 
-/** A failed start: one line on stderr (the stack with LOG_LEVEL=debug or trace), exit 1. */
-function failedToStart(error: unknown, config: Config | undefined): never {
+/** A failed start for stderr: one line, and the stack under it with LOG_LEVEL=debug or trace. */
+export function failureText(error: unknown, logLevel?: string): string {
   const reason = error instanceof Error ? error.message : String(error);
   const line =
     error instanceof StartupError
       ? error.message
       : `failed to start: ${reason} (LOG_LEVEL=debug prints the stack)`;
-  console.error(`plant-store: ${line}`);
-  const debug = config?.logLevel === 'debug' || config?.logLevel === 'trace';
-  if (debug && error instanceof Error) console.error(error.stack);
-  process.exit(1);
+  const debug = logLevel === 'debug' || logLevel === 'trace';
+  return `plant-store: ${line}${debug && error instanceof Error ? `\n${error.stack}` : ''}`;
 }
 
-main();
+// Started as the program (`node dist/main.js`, and so each cluster worker), not when imported.
+const entry = process.argv[1];
+if (entry && createRequire(import.meta.url).resolve(entry) === fileURLToPath(import.meta.url)) {
+  await main();
+}

@@ -14,6 +14,7 @@ import type { Lifecycle } from './handlers.ts';
 import { RateLimits } from './limits/rate-limits.ts';
 import { databaseCounts } from './limits/shared-counts.ts';
 import { listenOn } from './listen.ts';
+import { ServiceMetrics } from './observability/metrics.ts';
 import { startMetricsServer } from './observability/metrics-listener.ts';
 import type { BatchedStoreOptions } from './store/batched-store.ts';
 import { openDatabaseHandle } from './store/database.ts';
@@ -82,13 +83,10 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const url = await listenOn(server, config.port, config.host);
     server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
     opened.push(() => drainOnShutdown(server, lifecycle, config.shutdownDelayMs));
-    // A cluster worker hands its metrics to the primary, which serves them all added up.
-    if (resources.metrics && cluster.isWorker) {
-      (await import('./observability/cluster-metrics.ts')).shareWorkerMetrics(resources.metrics);
-    }
+    // A cluster worker's metrics are served by its primary, added up with the others'.
     const metricsServer =
       resources.metrics && config.metrics && cluster.isPrimary
-        ? await startMetricsServer(resources.metrics, config.metrics, logger)
+        ? await startMetricsServer(resources.metrics.registry, config.metrics, logger)
         : undefined;
     if (metricsServer) opened.push(() => metricsServer.close());
     let closing: Promise<void> | undefined;
@@ -110,9 +108,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
 
 /** The database (one handle), the plants, the managed tokens and the rate limits on it, the metrics. */
 async function openResources(config: ServerConfig, logger: Logger, opened: CleanUp) {
-  const service = config.metrics
-    ? new (await import('./observability/metrics.ts')).ServiceMetrics()
-    : undefined;
+  const service = config.metrics ? new ServiceMetrics() : undefined;
   // Without configured tokens only managed ones can be accepted, and a SQLite file that does
   // not exist yet holds none: refused before opening the store would create the file.
   const { database } = config;

@@ -195,7 +195,7 @@ describe('refused-credential limit per client address', () => {
     // Routes without a credential are not limited.
     expect((await server.fetch('/healthz')).status).toBe(200);
 
-    const metrics = (await server.metrics?.exposition())?.body;
+    const metrics = await server.metrics?.registry.metrics();
     expect(metrics).toMatch(/^plant_store_rate_limited_total\{limit="address"\} 2$/m);
   });
 

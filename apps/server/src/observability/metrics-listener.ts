@@ -1,35 +1,31 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { listenOn } from '../listen.ts';
-import type { ServiceMetrics } from './metrics.ts';
 
-/**
- * Serves `GET /metrics` on a listener of its own, apart from the API.
- *
- * @example
- * const listener = await startMetricsServer(metrics, { host: '127.0.0.1', port: 9464 }, logger);
- */
-export async function startMetricsServer(
-  metrics: Pick<ServiceMetrics, 'exposition'>,
-  address: { readonly host: string; readonly port: number },
-  logger: Logger,
-): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((request, response) => {
+/** What the listener serves: a prom-client registry, or the cluster's workers added up. */
+export interface MetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
+
+/** Answers `GET /metrics` (and HEAD) from `source`; 404 elsewhere, 405 for other methods. */
+export function serveMetrics(source: MetricsSource, logger: Logger): RequestListener {
+  return (request, response) => {
     response.setHeader('Cache-Control', 'no-store');
     response.setHeader('X-Content-Type-Options', 'nosniff');
-    const plain = (status: number, text: string, headers = {}) => {
-      response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
-      response.end(text);
+    const plain = (status: number, text: string) => {
+      response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' }).end(text);
     };
     if ((request.url ?? '').split('?')[0] !== '/metrics') {
       return plain(404, 'Not found: metrics are at /metrics\n');
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return plain(405, 'Method not allowed\n', { Allow: 'GET, HEAD' });
+      response.setHeader('Allow', 'GET, HEAD');
+      return plain(405, 'Method not allowed\n');
     }
-    metrics.exposition().then(
-      ({ contentType, body }) => {
-        response.writeHead(200, { 'Content-Type': contentType });
+    source.metrics().then(
+      (body) => {
+        response.writeHead(200, { 'Content-Type': source.contentType });
         response.end(request.method === 'HEAD' ? undefined : body);
       },
       (error: unknown) => {
@@ -37,15 +33,26 @@ export async function startMetricsServer(
         plain(500, 'Metrics collection failed\n');
       },
     );
-  });
-  server.on('clientError', (_error, socket) => socket.destroy());
-  const url = await listenOn(server, address.port, address.host);
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
+}
+
+/**
+ * Serves `serveMetrics` on a listener of its own, apart from the API.
+ *
+ * @example
+ * const listener = await startMetricsServer(metrics.registry, { host: '127.0.0.1', port: 9464 }, logger);
+ */
+export async function startMetricsServer(
+  source: MetricsSource,
+  address: { readonly host: string; readonly port: number },
+  logger: Logger,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(serveMetrics(source, logger));
+  const url = await listenOn(server, address.port, address.host);
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections(); // a scrape under way too: nothing waits for it
+    });
+  return { url, close };
 }

@@ -36,9 +36,8 @@ function sample(
 
 async function scrape(app: TestApp = server): Promise<string> {
   if (!app.metrics) throw new Error('an app without metrics');
-  const { contentType, body } = await app.metrics.exposition();
-  expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
-  return body;
+  expect(app.metrics.registry.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+  return app.metrics.registry.metrics();
 }
 
 function createPlant(id: number, name: string): Promise<Response> {
@@ -173,7 +172,7 @@ describe('ServiceMetrics store observer', () => {
     const observer = metrics.storeObserver();
     observer.onCommit?.(3, 0.004, true);
     observer.onCommit?.(2, 0.002, false);
-    const { body } = await metrics.exposition();
+    const body = await metrics.registry.metrics();
     expect(sample(body, 'plant_store_group_commit_batch_size_sum')).toBe(3);
     expect(sample(body, 'plant_store_group_commit_batch_size_count')).toBe(1);
     const failed = { committed: 'false' };

@@ -75,6 +75,7 @@ export class ServiceMetrics {
   constructor() {
     // The event-loop delay sampled every 100 ms, not prom-client's 10 (a timer wakeup each).
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });
+    if (cluster.isWorker) AggregatorRegistry.setRegistries(this.registry);
   }
 
   storeObserver(): StoreObserver {
@@ -88,9 +89,5 @@ export class ServiceMetrics {
         if (outcome === 'created') this.plantsCreated.inc();
       },
     };
-  }
-
-  async exposition(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }

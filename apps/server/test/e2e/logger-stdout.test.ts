@@ -78,7 +78,7 @@ describe.skipIf(!CAN_MOUNT)('createLogger on a stdout file whose disk fills, the
         const [name, count, padding] = command.split(' ');
         if (name === 'log') for (let n = 0; n < Number(count); n++) logger.info({ i: i++, pad: 'x'.repeat(Number(padding)) }, 'request');
         if (name === 'metric') {
-          const { body } = await metrics.exposition();
+          const body = await metrics.registry.metrics();
           process.stderr.write(body.split('\\n').find((line) => line.startsWith('plant_store_log_lines_dropped_total ')) + '\\n');
         }
       }`;
