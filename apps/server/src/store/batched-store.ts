@@ -40,11 +40,11 @@ const CLOSED: Readiness = {
 export abstract class BatchedStore implements PlantStore {
   readonly #options: BatchedStoreOptions;
   readonly #maxInFlight: number;
-  /** Batches committing now; their commits, awaited by `close`. */
   #inFlight = 0;
-  readonly #commits = new Set<Promise<void>>();
   #waiting: Waiting[] = [];
   #nextBatch: NodeJS.Immediate | undefined;
+  /** Set by `close` while creates are left: called once the last has its outcome. */
+  #drained: (() => void) | undefined;
   #state: Readiness = READY;
   #probing: Promise<Readiness> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -84,14 +84,15 @@ export abstract class BatchedStore implements PlantStore {
 
   async ping(): Promise<void> {
     const started = performance.now();
-    const seconds = () => (performance.now() - started) / 1000;
+    let outcome = 'error';
     try {
       if (this.#closed) throw closedError();
-      await this.query1?.().catch((error: unknown) => Promise.reject(this.translate(error)));
-      this.#options.observer?.onCall?.('ping', 'ok', seconds());
+      await this.query1?.();
+      outcome = 'ok';
     } catch (error) {
-      this.#options.observer?.onCall?.('ping', 'error', seconds());
-      throw error;
+      throw this.translate(error);
+    } finally {
+      this.#options.observer?.onCall?.('ping', outcome, (performance.now() - started) / 1000);
     }
   }
 
@@ -109,13 +110,10 @@ export abstract class BatchedStore implements PlantStore {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#timer);
-    clearImmediate(this.#nextBatch);
-    this.#nextBatch = undefined;
-    while (this.#waiting.length > 0 || this.#commits.size > 0) {
-      while (this.#waiting.length > 0 && this.#inFlight < this.#maxInFlight) {
-        this.#startBatch();
-      }
-      if (this.#commits.size > 0) await Promise.race(this.#commits);
+    if (this.#waiting.length > 0 || this.#inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        this.#drained = resolve;
+      });
     }
     await this.#probing;
     await this.release();
@@ -127,20 +125,12 @@ export abstract class BatchedStore implements PlantStore {
     this.#nextBatch = setImmediate(() => {
       this.#nextBatch = undefined;
       // One batch per free slot per turn, so a synchronous commit yields between batches.
-      for (let slots = this.#maxInFlight - this.#inFlight; slots > 0; slots -= 1) {
-        if (this.#waiting.length === 0) break;
-        this.#startBatch();
+      while (this.#waiting.length > 0 && this.#inFlight < this.#maxInFlight) {
+        this.#inFlight += 1;
+        void this.#commit(this.#waiting.splice(0, this.#options.maxBatchSize ?? 1000));
       }
       this.#schedule();
     });
-  }
-
-  #startBatch(): void {
-    const batch = this.#waiting.splice(0, this.#options.maxBatchSize ?? 1000);
-    this.#inFlight += 1;
-    const commit = this.#commit(batch);
-    this.#commits.add(commit);
-    void commit.then(() => this.#commits.delete(commit));
   }
 
   /**
@@ -149,36 +139,38 @@ export abstract class BatchedStore implements PlantStore {
    */
   async #commit(batch: readonly Waiting[]): Promise<void> {
     const started = performance.now();
-    let results: readonly RowResult[] | undefined;
-    let failure: unknown;
+    let results: readonly RowResult[];
+    let committed = true;
     try {
       results = await this.commitBatch(batch.map((entry) => entry.plant));
     } catch (error) {
-      failure = this.translate(error);
-      this.#noteFailure(failure);
+      committed = false;
+      results = batch.map(() => ({ ok: false, error }));
     }
     this.#inFlight -= 1;
     this.#schedule();
     const now = performance.now();
     const observer = this.#options.observer;
-    observer?.onCommit?.(batch.length, (now - started) / 1000, results !== undefined);
-    const errors = results?.map((result) => (result.ok ? undefined : this.translate(result.error)));
-    const down = errors?.find((error) => error instanceof StoreUnavailableError);
-    if (down !== undefined) this.#noteFailure(down);
-    else if (results?.some((result) => result.ok)) this.#note(READY);
+    observer?.onCommit?.(batch.length, (now - started) / 1000, committed);
+    let down: unknown;
+    let stored = false;
     batch.forEach((entry, index) => {
-      const result = results?.[index];
-      observer?.onCall?.(
-        'create',
-        result?.ok ? result.value : 'error',
-        (now - entry.queued) / 1000,
-      );
-      if (result?.ok) entry.resolve(result.value);
-      else
-        entry.reject(
-          results ? (errors?.[index] ?? new Error('The batch commit returned no result')) : failure,
-        );
+      const result = results[index] ?? {
+        ok: false,
+        error: new Error('The batch commit returned no result'),
+      };
+      observer?.onCall?.('create', result.ok ? result.value : 'error', (now - entry.queued) / 1000);
+      if (result.ok) {
+        stored = true;
+        return entry.resolve(result.value);
+      }
+      const error = this.translate(result.error);
+      if (!committed || error instanceof StoreUnavailableError) down ??= error;
+      entry.reject(error);
     });
+    if (down !== undefined) this.#noteFailure(down);
+    else if (stored) this.#note(READY);
+    if (this.#closed && this.#inFlight === 0 && this.#waiting.length === 0) this.#drained?.();
   }
 
   #probeIfIdle(): Promise<Readiness> {

@@ -1,5 +1,3 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { StartupError } from '../../config.ts';
 import { errorCode, StoreUnavailableError } from '../plant-store.ts';
 
@@ -24,37 +22,17 @@ export function translateSqliteError(error: unknown): unknown {
   return new StoreUnavailableError(message, { cause: error });
 }
 
-/** One line naming the file and the error; a file this user cannot write says so. */
+/**
+ * One line naming the file and the error. SQLite cannot create a file in a directory this user
+ * may not write (CANTOPEN), nor the -wal beside a file it may not write (READONLY).
+ */
 export function sqliteOpenError(error: unknown, filename: string): StartupError {
   if (error instanceof StartupError) return error;
   const code = errorCode(error) ?? ''; // SQLite's, or an errno's
   const message = error instanceof Error ? error.message : String(error);
   const why = message.startsWith(code) ? message : `${code}: ${message}`;
-  let text = `${why}.`;
-  if (isDirectory(filename)) {
-    text = `it is a directory. Set DATABASE_URL to a file, e.g. ${join(filename, 'plants.db')}.`;
-  } else if (code.startsWith('SQLITE_READONLY') || !writable(dirname(filename))) {
-    text = `it cannot be written (${why}).`;
-  }
-  return new StartupError(`Cannot open the SQLite database ${filename}: ${text}`, {
+  const text = /^SQLITE_(READONLY|CANTOPEN)/.test(code) ? `it cannot be written (${why})` : why;
+  return new StartupError(`Cannot open the SQLite database ${filename}: ${text}.`, {
     cause: error,
   });
-}
-
-/** False for a directory this user may not write, or on a read-only mount. */
-function writable(directory: string): boolean {
-  try {
-    accessSync(directory, constants.W_OK);
-    return true;
-  } catch (error) {
-    return !['EACCES', 'EPERM', 'EROFS'].includes(String((error as NodeJS.ErrnoException).code));
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -1,5 +1,7 @@
-import { dirname } from 'node:path';
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { StartupError } from '../../config.ts';
 import { type Durability, errorCode } from '../plant-store.ts';
 import { createPrivateFile, makePrivateDirectory } from '../private-files.ts';
 import { openSqlite } from './driver.ts';
@@ -21,6 +23,11 @@ export function openDatabase(
   let db: Database.Database | undefined;
   try {
     makePrivateDirectory(dirname(filename));
+    if (statSync(filename, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new StartupError(
+        `Cannot open the SQLite database ${filename}: it is a directory. Set DATABASE_URL to a file, e.g. ${join(filename, 'plants.db')}.`,
+      );
+    }
     try {
       createPrivateFile(filename);
     } catch {} // SQLite's own open says why
