@@ -121,7 +121,7 @@ export class PostgresStore extends BatchedStore {
     queryTimeoutMs?: number,
   ): Promise<Row[]> {
     // pg takes a per-query `query_timeout` (its changelog, 8.13.0); its QueryConfig type omits it.
-    const query: pg.QueryConfig & { query_timeout?: number } = {
+    const query: pg.QueryConfig & { query_timeout?: number | undefined } = {
       text,
       values,
       query_timeout: queryTimeoutMs,
