@@ -41,13 +41,17 @@ export function openDatabase(
     db.pragma(`journal_size_limit = ${4 * 1024 * 1024}`);
     migrate(db);
     // A file this user cannot write opens read-only without a word: one real write says so.
-    const applicationId = Number(db.pragma('application_id', { simple: true }));
-    db.exec(`BEGIN IMMEDIATE; PRAGMA application_id = ${applicationId}; COMMIT`);
+    writeBack(db);
     return db;
   } catch (error) {
     db?.close();
     throw sqliteOpenError(error, filename);
   }
+}
+
+/** A real write and commit that changes nothing: the file's application_id written back. */
+export function writeBack(db: Database.Database): void {
+  db.pragma(`application_id = ${Number(db.pragma('application_id', { simple: true }))}`);
 }
 
 /**
