@@ -27,6 +27,7 @@ type Waiting = Omit<PromiseWithResolvers<CreateOutcome>, 'promise'> & {
 };
 
 const READY: Readiness = { ready: true };
+const NO_RESULT: RowResult = { ok: false, error: new Error('The batch commit returned no result') };
 const CLOSED: Readiness = {
   ready: false,
   cause: { code: 'CLOSED', message: 'The plant store is closed' },
@@ -152,24 +153,22 @@ export abstract class BatchedStore implements PlantStore {
     const now = performance.now();
     const observer = this.#options.observer;
     observer?.onCommit?.(batch.length, (now - started) / 1000, committed);
-    let down: unknown;
+    let down: unknown; // the first error saying the database cannot commit now
     let stored = false;
     batch.forEach((entry, index) => {
-      const result = results[index] ?? {
-        ok: false,
-        error: new Error('The batch commit returned no result'),
-      };
+      const result = results[index] ?? NO_RESULT;
       observer?.onCall?.('create', result.ok ? result.value : 'error', (now - entry.queued) / 1000);
       if (result.ok) {
         stored = true;
-        return entry.resolve(result.value);
+        entry.resolve(result.value);
+      } else {
+        const error = this.translate(result.error);
+        if (!committed || error instanceof StoreUnavailableError) down ??= error;
+        entry.reject(error);
       }
-      const error = this.translate(result.error);
-      if (!committed || error instanceof StoreUnavailableError) down ??= error;
-      entry.reject(error);
     });
-    if (down !== undefined) this.#noteFailure(down);
-    else if (stored) this.#note(READY);
+    if (down !== undefined) this.#note(down);
+    else if (stored) this.#note();
     if (this.#closed && this.#inFlight === 0 && this.#waiting.length === 0) this.#drained?.();
   }
 
@@ -184,19 +183,16 @@ export abstract class BatchedStore implements PlantStore {
     try {
       if (this.#closed) throw closedError();
       await this.probeWrite();
-      this.#note(READY);
+      this.#note();
     } catch (error) {
-      this.#noteFailure(this.translate(error));
+      this.#note(this.translate(error));
     }
     return this.#state;
   }
 
-  #noteFailure(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    this.#note({ ready: false, cause: { code: errorCode(error) ?? 'UNAVAILABLE', message } });
-  }
-
-  #note(next: Readiness): void {
+  /** The readiness the latest write left: ready, or the cause it failed with. */
+  #note(error?: unknown): void {
+    const next: Readiness = error === undefined ? READY : { ready: false, cause: causeOf(error) };
     const key = (readiness: Readiness) => readiness.ready || readiness.cause.code;
     const changed = key(this.#state) !== key(next);
     this.#state = next;
@@ -204,4 +200,8 @@ export abstract class BatchedStore implements PlantStore {
   }
 }
 
+const causeOf = (error: unknown) => ({
+  code: errorCode(error) ?? 'UNAVAILABLE',
+  message: error instanceof Error ? error.message : String(error),
+});
 const closedError = () => new StoreUnavailableError('The plant store is closed');
