@@ -57,6 +57,7 @@ export class PostgresStore extends BatchedStore {
     this.startProbing();
   }
 
+  /** Within the connect timeout: the readiness ping must not wait for a slow statement's. */
   protected override async query1(): Promise<void> {
     await this.#query('SELECT 1', [], this.#handle.settings.connectTimeoutMs);
   }
