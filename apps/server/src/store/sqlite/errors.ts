@@ -1,5 +1,6 @@
 import { StartupError } from '../../config.ts';
 import { errorCode, StoreUnavailableError } from '../plant-store.ts';
+import { SqliteError } from './driver.ts';
 
 /** Extended result codes that mean "cannot reach the data now". */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL|READONLY|NOMEM)/;
@@ -28,10 +29,11 @@ export function translateSqliteError(error: unknown): unknown {
  */
 export function sqliteOpenError(error: unknown, filename: string): StartupError {
   if (error instanceof StartupError) return error;
-  const code = errorCode(error) ?? ''; // SQLite's, or an errno's
   const message = error instanceof Error ? error.message : String(error);
-  const why = message.startsWith(code) ? message : `${code}: ${message}`;
-  const text = /^SQLITE_(READONLY|CANTOPEN)/.test(code) ? `it cannot be written (${why})` : why;
+  // An errno's message starts with its code already; SQLite's does not.
+  const why = error instanceof SqliteError ? `${error.code}: ${message}` : message;
+  const writable = !/^SQLITE_(READONLY|CANTOPEN)/.test(errorCode(error) ?? '');
+  const text = writable ? why : `it cannot be written (${why})`;
   return new StartupError(`Cannot open the SQLite database ${filename}: ${text}.`, {
     cause: error,
   });
