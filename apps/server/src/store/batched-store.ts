@@ -27,6 +27,7 @@ type Waiting = Omit<PromiseWithResolvers<CreateOutcome>, 'promise'> & {
 };
 
 const READY: Readiness = { ready: true };
+const NO_RESULT: RowResult = { ok: false, error: new Error('The batch commit returned no result') };
 const CLOSED: Readiness = {
   ready: false,
   cause: { code: 'CLOSED', message: 'The plant store is closed' },
@@ -40,11 +41,11 @@ const CLOSED: Readiness = {
 export abstract class BatchedStore implements PlantStore {
   readonly #options: BatchedStoreOptions;
   readonly #maxInFlight: number;
-  /** Batches committing now; their commits, awaited by `close`. */
   #inFlight = 0;
-  readonly #commits = new Set<Promise<void>>();
   #waiting: Waiting[] = [];
   #nextBatch: NodeJS.Immediate | undefined;
+  /** Set by `close` while creates are left: called once the last has its outcome. */
+  #drained: (() => void) | undefined;
   #state: Readiness = READY;
   #probing: Promise<Readiness> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -84,14 +85,15 @@ export abstract class BatchedStore implements PlantStore {
 
   async ping(): Promise<void> {
     const started = performance.now();
-    const seconds = () => (performance.now() - started) / 1000;
+    let outcome = 'error';
     try {
       if (this.#closed) throw closedError();
-      await this.query1?.().catch((error: unknown) => Promise.reject(this.translate(error)));
-      this.#options.observer?.onCall?.('ping', 'ok', seconds());
+      await this.query1?.();
+      outcome = 'ok';
     } catch (error) {
-      this.#options.observer?.onCall?.('ping', 'error', seconds());
-      throw error;
+      throw this.translate(error);
+    } finally {
+      this.#options.observer?.onCall?.('ping', outcome, (performance.now() - started) / 1000);
     }
   }
 
@@ -109,13 +111,10 @@ export abstract class BatchedStore implements PlantStore {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#timer);
-    clearImmediate(this.#nextBatch);
-    this.#nextBatch = undefined;
-    while (this.#waiting.length > 0 || this.#commits.size > 0) {
-      while (this.#waiting.length > 0 && this.#inFlight < this.#maxInFlight) {
-        this.#startBatch();
-      }
-      if (this.#commits.size > 0) await Promise.race(this.#commits);
+    if (this.#waiting.length > 0 || this.#inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        this.#drained = resolve;
+      });
     }
     await this.#probing;
     await this.release();
@@ -127,20 +126,12 @@ export abstract class BatchedStore implements PlantStore {
     this.#nextBatch = setImmediate(() => {
       this.#nextBatch = undefined;
       // One batch per free slot per turn, so a synchronous commit yields between batches.
-      for (let slots = this.#maxInFlight - this.#inFlight; slots > 0; slots -= 1) {
-        if (this.#waiting.length === 0) break;
-        this.#startBatch();
+      while (this.#waiting.length > 0 && this.#inFlight < this.#maxInFlight) {
+        this.#inFlight += 1;
+        void this.#commit(this.#waiting.splice(0, this.#options.maxBatchSize ?? 1000));
       }
       this.#schedule();
     });
-  }
-
-  #startBatch(): void {
-    const batch = this.#waiting.splice(0, this.#options.maxBatchSize ?? 1000);
-    this.#inFlight += 1;
-    const commit = this.#commit(batch);
-    this.#commits.add(commit);
-    void commit.then(() => this.#commits.delete(commit));
   }
 
   /**
@@ -149,36 +140,36 @@ export abstract class BatchedStore implements PlantStore {
    */
   async #commit(batch: readonly Waiting[]): Promise<void> {
     const started = performance.now();
-    let results: readonly RowResult[] | undefined;
-    let failure: unknown;
+    let results: readonly RowResult[];
+    let committed = true;
     try {
       results = await this.commitBatch(batch.map((entry) => entry.plant));
     } catch (error) {
-      failure = this.translate(error);
-      this.#noteFailure(failure);
+      committed = false;
+      results = batch.map(() => ({ ok: false, error }));
     }
     this.#inFlight -= 1;
     this.#schedule();
     const now = performance.now();
     const observer = this.#options.observer;
-    observer?.onCommit?.(batch.length, (now - started) / 1000, results !== undefined);
-    const errors = results?.map((result) => (result.ok ? undefined : this.translate(result.error)));
-    const down = errors?.find((error) => error instanceof StoreUnavailableError);
-    if (down !== undefined) this.#noteFailure(down);
-    else if (results?.some((result) => result.ok)) this.#note(READY);
+    observer?.onCommit?.(batch.length, (now - started) / 1000, committed);
+    let down: unknown; // the first error saying the database cannot commit now
+    let stored = false;
     batch.forEach((entry, index) => {
-      const result = results?.[index];
-      observer?.onCall?.(
-        'create',
-        result?.ok ? result.value : 'error',
-        (now - entry.queued) / 1000,
-      );
-      if (result?.ok) entry.resolve(result.value);
-      else
-        entry.reject(
-          results ? (errors?.[index] ?? new Error('The batch commit returned no result')) : failure,
-        );
+      const result = results[index] ?? NO_RESULT;
+      observer?.onCall?.('create', result.ok ? result.value : 'error', (now - entry.queued) / 1000);
+      if (result.ok) {
+        stored = true;
+        entry.resolve(result.value);
+      } else {
+        const error = this.translate(result.error);
+        if (!committed || error instanceof StoreUnavailableError) down ??= error;
+        entry.reject(error);
+      }
     });
+    if (down !== undefined) this.#note(down);
+    else if (stored) this.#note();
+    if (this.#closed && this.#inFlight === 0 && this.#waiting.length === 0) this.#drained?.();
   }
 
   #probeIfIdle(): Promise<Readiness> {
@@ -192,19 +183,16 @@ export abstract class BatchedStore implements PlantStore {
     try {
       if (this.#closed) throw closedError();
       await this.probeWrite();
-      this.#note(READY);
+      this.#note();
     } catch (error) {
-      this.#noteFailure(this.translate(error));
+      this.#note(this.translate(error));
     }
     return this.#state;
   }
 
-  #noteFailure(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    this.#note({ ready: false, cause: { code: errorCode(error) ?? 'UNAVAILABLE', message } });
-  }
-
-  #note(next: Readiness): void {
+  /** The readiness the latest write left: ready, or the cause it failed with. */
+  #note(error?: unknown): void {
+    const next: Readiness = error === undefined ? READY : { ready: false, cause: causeOf(error) };
     const key = (readiness: Readiness) => readiness.ready || readiness.cause.code;
     const changed = key(this.#state) !== key(next);
     this.#state = next;
@@ -212,4 +200,8 @@ export abstract class BatchedStore implements PlantStore {
   }
 }
 
+const causeOf = (error: unknown) => ({
+  code: errorCode(error) ?? 'UNAVAILABLE',
+  message: error instanceof Error ? error.message : String(error),
+});
 const closedError = () => new StoreUnavailableError('The plant store is closed');

@@ -50,7 +50,10 @@ export async function openDatabaseHandle(
   return openPostgres(location.url, options);
 }
 
-async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<PostgresHandle> {
+export async function openPostgres(
+  url: string,
+  options: OpenDatabaseOptions,
+): Promise<PostgresHandle> {
   const {
     poolMax = 10,
     connectTimeoutMs = 2000,

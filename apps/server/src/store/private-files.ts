@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 
 // 0700 and 0600 whatever the umask (SQLite gives -wal and -shm the database file's mode).
 
@@ -9,18 +9,13 @@ export function makePrivateDirectory(dir: string): void {
 
 /** Creates `file` empty unless it exists (with `exclusive`: EEXIST). */
 export function createPrivateFile(file: string, { exclusive = false } = {}): void {
-  let fd: number;
   try {
-    fd = openSync(file, 'wx', 0o600);
+    writeFileSync(file, '', { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if (!exclusive && (error as NodeJS.ErrnoException).code === 'EEXIST') return;
     throw error;
   }
-  try {
-    fchmodSync(fd, 0o600);
-  } finally {
-    closeSync(fd);
-  }
+  chmodSync(file, 0o600);
 }
 
 export function looseDirectoryWarning(dir: string): string | undefined {

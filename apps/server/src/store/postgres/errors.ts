@@ -1,8 +1,6 @@
 import { maskUrl, StartupError } from '../../config.ts';
 import { errorCode, StoreUnavailableError } from '../plant-store.ts';
 
-export { errorCode as postgresCode } from '../plant-store.ts';
-
 /**
  * "Cannot serve this now, try again": SQLSTATE classes 08, 28, 53, 58; serialization, deadlock,
  * lock and statement timeouts, shutdowns, a standby after a failover (25006); socket errors.

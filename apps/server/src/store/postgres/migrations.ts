@@ -64,15 +64,12 @@ export async function migratePostgres(pool: Pool, migrations = POSTGRES_MIGRATIO
     );
     const from = rows[0]?.version ?? 0;
     checkMigrations(migrations, from);
-    const applied: number[] = [];
-    for (const [index, { name, sql }] of migrations.slice(from).entries()) {
+    const applied = migrations.slice(from).map((_, index) => from + index + 1);
+    for (const version of applied) {
+      const { name, sql } = migrations[version - 1] as Migration;
       await client.query(sql);
-      const version = from + index + 1;
-      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
-        version,
-        name,
-      ]);
-      applied.push(version);
+      const record = 'INSERT INTO schema_migrations (version, name) VALUES ($1, $2)';
+      await client.query(record, [version, name]);
     }
     await client.query('COMMIT');
     committed = true;

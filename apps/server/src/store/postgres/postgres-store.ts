@@ -2,7 +2,7 @@ import { FIELD_LIST, type NewPlant } from '@plant-store/schema';
 import type pg from 'pg';
 import type { PostgresConfig } from '../../config.ts';
 import { BatchedStore, type BatchedStoreOptions, type RowResult } from '../batched-store.ts';
-import { type OpenDatabaseOptions, openDatabaseHandle, type PostgresHandle } from '../database.ts';
+import { type OpenDatabaseOptions, openPostgres, type PostgresHandle } from '../database.ts';
 import {
   COLUMN_TYPES,
   fieldValues,
@@ -36,14 +36,9 @@ const PROBE_WRITE = `
   SELECT txid_current() AS xid, (SELECT count(*) FROM probe) AS inserted`;
 
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const owned = options.handle === undefined;
   const handle =
-    options.handle ??
-    ((await openDatabaseHandle(
-      { kind: 'postgres', url: options.url, shown: '' },
-      { ...options, postgres: options },
-    )) as PostgresHandle);
-  return new PostgresStore(options, handle, owned);
+    options.handle ?? (await openPostgres(options.url, { ...options, postgres: options }));
+  return new PostgresStore(options, handle, options.handle === undefined);
 }
 
 /**
@@ -62,6 +57,7 @@ export class PostgresStore extends BatchedStore {
     this.startProbing();
   }
 
+  /** Within the connect timeout: the readiness ping must not wait for a slow statement's. */
   protected override async query1(): Promise<void> {
     await this.#query('SELECT 1', [], this.#handle.settings.connectTimeoutMs);
   }
@@ -76,25 +72,40 @@ export class PostgresStore extends BatchedStore {
     if (this.#owned) await this.#handle.close();
   }
 
+  /** When the database refuses a row of the batch, one plant at a time, so only that row fails. */
   protected async commitBatch(plants: readonly NewPlant[]): Promise<RowResult[]> {
+    try {
+      return await this.#commitRows(plants);
+    } catch (error) {
+      if (isPostgresUnavailable(error)) throw error;
+      if (plants.length === 1) return [{ ok: false, error }];
+      const results: RowResult[] = [];
+      for (const plant of plants) results.push(...(await this.commitBatch([plant])));
+      return results;
+    }
+  }
+
+  async #commitRows(plants: readonly NewPlant[]): Promise<RowResult[]> {
     const first = new Map<bigint, NewPlant>();
     for (const plant of plants) if (!first.has(plant.id)) first.set(plant.id, plant);
-    const candidates = [...first.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const { created, failed } = await this.#insert(candidates);
-    const lookUp = candidates.filter((p) => !created.has(p.id) && !failed.has(p.id));
-    let lookUpError: unknown; // the created plants are committed; only these fail
-    const ids = lookUp.map((plant) => plant.id.toString());
-    const rows =
+    const rows = [...first.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const values = rows.map(fieldValues);
+    const inserted = await this.#query<{ id: bigint }>(INSERT_BATCH, [
+      rows.map((plant) => plant.id.toString()),
+      ...FIELD_LIST.map((_, i) => values.map((row) => row[i])),
+    ]);
+    const created = new Set(inserted.map((row) => row.id));
+    const ids = rows.filter((plant) => !created.has(plant.id)).map((plant) => plant.id.toString());
+    let lookUpError: unknown; // the created plants are committed; only the others fail
+    const found =
       ids.length === 0
         ? []
         : await this.#query<PlantRow>(SELECT_MANY, [ids]).catch((error: unknown) => {
             lookUpError = error;
             return [];
           });
-    const stored = new Map(rows.map((row) => [row.id, row]));
+    const stored = new Map(found.map((row) => [row.id, row]));
     return plants.map((plant): RowResult => {
-      const problem = failed.get(plant.id);
-      if (problem !== undefined) return { ok: false, error: problem };
       // The batch's first plant of the id when it inserted it, else the row that was there.
       const against = created.has(plant.id) ? first.get(plant.id) : stored.get(plant.id);
       if (against === plant) return { ok: true, value: 'created' };
@@ -104,40 +115,18 @@ export class PostgresStore extends BatchedStore {
     });
   }
 
-  /** When the database refuses a row, one INSERT per plant, so only that row fails. */
-  async #insert(candidates: readonly NewPlant[]) {
-    const created = new Set<bigint>();
-    const failed = new Map<bigint, unknown>();
-    const insert = async (rows: readonly NewPlant[]) => {
-      const values = rows.map(fieldValues);
-      const inserted = await this.#query<{ id: bigint }>(INSERT_BATCH, [
-        rows.map((plant) => plant.id.toString()),
-        ...FIELD_LIST.map((_, i) => values.map((row) => row[i])),
-      ]);
-      for (const row of inserted) created.add(row.id);
-    };
-    try {
-      if (candidates.length > 0) await insert(candidates);
-    } catch (error) {
-      if (isPostgresUnavailable(error)) throw error;
-      for (const plant of candidates) {
-        await insert([plant]).catch((error: unknown) => {
-          if (isPostgresUnavailable(error)) throw error;
-          failed.set(plant.id, error);
-        });
-      }
-    }
-    return { created, failed };
-  }
-
   /** Every query here is idempotent: one that met a dead pooled connection is sent again. */
   async #query<Row extends pg.QueryResultRow>(
     text: string,
     values: unknown[],
     queryTimeoutMs?: number,
   ): Promise<Row[]> {
-    // pg honours a per-query `query_timeout`, which its QueryConfig type does not list.
-    const query = { text, values, query_timeout: queryTimeoutMs } as pg.QueryConfig;
+    // pg takes a per-query `query_timeout` (its changelog, 8.13.0); its QueryConfig type omits it.
+    const query: pg.QueryConfig & { query_timeout?: number | undefined } = {
+      text,
+      values,
+      query_timeout: queryTimeoutMs,
+    };
     for (let attempt = 1; ; attempt += 1) {
       try {
         return (await this.#handle.pool.query<Row>(query)).rows;

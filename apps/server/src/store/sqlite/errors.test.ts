@@ -1,14 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StartupError } from '../../config.ts';
 import { StoreUnavailableError } from '../plant-store.ts';
 import { openSqlite, SqliteError } from './driver.ts';
 import { DatabaseFileGoneError, sqliteOpenError, translateSqliteError } from './errors.ts';
-
-const folder = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-errors-'));
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 /** The error SQLite itself throws for `sql` on a fresh database. */
 function thrownBy(sql: string): unknown {
@@ -73,19 +67,16 @@ describe('sqliteOpenError', () => {
     );
   });
 
-  it('says so when the path is a directory, and which file to set', () => {
-    const error = sqliteOpenError(new Error('unable to open database file'), folder);
-    expect(error.message).toBe(
-      `Cannot open the SQLite database ${folder}: it is a directory. Set DATABASE_URL to a file, e.g. ${join(folder, 'plants.db')}.`,
-    );
-  });
-
-  it('says a read-only database cannot be written', () => {
+  it('says a database SQLite cannot write, or create, cannot be written', () => {
     const error = sqliteOpenError(
       new SqliteError('attempt to write a readonly database', 'SQLITE_READONLY'),
-      join(folder, 'plants.db'),
+      '/srv/plants.db',
     );
     expect(error.message).toMatch(/: it cannot be written \(SQLITE_READONLY: attempt to write/);
+    const cantOpen = new SqliteError('unable to open database file', 'SQLITE_CANTOPEN');
+    expect(sqliteOpenError(cantOpen, '/x.db').message).toBe(
+      'Cannot open the SQLite database /x.db: it cannot be written (SQLITE_CANTOPEN: unable to open database file).',
+    );
   });
 
   it('leaves a StartupError as it is', () => {

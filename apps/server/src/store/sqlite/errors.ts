@@ -1,7 +1,6 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { StartupError } from '../../config.ts';
 import { errorCode, StoreUnavailableError } from '../plant-store.ts';
+import { SqliteError } from './driver.ts';
 
 /** Extended result codes that mean "cannot reach the data now". */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL|READONLY|NOMEM)/;
@@ -24,37 +23,18 @@ export function translateSqliteError(error: unknown): unknown {
   return new StoreUnavailableError(message, { cause: error });
 }
 
-/** One line naming the file and the error; a file this user cannot write says so. */
+/**
+ * One line naming the file and the error. SQLite cannot create a file in a directory this user
+ * may not write (CANTOPEN), nor the -wal beside a file it may not write (READONLY).
+ */
 export function sqliteOpenError(error: unknown, filename: string): StartupError {
   if (error instanceof StartupError) return error;
-  const code = errorCode(error) ?? ''; // SQLite's, or an errno's
   const message = error instanceof Error ? error.message : String(error);
-  const why = message.startsWith(code) ? message : `${code}: ${message}`;
-  let text = `${why}.`;
-  if (isDirectory(filename)) {
-    text = `it is a directory. Set DATABASE_URL to a file, e.g. ${join(filename, 'plants.db')}.`;
-  } else if (code.startsWith('SQLITE_READONLY') || !writable(dirname(filename))) {
-    text = `it cannot be written (${why}).`;
-  }
-  return new StartupError(`Cannot open the SQLite database ${filename}: ${text}`, {
+  // An errno's message starts with its code already; SQLite's does not.
+  const why = error instanceof SqliteError ? `${error.code}: ${message}` : message;
+  const writable = !/^SQLITE_(READONLY|CANTOPEN)/.test(errorCode(error) ?? '');
+  const text = writable ? why : `it cannot be written (${why})`;
+  return new StartupError(`Cannot open the SQLite database ${filename}: ${text}.`, {
     cause: error,
   });
-}
-
-/** False for a directory this user may not write, or on a read-only mount. */
-function writable(directory: string): boolean {
-  try {
-    accessSync(directory, constants.W_OK);
-    return true;
-  } catch (error) {
-    return !['EACCES', 'EPERM', 'EROFS'].includes(String((error as NodeJS.ErrnoException).code));
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

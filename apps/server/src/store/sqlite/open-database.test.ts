@@ -64,6 +64,14 @@ describe('openDatabase', () => {
     }
   });
 
+  it('says so when the path is a directory, and which file to set', () => {
+    expect(() => openDatabase(folder)).toThrow(
+      new StartupError(
+        `Cannot open the SQLite database ${folder}: it is a directory. Set DATABASE_URL to a file, e.g. ${join(folder, 'plants.db')}.`,
+      ),
+    );
+  });
+
   it('refuses an in-memory database: the store is a file', () => {
     expect(() => openDatabase(':memory:')).toThrow(/needs a database file/);
   });

@@ -1,5 +1,7 @@
-import { dirname } from 'node:path';
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { StartupError } from '../../config.ts';
 import { type Durability, errorCode } from '../plant-store.ts';
 import { createPrivateFile, makePrivateDirectory } from '../private-files.ts';
 import { openSqlite } from './driver.ts';
@@ -21,6 +23,11 @@ export function openDatabase(
   let db: Database.Database | undefined;
   try {
     makePrivateDirectory(dirname(filename));
+    if (statSync(filename, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new StartupError(
+        `Cannot open the SQLite database ${filename}: it is a directory. Set DATABASE_URL to a file, e.g. ${join(filename, 'plants.db')}.`,
+      );
+    }
     try {
       createPrivateFile(filename);
     } catch {} // SQLite's own open says why
@@ -34,13 +41,17 @@ export function openDatabase(
     db.pragma(`journal_size_limit = ${4 * 1024 * 1024}`);
     migrate(db);
     // A file this user cannot write opens read-only without a word: one real write says so.
-    const applicationId = Number(db.pragma('application_id', { simple: true }));
-    db.exec(`BEGIN IMMEDIATE; PRAGMA application_id = ${applicationId}; COMMIT`);
+    writeBack(db);
     return db;
   } catch (error) {
     db?.close();
     throw sqliteOpenError(error, filename);
   }
+}
+
+/** A real write and commit that changes nothing: the file's application_id written back. */
+export function writeBack(db: Database.Database): void {
+  db.pragma(`application_id = ${Number(db.pragma('application_id', { simple: true }))}`);
 }
 
 /**

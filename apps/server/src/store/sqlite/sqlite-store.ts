@@ -12,7 +12,7 @@ import {
   type PlantRow,
 } from '../plant-store.ts';
 import { DatabaseFileGoneError, translateSqliteError } from './errors.ts';
-import { type OpenDatabaseOptions, openDatabase } from './open-database.ts';
+import { type OpenDatabaseOptions, openDatabase, writeBack } from './open-database.ts';
 
 export interface SqliteStoreOptions extends BatchedStoreOptions, OpenDatabaseOptions {
   readonly filename: string;
@@ -28,7 +28,6 @@ export class SqliteStore extends BatchedStore {
   readonly #ownsDb: boolean;
   readonly #insert: Database.Statement<[bigint, ...(string | number | null)[]]>;
   readonly #select: Database.Statement<[bigint], PlantRow>;
-  readonly #probe: Database.Statement<[], unknown>;
   readonly #commit: Database.Transaction<(plants: readonly NewPlant[]) => RowResult[]>;
   readonly #files: readonly { path: string; opened: BigIntStats }[];
   readonly #directory: { readonly path: string; readonly fd: number; readonly opened: BigIntStats };
@@ -49,9 +48,6 @@ export class SqliteStore extends BatchedStore {
     this.#select = this.#db
       .prepare<[bigint], PlantRow>(`SELECT ${PLANT_COLUMNS} FROM plants WHERE id = ?`)
       .safeIntegers(true);
-    // Writes the file's application_id back unchanged: one real page write and commit.
-    const applicationId = Number(this.#db.pragma('application_id', { simple: true }));
-    this.#probe = this.#db.prepare(`PRAGMA application_id = ${applicationId}`);
     // SQLite rolls a failing statement back alone (the row's error) unless it rolled back the
     // whole transaction (the batch's error).
     this.#commit = this.#db.transaction((plants: readonly NewPlant[]) =>
@@ -82,7 +78,7 @@ export class SqliteStore extends BatchedStore {
   }
 
   protected async probeWrite(): Promise<void> {
-    this.#retryWhenFull(() => this.#probe.run());
+    this.#retryWhenFull(() => writeBack(this.#db));
     this.#checkFiles(true);
   }
 
