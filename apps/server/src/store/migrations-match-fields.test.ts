@@ -80,7 +80,7 @@ function sqliteColumns(): Columns {
 
 /**
  * The field columns POSTGRES_MIGRATIONS give `plants`, read from their SQL (the unit tier has no
- * PostgreSQL; test/e2e/postgres-store.test.ts reads the real ones): `CREATE TABLE plants (…)`,
+ * PostgreSQL; postgres/migrations.e2e.test.ts reads the real ones): `CREATE TABLE plants (…)`,
  * then each `ALTER TABLE plants ADD COLUMN` / `DROP COLUMN`, in order.
  */
 export function postgresColumns(sqls: readonly string[]): Columns {
