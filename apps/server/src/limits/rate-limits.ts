@@ -2,7 +2,7 @@ import { ERROR_MESSAGES, RATE_LIMIT_HEADERS } from '@plant-store/schema';
 import { ApiError } from '../api-error.ts';
 import type { RateLimitConfig } from '../config.ts';
 import type { RateLimitName } from '../observability/metrics.ts';
-import { type CountStore, type Decision, memoryCounts, SharedCounts } from './shared-counts.ts';
+import { type CountStore, type Decision, SharedCounts } from './shared-counts.ts';
 
 /** The burst allowance (BURST − PER_SECOND) comes back this long after its first use. */
 export const BURST_WINDOW_SECONDS = 60;
@@ -27,7 +27,7 @@ export class RateLimits {
 
   static create(
     config: RateLimitConfig,
-    store: CountStore = memoryCounts(),
+    store?: CountStore,
     options: RateLimitsOptions = {},
   ): RateLimits {
     return new RateLimits(config, new SharedCounts(store, options.onStoreError), options.onLimited);
