@@ -1,11 +1,9 @@
 import { hash } from 'node:crypto';
+import type { ManagedTokenVerifier } from './managed-token-verifier.ts';
 
 /** A credential the server accepts, by the name it is logged under. */
 export type Credential = { readonly name: string };
-type ManagedTokens = {
-  verify(token: string, digest: string): Promise<Credential | undefined>;
-  recognises(digest: string): boolean;
-};
+type ManagedTokens = Pick<ManagedTokenVerifier, 'verify' | 'recognises'>;
 
 export function digestToken(token: string): string {
   return hash('sha256', token, 'hex');

@@ -8,11 +8,6 @@ import { type CountStore, type Decision, SharedCounts } from './shared-counts.ts
 export const BURST_WINDOW_SECONDS = 60;
 export const AUTH_FAILURE_WINDOW_SECONDS = 60;
 
-interface RateLimitsOptions {
-  readonly onLimited?: (limit: RateLimitName) => void;
-  readonly onStoreError?: (error: unknown) => void;
-}
-
 /**
  * Fixed windows in SharedCounts (0 turns a limit off): per credential, a burst allowance, then a
  * rate per second; per address, refused credentials a minute. Keys stay short: a credential's
@@ -28,7 +23,10 @@ export class RateLimits {
   static create(
     config: RateLimitConfig,
     store?: CountStore,
-    options: RateLimitsOptions = {},
+    options: {
+      readonly onLimited?: (limit: RateLimitName) => void;
+      readonly onStoreError?: (error: unknown) => void;
+    } = {},
   ): RateLimits {
     return new RateLimits(config, new SharedCounts(store, options.onStoreError), options.onLimited);
   }
@@ -48,12 +46,12 @@ export class RateLimits {
   }
 
   /**
-   * Throws the 429 when this process knows `address` spent its refused-credential budget: from
-   * memory, before any token lookup.
+   * Throws the 429, from memory and before any token lookup, when this process knows `address`
+   * spent its refused-credential budget and the token is not `recognised` (asked only then).
    */
-  refuseSpentAddress(address: string): void {
+  refuseSpentAddress(address: string, recognised: () => boolean): void {
     const msBeforeNext = this.counts.spentUntil(`f:${address}`) - Date.now();
-    if (msBeforeNext > 0)
+    if (msBeforeNext > 0 && !recognised())
       this.#check({ allowed: false, remaining: 0, msBeforeNext }, 'refused credential');
   }
 
