@@ -8,7 +8,7 @@ import {
   TokenUsageError,
   tokenStatus,
 } from './manage-tokens.ts';
-import { TOKEN_CACHE_TTL_MS } from './managed-token-verifier.ts';
+import { TOKEN_CACHE_TTL_MS } from './token-registry.ts';
 import { type TokenRecord, type TokenStore, tokenStore } from './token-store.ts';
 
 interface CliIo {
