@@ -6,9 +6,9 @@ import { openSqlite } from '../store/sqlite/driver.ts';
 type Count = Readonly<{ points: number; endsAt: number }>;
 type Take = Readonly<{ key: string; points: number; durationMs: number }>;
 
-/** Adds every take (distinct keys) at `now` in one go, giving the counts after. */
+/** Adds every take (distinct keys) at `now` in one go, giving the count after of each key. */
 export interface CountStore {
-  add(takes: readonly Take[], now: number): Promise<Count[]>;
+  add(takes: readonly Take[], now: number): Promise<Map<string, Count>>;
   /**
    * Looks at the next SWEEP_SLICE keys after `after`, deleting those whose window ended before
    * `before`; gives the last key looked at, undefined when the sweep is done.
@@ -29,6 +29,12 @@ const UPSERT = (now: string) => `ON CONFLICT (key) DO UPDATE SET
     ends_at = CASE WHEN rate_limits.ends_at <= ${now} THEN excluded.ends_at
       ELSE rate_limits.ends_at END
   RETURNING key, points, ends_at`;
+type Row = { key: string; points: number | bigint; ends_at: number | bigint };
+/** The counts an upsert returned, by key. */
+const countsOf = (rows: readonly Row[]) =>
+  new Map(
+    rows.map((row) => [row.key, { points: Number(row.points), endsAt: Number(row.ends_at) }]),
+  );
 const SLICE = `SELECT key, ends_at FROM rate_limits WHERE key > ? ORDER BY key LIMIT ${SWEEP_SLICE}`;
 
 /**
@@ -43,22 +49,20 @@ export function databaseCounts(handle: DatabaseHandle): CountStore {
 function sqliteCounts(filename: string): CountStore {
   const db = openSqlite(filename, { fileMustExist: true, timeout: 100 });
   db.pragma('synchronous = OFF');
-  const upsert = db.prepare<[Take & { now: number }], { points: number; ends_at: number }>(
+  const upsert = db.prepare<[Take & { now: number }], Row>(
     `INSERT INTO rate_limits (key, points, ends_at) VALUES (@key, @points, @now + @durationMs)
     ${UPSERT('@now')}`,
   );
   const add = db.transaction((takes: readonly Take[], now: number) =>
-    takes.map(({ key, points, durationMs }) => {
-      const row = upsert.get({ key, points, durationMs, now });
-      return { points: Number(row?.points), endsAt: Number(row?.ends_at) };
-    }),
+    // RETURNING gives every upserted row.
+    takes.map(({ key, points, durationMs }) => upsert.get({ key, points, durationMs, now }) as Row),
   );
   const last = db.prepare<[string], string | null>(`SELECT max(key) FROM (${SLICE})`).pluck();
   const drop = db.prepare('DELETE FROM rate_limits WHERE key > ? AND key <= ? AND ends_at < ?');
   const incremental = db.pragma('auto_vacuum', { simple: true }) === 2;
   const free = db.prepare('PRAGMA freelist_count').pluck();
   return {
-    add: async (takes, now) => add.immediate(takes, now),
+    add: async (takes, now) => countsOf(add.immediate(takes, now)),
     sweepSlice: async (after, before) => {
       db.pragma('busy_timeout = 10');
       try {
@@ -96,12 +100,7 @@ function postgresCounts({ pool }: PostgresHandle): CountStore {
       const column = (name: keyof Take) => sorted.map((take) => take[name]);
       const values = [column('key'), column('points'), column('durationMs'), now];
       const query = { text, values }; // bounded by the pool's query_timeout
-      const { rows } = await pool.query<{ key: string; points: bigint; ends_at: bigint }>(query);
-      const byKey = new Map(rows.map((row) => [row.key, row]));
-      return takes.map(({ key }) => {
-        const row = byKey.get(key);
-        return { points: Number(row?.points), endsAt: Number(row?.ends_at) };
-      });
+      return countsOf((await pool.query<Row>(query)).rows);
     },
     sweepSlice: async (after, before) => {
       const { rows } = await pool.query<{ last: string | null }>(sweep, [after, before]);
@@ -184,7 +183,10 @@ export class SharedCounts {
     }
   }
 
-  /** Decided in memory (a spent key, a leased point), else in the turn's batch. */
+  /**
+   * Decided in memory (a spent key, a leased point), else in the turn's batch. A key keeps the
+   * limit and window of its first call (each key of RateLimits has one).
+   */
   async consume(key: string, limit: number, durationMs: number): Promise<Decision> {
     const now = Date.now();
     let state = this.#keys.get(key);
@@ -263,8 +265,8 @@ export class SharedCounts {
       this.onStoreError(error);
       return undefined;
     });
-    takes.forEach(({ state, resolves, lease, local }, i) => {
-      const count = counts?.[i] ?? local;
+    for (const { state, resolves, lease, local } of takes) {
+      const count = counts?.get(state.key) ?? local;
       // Each request gets the count just after its own point, in arrival order.
       const before = count.points - lease - resolves.length;
       state.used = before + resolves.length;
@@ -274,6 +276,6 @@ export class SharedCounts {
       for (const [j, resolve] of resolves.entries()) {
         resolve(decide(state, before + j + 1));
       }
-    });
+    }
   }
 }
