@@ -156,7 +156,6 @@ export class SharedCounts {
   #waiting: Waiting[] = [];
   #flushing: Promise<void> | undefined;
   #sweeping = false;
-  #closed = false;
 
   constructor(
     private readonly store?: CountStore,
@@ -166,14 +165,17 @@ export class SharedCounts {
     this.#sweep = setInterval(sweep, SWEEP_EVERY_MS).unref();
   }
 
-  /** A slice per turn of the event loop, one sweep at a time; resolves with the slices it took. */
+  /**
+   * A slice per turn of the event loop, one sweep at a time; resolves with the slices it took.
+   * A sweep running when the store closes fails at its next slice.
+   */
   async sweep(): Promise<number> {
     if (this.#sweeping || this.store === undefined) return 0;
     this.#sweeping = true;
     try {
       const before = Date.now() - SWEEP_EVERY_MS;
       let slices = 0;
-      for (let after: string | undefined = ''; after !== undefined && !this.#closed; slices += 1) {
+      for (let after: string | undefined = ''; after !== undefined; slices += 1) {
         after = await this.store.sweepSlice(after, before);
         await new Promise(setImmediate);
       }
@@ -214,7 +216,6 @@ export class SharedCounts {
   }
 
   close(): void {
-    this.#closed = true;
     clearInterval(this.#sweep);
     this.store?.close?.();
   }
