@@ -4,7 +4,6 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { tokenStatus } from './auth/manage-tokens.ts';
-import { ManagedTokenVerifier } from './auth/managed-token-verifier.ts';
 import { TokenRegistry } from './auth/token-registry.ts';
 import { tokenStore } from './auth/token-store.ts';
 import { type Config, ConfigError, NO_CREDENTIAL_MESSAGE } from './config.ts';
@@ -163,7 +162,7 @@ async function openResources(config: ServerConfig, logger: Logger, opened: Clean
   if (rateLimits) opened.push(async () => rateLimits.close());
   return {
     store,
-    tokens: TokenRegistry.fromTokens(config.tokens, new ManagedTokenVerifier(tokens)),
+    tokens: new TokenRegistry(config.tokens, tokens),
     ...(rateLimits ? { rateLimits } : {}),
     ...(service ? { metrics: service } : {}),
   };

@@ -56,7 +56,10 @@ const toRecord = (row: TokenRow): TokenRecord => ({
   revokedAt: date(row.revoked_at),
 });
 
-/** A unique index refused the row (the active names', or the digests'), as SQLite and PostgreSQL say it. */
+/**
+ * A unique index refused the row, as SQLite and PostgreSQL say it: the active names' (the digests'
+ * would take two equal random 256-bit tokens).
+ */
 const isUniqueViolation = (error: unknown) =>
   ['SQLITE_CONSTRAINT_UNIQUE', '23505'].includes(errorCode(error) ?? '');
 
@@ -73,10 +76,8 @@ export function tokenStore(handle: DatabaseHandle) {
       const now = createdAt.toISOString();
       await run(RETIRE_EXPIRED, [now, name]);
       const inserted = run(INSERT, [name, digest, now, expiresAt?.toISOString() ?? null]);
-      const [row] = await inserted.catch(async (error: unknown) => {
-        if (!isUniqueViolation(error)) throw error;
-        const [holder] = await run(`${SELECT} WHERE name = $1 AND revoked_at IS NULL`, [name]);
-        throw holder ? new TokenNameTakenError(name) : error;
+      const [row] = await inserted.catch((error: unknown) => {
+        throw isUniqueViolation(error) ? new TokenNameTakenError(name) : error;
       });
       return toRecord(row as TokenRow);
     },

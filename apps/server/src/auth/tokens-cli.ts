@@ -2,13 +2,14 @@ import { parseArgs } from 'node:util';
 import type { StoreConfig } from '../config.ts';
 import { backupSqlite, checkBackup } from '../store/backup.ts';
 import { openDatabaseHandle } from '../store/database.ts';
+import { errorCode } from '../store/plant-store.ts';
 import {
   createManagedToken,
   revokeManagedToken,
   TokenUsageError,
   tokenStatus,
 } from './manage-tokens.ts';
-import { TOKEN_CACHE_TTL_MS } from './managed-token-verifier.ts';
+import { TOKEN_CACHE_TTL_MS } from './token-registry.ts';
 import { type TokenRecord, type TokenStore, tokenStore } from './token-store.ts';
 
 interface CliIo {
@@ -30,15 +31,12 @@ servers within ${TOKEN_CACHE_TTL_MS / 1000} s. backup copies the SQLite database
 Exit status: 0 done, 1 failed (e.g. name taken, no such token, store unreachable), 2 usage.
 `;
 
-const HELP = ['--help', '-h', 'help'];
-
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   try {
     return await dispatch(args, io);
   } catch (error) {
     const mistake =
-      error instanceof TokenUsageError ||
-      String((error as { code?: unknown } | undefined)?.code).startsWith('ERR_PARSE_ARGS');
+      error instanceof TokenUsageError || errorCode(error)?.startsWith('ERR_PARSE_ARGS') === true;
     const message = error instanceof Error ? error.message : String(error);
     io.stderr.write(`plant-store: ${message}\n${mistake ? `\n${USAGE}` : ''}`);
     return mistake ? 2 : 1;
@@ -91,7 +89,7 @@ const TOKEN_COMMANDS: Record<string, Command> = {
 
 async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
   const [group = '', command = '', ...rest] = args;
-  if (HELP.includes(group) || (group === 'tokens' && HELP.includes(command))) {
+  if (['--help', '-h', 'help'].includes(group === 'tokens' ? command : group)) {
     io.stdout.write(USAGE);
     return 0;
   }

@@ -11,7 +11,6 @@ import {
 } from '../../test/support/token-stores.ts';
 import { ApiError } from '../api-error.ts';
 import { createManagedToken } from '../auth/manage-tokens.ts';
-import { ManagedTokenVerifier } from '../auth/managed-token-verifier.ts';
 import { generateToken } from '../auth/token-format.ts';
 import { digestToken, TokenRegistry } from '../auth/token-registry.ts';
 import { AUTH_FAILURE_WINDOW_SECONDS, RateLimits } from '../limits/rate-limits.ts';
@@ -46,13 +45,12 @@ afterEach(async () => {
 /** The route's middleware with a refused-credential budget, and the store lookups per digest. */
 function route(authFailuresPerMinute: number) {
   const lookups = new Map<string, number>();
-  const verifier = new ManagedTokenVerifier({
+  const tokens = new TokenRegistry([CONFIGURED], {
     findByDigest: (digest: string) => {
       lookups.set(digest, (lookups.get(digest) ?? 0) + 1);
       return store.findByDigest(digest);
     },
   });
-  const tokens = TokenRegistry.fromTokens([CONFIGURED], verifier);
   limits = RateLimits.create({ perSecond: 1000, burst: 1000, authFailuresPerMinute });
   const list: AppMiddleware[] = [requireBearer(tokens, limits), limitCredential(limits)];
   const lookupsBut = (...tokens: string[]) => {

@@ -11,8 +11,6 @@ const INVALID_TOKEN = { 'WWW-Authenticate': `${REALM}, error="invalid_token"` };
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is token68 syntax.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-type RefusalLimit = Pick<RateLimits, 'refuseSpentAddress' | 'recordAuthFailure'>;
-
 /**
  * Admits a known `Authorization: Bearer <token>` (setting `ctx.state.consumer`), else a 401 with
  * an RFC 6750 challenge. With `limits`, each refused token counts against the client's address:
@@ -23,7 +21,7 @@ type RefusalLimit = Pick<RateLimits, 'refuseSpentAddress' | 'recordAuthFailure'>
  * @example
  * router.post('/plants', requireBearer(tokens, limits), handler);
  */
-export function requireBearer(tokens: TokenRegistry, limits?: RefusalLimit): AppMiddleware {
+export function requireBearer(tokens: TokenRegistry, limits?: RateLimits): AppMiddleware {
   const refused = () =>
     new ApiError('unauthorized', ERROR_MESSAGES.unauthorized.refused, INVALID_TOKEN);
   return async function checkBearer(ctx, next) {
@@ -33,7 +31,7 @@ export function requireBearer(tokens: TokenRegistry, limits?: RefusalLimit): App
     const token = BEARER.exec(header)?.[1];
     if (token === undefined) throw refused();
     const address = addressKey(ctx.ip);
-    if (limits && !tokens.recognises(token)) limits.refuseSpentAddress(address);
+    limits?.refuseSpentAddress(address, () => tokens.recognises(token));
     const credential = await tokens.authenticate(token);
     if (credential === undefined) {
       await limits?.recordAuthFailure(address);

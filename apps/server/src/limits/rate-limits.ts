@@ -2,16 +2,11 @@ import { ERROR_MESSAGES, RATE_LIMIT_HEADERS } from '@plant-store/schema';
 import { ApiError } from '../api-error.ts';
 import type { RateLimitConfig } from '../config.ts';
 import type { RateLimitName } from '../observability/metrics.ts';
-import { type CountStore, type Decision, memoryCounts, SharedCounts } from './shared-counts.ts';
+import { type CountStore, type Decision, SharedCounts } from './shared-counts.ts';
 
 /** The burst allowance (BURST − PER_SECOND) comes back this long after its first use. */
 export const BURST_WINDOW_SECONDS = 60;
 export const AUTH_FAILURE_WINDOW_SECONDS = 60;
-
-interface RateLimitsOptions {
-  readonly onLimited?: (limit: RateLimitName) => void;
-  readonly onStoreError?: (error: unknown) => void;
-}
 
 /**
  * Fixed windows in SharedCounts (0 turns a limit off): per credential, a burst allowance, then a
@@ -27,8 +22,11 @@ export class RateLimits {
 
   static create(
     config: RateLimitConfig,
-    store: CountStore = memoryCounts(),
-    options: RateLimitsOptions = {},
+    store?: CountStore,
+    options: {
+      readonly onLimited?: (limit: RateLimitName) => void;
+      readonly onStoreError?: (error: unknown) => void;
+    } = {},
   ): RateLimits {
     return new RateLimits(config, new SharedCounts(store, options.onStoreError), options.onLimited);
   }
@@ -48,12 +46,12 @@ export class RateLimits {
   }
 
   /**
-   * Throws the 429 when this process knows `address` spent its refused-credential budget: from
-   * memory, before any token lookup.
+   * Throws the 429, from memory and before any token lookup, when this process knows `address`
+   * spent its refused-credential budget and the token is not `recognised` (asked only then).
    */
-  refuseSpentAddress(address: string): void {
+  refuseSpentAddress(address: string, recognised: () => boolean): void {
     const msBeforeNext = this.counts.spentUntil(`f:${address}`) - Date.now();
-    if (msBeforeNext > 0)
+    if (msBeforeNext > 0 && !recognised())
       this.#check({ allowed: false, remaining: 0, msBeforeNext }, 'refused credential');
   }
 

@@ -6,9 +6,9 @@ import { openSqlite } from '../store/sqlite/driver.ts';
 type Count = Readonly<{ points: number; endsAt: number }>;
 type Take = Readonly<{ key: string; points: number; durationMs: number }>;
 
-/** Adds every take (distinct keys) at `now` in one go, giving the counts after. */
+/** Adds every take (distinct keys) at `now` in one go, giving the count after of each key. */
 export interface CountStore {
-  add(takes: readonly Take[], now: number): Promise<Count[]>;
+  add(takes: readonly Take[], now: number): Promise<Map<string, Count>>;
   /**
    * Looks at the next SWEEP_SLICE keys after `after`, deleting those whose window ended before
    * `before`; gives the last key looked at, undefined when the sweep is done.
@@ -23,28 +23,18 @@ export const SWEEP_SLICE = 1000;
 /** A sweep runs this often, deleting the rows whose window ended this long before. */
 export const SWEEP_EVERY_MS = 60_000;
 
-/** Counts in this process's memory: the default store, and every store's stand-in while it fails. */
-export function memoryCounts(): CountStore {
-  const counts = new LRUCache<string, Count>({ max: MAX_KEYS });
-  return {
-    add: async (takes, now) =>
-      takes.map(({ key, points, durationMs }) => {
-        const old = counts.get(key);
-        const live = old && old.endsAt > now ? old : { points: 0, endsAt: now + durationMs };
-        const count = { points: live.points + points, endsAt: live.endsAt };
-        counts.set(key, count);
-        return count;
-      }),
-    sweepSlice: async () => undefined, // at most MAX_KEYS; an ended window starts over when used
-  };
-}
-
 const UPSERT = (now: string) => `ON CONFLICT (key) DO UPDATE SET
     points = CASE WHEN rate_limits.ends_at <= ${now} THEN excluded.points
       ELSE rate_limits.points + excluded.points END,
     ends_at = CASE WHEN rate_limits.ends_at <= ${now} THEN excluded.ends_at
       ELSE rate_limits.ends_at END
   RETURNING key, points, ends_at`;
+type Row = { key: string; points: number | bigint; ends_at: number | bigint };
+/** The counts an upsert returned, by key. */
+const countsOf = (rows: readonly Row[]) =>
+  new Map(
+    rows.map((row) => [row.key, { points: Number(row.points), endsAt: Number(row.ends_at) }]),
+  );
 const SLICE = `SELECT key, ends_at FROM rate_limits WHERE key > ? ORDER BY key LIMIT ${SWEEP_SLICE}`;
 
 /**
@@ -59,22 +49,20 @@ export function databaseCounts(handle: DatabaseHandle): CountStore {
 function sqliteCounts(filename: string): CountStore {
   const db = openSqlite(filename, { fileMustExist: true, timeout: 100 });
   db.pragma('synchronous = OFF');
-  const upsert = db.prepare<[Take & { now: number }], { points: number; ends_at: number }>(
+  const upsert = db.prepare<[Take & { now: number }], Row>(
     `INSERT INTO rate_limits (key, points, ends_at) VALUES (@key, @points, @now + @durationMs)
     ${UPSERT('@now')}`,
   );
   const add = db.transaction((takes: readonly Take[], now: number) =>
-    takes.map((take) => {
-      const row = upsert.get({ ...take, now });
-      return { points: Number(row?.points), endsAt: Number(row?.ends_at) };
-    }),
+    // RETURNING gives every upserted row.
+    takes.map(({ key, points, durationMs }) => upsert.get({ key, points, durationMs, now }) as Row),
   );
   const last = db.prepare<[string], string | null>(`SELECT max(key) FROM (${SLICE})`).pluck();
   const drop = db.prepare('DELETE FROM rate_limits WHERE key > ? AND key <= ? AND ends_at < ?');
   const incremental = db.pragma('auto_vacuum', { simple: true }) === 2;
   const free = db.prepare('PRAGMA freelist_count').pluck();
   return {
-    add: async (takes, now) => add.immediate(takes, now),
+    add: async (takes, now) => countsOf(add.immediate(takes, now)),
     sweepSlice: async (after, before) => {
       db.pragma('busy_timeout = 10');
       try {
@@ -112,12 +100,7 @@ function postgresCounts({ pool }: PostgresHandle): CountStore {
       const column = (name: keyof Take) => sorted.map((take) => take[name]);
       const values = [column('key'), column('points'), column('durationMs'), now];
       const query = { text, values }; // bounded by the pool's query_timeout
-      const { rows } = await pool.query<{ key: string; points: bigint; ends_at: bigint }>(query);
-      const byKey = new Map(rows.map((row) => [row.key, row]));
-      return takes.map(({ key }) => {
-        const row = byKey.get(key);
-        return { points: Number(row?.points), endsAt: Number(row?.ends_at) };
-      });
+      return countsOf((await pool.query<Row>(query)).rows);
     },
     sweepSlice: async (after, before) => {
       const { rows } = await pool.query<{ last: string | null }>(sweep, [after, before]);
@@ -128,24 +111,14 @@ function postgresCounts({ pool }: PostgresHandle): CountStore {
 
 export type Decision = Readonly<{ allowed: boolean; remaining: number; msBeforeNext: number }>;
 
-/** The decision for the point that made `count`; a key at its limit is refused until it ends. */
-function decide(state: { spentUntil: number }, limit: number, count: Count): Decision {
-  if (count.points >= limit) state.spentUntil = count.endsAt;
-  return {
-    allowed: count.points <= limit,
-    remaining: Math.max(0, limit - count.points),
-    msBeforeNext: Math.max(0, count.endsAt - Date.now()),
-  };
-}
-
-type Waiting = Omit<Take, 'points'> & { limit: number; resolve: (count: Count) => void };
-
 /**
- * What a process knows of a key: `leased` points taken ahead (until `leaseUntil`), the count
- * `used` without them, and its `rate` per second (`seen` decisions since `since`).
+ * What a process knows of a key: the count `used` in its window (ending `endsAt`) without the
+ * `leased` points it took ahead (until `leaseUntil`), and its `rate` per second (`seen`
+ * decisions since `since`).
  */
 const UNSEEN = { leased: 0, leaseUntil: 0, used: 0, endsAt: 0, spentUntil: 0, seen: 0, rate: 0 };
-type KeyState = typeof UNSEEN & { since: number };
+type KeyState = typeof UNSEEN & { key: string; limit: number; durationMs: number; since: number };
+type Waiting = { state: KeyState; resolve: (decision: Decision) => void };
 /** A lease lasts this long; its unused points go back with the key's next batch. */
 const LEASE_MS = 100;
 /**
@@ -159,40 +132,51 @@ const LEASE_MIN_RATE = 200;
  */
 export const LEASE_SHARE = 20;
 
+/** The decision for the point that made the key's count `points`; at its limit, spent until its window ends. */
+function decide(state: KeyState, points: number): Decision {
+  const { limit } = state;
+  if (points >= limit) state.spentUntil = state.endsAt;
+  return {
+    allowed: points <= limit,
+    remaining: Math.max(0, limit - points),
+    msBeforeNext: Math.max(0, state.endsAt - Date.now()),
+  };
+}
+
 /**
  * The points of one event-loop turn go to the store in one batch, one batch at a time, so the
  * processes sharing it never pass a limit. A busy key leases what its rate needs for LEASE_MS
- * (at most a quarter of what is left and a LEASE_SHARE-th of the limit) and a spent key is refused, both from memory. While the
- * store fails, counts are kept in memory: never a failed request.
+ * (at most a quarter of what is left and a LEASE_SHARE-th of the limit) and a spent key is
+ * refused, both from memory. Without a store, or while it fails, a key counts on from what this
+ * process knows of it: never a failed request.
  */
 export class SharedCounts {
-  readonly #store: CountStore;
-  readonly #fallback = memoryCounts();
   readonly #keys = new LRUCache<string, KeyState>({ max: MAX_KEYS });
-  readonly #onStoreError: (error: unknown) => void;
   readonly #sweep: NodeJS.Timeout;
   #waiting: Waiting[] = [];
-  #scheduled: NodeJS.Immediate | undefined;
-  #inFlight = false;
+  #flushing: Promise<void> | undefined;
   #sweeping = false;
-  #closed = false;
 
-  constructor(store: CountStore, onStoreError: (error: unknown) => void = () => undefined) {
-    this.#store = store;
-    this.#onStoreError = onStoreError;
+  constructor(
+    private readonly store?: CountStore,
+    private readonly onStoreError: (error: unknown) => void = () => undefined,
+  ) {
     const sweep = () => void this.sweep().catch(() => undefined); // the next one starts over
     this.#sweep = setInterval(sweep, SWEEP_EVERY_MS).unref();
   }
 
-  /** A slice per turn of the event loop, one sweep at a time; resolves with the slices it took. */
+  /**
+   * A slice per turn of the event loop, one sweep at a time; resolves with the slices it took.
+   * A sweep running when the store closes fails at its next slice.
+   */
   async sweep(): Promise<number> {
-    if (this.#sweeping) return 0;
+    if (this.#sweeping || this.store === undefined) return 0;
     this.#sweeping = true;
     try {
       const before = Date.now() - SWEEP_EVERY_MS;
       let slices = 0;
-      for (let after: string | undefined = ''; after !== undefined && !this.#closed; slices += 1) {
-        after = await this.#store.sweepSlice(after, before);
+      for (let after: string | undefined = ''; after !== undefined; slices += 1) {
+        after = await this.store.sweepSlice(after, before);
         await new Promise(setImmediate);
       }
       return slices;
@@ -201,22 +185,29 @@ export class SharedCounts {
     }
   }
 
-  /** Decided in memory (a spent key, a leased point), else after a batch. */
+  /**
+   * Decided in memory (a spent key, a leased point), else in the turn's batch. A key keeps the
+   * limit and window of its first call (each key of RateLimits has one).
+   */
   async consume(key: string, limit: number, durationMs: number): Promise<Decision> {
     const now = Date.now();
-    const state = this.#state(key, now);
+    let state = this.#keys.get(key);
+    if (state === undefined) {
+      state = { ...UNSEEN, key, limit, durationMs, since: now };
+      this.#keys.set(key, state);
+    }
+    state.seen += 1;
     if (state.spentUntil > now)
       return { allowed: false, remaining: 0, msBeforeNext: state.spentUntil - now };
     if (state.leased > 0 && state.leaseUntil > now && state.endsAt > now) {
       state.leased -= 1;
       state.used += 1;
-      return decide(state, limit, { points: state.used, endsAt: state.endsAt });
+      return decide(state, state.used);
     }
-    const count = await new Promise<Count>((resolve) => {
-      this.#waiting.push({ key, limit, durationMs, resolve });
-      this.#schedule();
+    return new Promise((resolve) => {
+      this.#waiting.push({ state, resolve });
+      this.#flushing ??= this.#flush();
     });
-    return decide(state, limit, count);
   }
 
   /** When `key`, known spent, has points again (0 when not known spent). */
@@ -225,86 +216,67 @@ export class SharedCounts {
   }
 
   close(): void {
-    this.#closed = true;
     clearInterval(this.#sweep);
-    this.#store.close?.();
+    this.store?.close?.();
   }
 
-  #state(key: string, now: number): KeyState {
-    let state = this.#keys.get(key);
-    if (state === undefined) {
-      state = { ...UNSEEN, since: now };
-      this.#keys.set(key, state);
+  /** While requests wait: the next turn's batch, once the one before is done. */
+  async #flush(): Promise<void> {
+    while (this.#waiting.length > 0) {
+      await new Promise(setImmediate);
+      await this.#run(this.#waiting.splice(0));
     }
-    state.seen += 1;
-    if (now - state.since >= LEASE_MS) {
-      state.rate = (state.seen * 1000) / (now - state.since);
-      state.seen = 0;
-      state.since = now;
-    }
-    return state;
-  }
-
-  #schedule(): void {
-    if (this.#scheduled !== undefined || this.#inFlight || this.#waiting.length === 0) return;
-    this.#scheduled = setImmediate(() => {
-      this.#scheduled = undefined;
-      void this.#run(this.#waiting.splice(0));
-    });
+    this.#flushing = undefined;
   }
 
   async #run(batch: readonly Waiting[]): Promise<void> {
-    this.#inFlight = true;
     const now = Date.now();
-    const demand = new Map<string, Take & { limit: number; lease: number }>();
-    for (const { key, limit, durationMs } of batch) {
-      const points = (demand.get(key)?.points ?? 0) + 1;
-      demand.set(key, { key, durationMs, limit, points, lease: 0 });
+    const byKey = new Map<string, { state: KeyState; resolves: Waiting['resolve'][] }>();
+    for (const { state, resolve } of batch) {
+      const group = byKey.get(state.key) ?? { state, resolves: [] };
+      byKey.set(state.key, group);
+      group.resolves.push(resolve);
     }
-    const takes = [...demand.values()].map((take) => {
-      const state = this.#keys.get(take.key);
-      const left = state && state.endsAt > now ? take.limit - state.used - take.points : 0;
-      const rate = state?.rate ?? 0;
-      const wanted = rate >= LEASE_MIN_RATE ? Math.floor((rate * LEASE_MS) / 1000) : 0;
-      take.lease = Math.max(
+    const takes = [...byKey.values()].map(({ state, resolves }) => {
+      if (now - state.since >= LEASE_MS) {
+        state.rate = (state.seen * 1000) / (now - state.since);
+        state.seen = 0;
+        state.since = now;
+      }
+      const { key, limit, durationMs } = state;
+      const live = state.endsAt > now;
+      const wanted = state.rate >= LEASE_MIN_RATE ? Math.floor((state.rate * LEASE_MS) / 1000) : 0;
+      const left = live ? limit - state.used - resolves.length : 0;
+      const lease = Math.max(
         0,
-        Math.min(wanted, Math.floor(left / 4), Math.floor(take.limit / LEASE_SHARE)),
+        Math.min(wanted, Math.floor(left / 4), Math.floor(limit / LEASE_SHARE)),
       );
       // The lease this batch replaces (lapsed, or granted while these requests waited) gives
       // its unused points back while their window is surely open: no client is refused for
       // points nobody used.
-      const unused = state && state.endsAt - now > LEASE_MS ? state.leased : 0;
-      if (state) state.leased = 0;
-      const points = take.points + take.lease - unused;
-      return { key: take.key, points, durationMs: take.durationMs };
+      const points = resolves.length + lease - (state.endsAt - now > LEASE_MS ? state.leased : 0);
+      // The count after this batch as this process knows it: what it goes on when the store fails.
+      const local = live
+        ? { points: state.used + state.leased + points, endsAt: state.endsAt }
+        : { points, endsAt: now + durationMs };
+      state.leased = 0;
+      return { key, points, durationMs, state, resolves, lease, local };
     });
-    let counts: Count[];
-    try {
-      counts = await this.#store.add(takes, now);
-    } catch (error) {
-      this.#onStoreError(error);
-      counts = await this.#fallback.add(takes, now);
-    }
-    this.#inFlight = false;
-    this.#schedule();
-    // Each request gets the count just after its own point, in arrival order.
-    const next = new Map<string, number>();
-    [...demand.values()].forEach((take, index) => {
-      const count = counts[index] ?? { points: take.limit + 1, endsAt: now };
-      const before = count.points - take.points - take.lease;
-      next.set(take.key, before);
-      const state = this.#keys.get(take.key);
-      if (state === undefined) return;
-      state.used = before + take.points;
+    const counts = await this.store?.add(takes, now).catch((error: unknown) => {
+      this.onStoreError(error);
+      return undefined;
+    });
+    for (const { state, resolves, lease, local } of takes) {
+      const count = counts?.get(state.key) ?? local;
+      // Each request gets the count just after its own point, in arrival order.
+      const before = count.points - lease - resolves.length;
+      state.used = before + resolves.length;
       state.endsAt = count.endsAt;
-      state.leased = Math.max(0, Math.min(take.lease, take.limit - state.used));
+      state.leased = Math.max(0, Math.min(lease, state.limit - state.used));
       state.leaseUntil = now + LEASE_MS;
-    });
-    for (const waiting of batch) {
-      const points = (next.get(waiting.key) ?? 0) + 1;
-      next.set(waiting.key, points);
-      const state = this.#keys.get(waiting.key);
-      waiting.resolve({ points, endsAt: state?.endsAt ?? now });
+      for (const [j, resolve] of resolves.entries()) {
+        resolve(decide(state, before + j + 1));
+      }
     }
   }
 }

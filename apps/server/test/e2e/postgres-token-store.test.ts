@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { ManagedTokenVerifier } from '../../src/auth/managed-token-verifier.ts';
 import { generateToken } from '../../src/auth/token-format.ts';
-import { digestToken } from '../../src/auth/token-registry.ts';
+import { digestToken, TokenRegistry } from '../../src/auth/token-registry.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';
 import { firstToSettle } from '../support/first-to-settle.ts';
@@ -37,7 +36,7 @@ describe('PostgreSQL token store', () => {
         expiresAt: null,
       });
       expect((await store.list()).map((t) => t.name)).toEqual(['acme']);
-      // A made-up token body fails its checksum: the verifier never asks PostgreSQL.
+      // A made-up token body fails its checksum: the registry never asks PostgreSQL.
       let lookups = 0;
       const counting = {
         findByDigest: (digest: string) => {
@@ -45,7 +44,7 @@ describe('PostgreSQL token store', () => {
           return store.findByDigest(digest);
         },
       };
-      expect(await new ManagedTokenVerifier(counting).verify(token)).toBeUndefined();
+      expect(await new TokenRegistry([], counting).authenticate(token)).toBeUndefined();
       expect(lookups).toBe(0);
     } finally {
       await store.close();

@@ -7,7 +7,6 @@ import type Koa from 'koa';
 import inject, { type InjectOptions, type Response as InjectResponse } from 'light-my-request';
 import type { Logger } from 'pino';
 import { createApp } from '../../src/app.ts';
-import { ManagedTokenVerifier } from '../../src/auth/managed-token-verifier.ts';
 import { TokenRegistry } from '../../src/auth/token-registry.ts';
 import { tokenStore } from '../../src/auth/token-store.ts';
 import { DEFAULTS, parseDatabase, type RateLimitConfig } from '../../src/config.ts';
@@ -103,10 +102,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         })
       : undefined;
     if (rateLimits) opened.push(() => rateLimits.close());
-    const tokens = TokenRegistry.fromTokens(
-      options.tokens ?? [token],
-      new ManagedTokenVerifier(tokenStore(handle)),
-    );
+    const tokens = new TokenRegistry(options.tokens ?? [token], tokenStore(handle));
     const lifecycle: Lifecycle = { draining: false, closing: false };
     const app = createApp({
       store,
