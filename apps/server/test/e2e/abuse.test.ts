@@ -113,7 +113,7 @@ describe('credentials', () => {
         },
       )
       .toBe(401);
-    // The verifier trusts a valid token for TOKEN_CACHE_TTL_MS (its unit test holds the bound).
+    // The registry trusts a valid token for TOKEN_CACHE_TTL_MS (its unit test holds the bound).
     const stored = rows(server).map((row) => row.name);
     expect(stored[0]).toBe('Before');
     // Whatever was answered 200 before the refusal is stored; nothing after it.
