@@ -1,36 +1,12 @@
 import { FIELD_LIST } from '@plant-store/schema';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { adminQuery, createTestSchema, type TestSchema } from '../../../test/support/postgres.ts';
+import { describe, expect, it } from 'vitest';
+import { usePostgresStores } from '../../../test/support/postgres-stores.ts';
 import { COLUMN_TYPES } from '../plant-store.ts';
 import { migratePostgres, POSTGRES_MIGRATIONS } from './migrations.ts';
-import {
-  createPostgresStore,
-  type PostgresStore,
-  type PostgresStoreOptions,
-} from './postgres-store.ts';
 
-let schema: TestSchema;
-const stores: PostgresStore[] = [];
-
-beforeEach(async () => {
-  schema = await createTestSchema(inject('postgresAdminUrl'));
-});
-
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-  await schema.drop();
-});
-
-async function open(options: Partial<PostgresStoreOptions> = {}): Promise<PostgresStore> {
-  const store = await createPostgresStore({ url: schema.url, ...options });
-  stores.push(store);
-  return store;
-}
-
-function sql(text: string) {
-  return adminQuery(schema.url, text);
-}
+const db = usePostgresStores();
+const { open, sql } = db;
 
 /** The versions recorded in `schema_migrations`, ascending; empty when the table is missing. */
 async function appliedPostgresVersions(pool: pg.Pool): Promise<number[]> {
@@ -87,7 +63,7 @@ describe('schema and migrations', () => {
   it('applies the migrations once when eight instances migrate a new database at once', async () => {
     const pools = Array.from(
       { length: 8 },
-      () => new pg.Pool({ connectionString: schema.url, max: 1 }),
+      () => new pg.Pool({ connectionString: db.schema().url, max: 1 }),
     );
     try {
       const reports = await Promise.all(pools.map((pool) => migratePostgres(pool)));
@@ -108,7 +84,7 @@ describe('schema and migrations', () => {
   });
 
   it('reports no versions for a database never migrated', async () => {
-    const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
+    const pool = new pg.Pool({ connectionString: db.schema().url, max: 1 });
     try {
       expect(await appliedPostgresVersions(pool)).toEqual([]);
     } finally {
@@ -123,7 +99,7 @@ describe('schema and migrations', () => {
   });
 
   it('rolls a failing migration back entirely', async () => {
-    const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
+    const pool = new pg.Pool({ connectionString: db.schema().url, max: 1 });
     try {
       const broken = [
         ...POSTGRES_MIGRATIONS,

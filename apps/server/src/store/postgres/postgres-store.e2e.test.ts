@@ -1,50 +1,31 @@
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../test/support/free-port.ts';
-import { adminQuery, createTestSchema, type TestSchema } from '../../../test/support/postgres.ts';
+import { usePostgresStores } from '../../../test/support/postgres-stores.ts';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.ts';
 import { parseDatabase } from '../../config.ts';
 import { openDatabaseHandle, type PostgresHandle } from '../database.ts';
 import { type Durability, StoreUnavailableError } from '../plant-store.ts';
-import {
-  createPostgresStore,
-  type PostgresStore,
-  type PostgresStoreOptions,
-} from './postgres-store.ts';
+import { createPostgresStore } from './postgres-store.ts';
 
-let schema: TestSchema;
-const stores: PostgresStore[] = [];
 const proxies: TcpProxy[] = [];
-
-beforeEach(async () => {
-  schema = await createTestSchema(inject('postgresAdminUrl'));
+// Stores close cleanly only when their database is reachable again.
+const db = usePostgresStores(async () => {
+  for (const proxy of proxies) await proxy.setMode('forward');
 });
+const { open, sql } = db;
 
 afterEach(async () => {
-  // Stores close cleanly only when their database is reachable again.
-  for (const proxy of proxies) await proxy.setMode('forward');
-  for (const store of stores.splice(0)) await store.close();
   for (const proxy of proxies.splice(0)) await proxy.close();
-  await schema.drop();
 });
-
-async function open(options: Partial<PostgresStoreOptions> = {}): Promise<PostgresStore> {
-  const store = await createPostgresStore({ url: schema.url, ...options });
-  stores.push(store);
-  return store;
-}
 
 /** The schema's URL, but through a TCP proxy whose failure mode the test controls. */
 async function proxiedUrl(): Promise<{ url: string; proxy: TcpProxy }> {
-  const url = new URL(schema.url);
+  const url = new URL(db.schema().url);
   const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
   proxies.push(proxy);
   url.port = String(proxy.port);
   return { url: url.href, proxy };
-}
-
-function sql(text: string) {
-  return adminQuery(schema.url, text);
 }
 
 /** synchronous_commit as a session of a pool opened on `url` with `durability` reports it. */
@@ -74,7 +55,7 @@ describe('exact int64 ids', () => {
     const store = await open();
     await store.create({ id: 2n ** 53n + 1n, name: 'Big' });
     expect(await store.create({ id: 2n ** 53n + 1n, name: 'Big' })).toBe('replayed');
-    const client = new pg.Client({ connectionString: schema.url });
+    const client = new pg.Client({ connectionString: db.schema().url });
     await client.connect();
     try {
       const { rows } = await client.query('SELECT id FROM plants');
@@ -112,18 +93,18 @@ describe('rows the database refuses', () => {
 
 describe('durability', () => {
   it('reads synchronous_commit back: on by default, off for durability normal', async () => {
-    expect(await sessionSynchronousCommit(schema.url)).toBe('on');
-    expect(await sessionSynchronousCommit(schema.url, 'normal')).toBe('off');
+    expect(await sessionSynchronousCommit(db.schema().url)).toBe('on');
+    expect(await sessionSynchronousCommit(db.schema().url, 'normal')).toBe('off');
   });
 
   it('refuses a server or role with synchronous_commit = off unless durability is normal', async () => {
-    const url = new URL(schema.url);
+    const url = new URL(db.schema().url);
     url.searchParams.set('options', `${url.searchParams.get('options')} -c synchronous_commit=off`);
     await expect(createPostgresStore({ url: url.href })).rejects.toThrow(
       /synchronous_commit = off/,
     );
     const store = await createPostgresStore({ url: url.href, durability: 'normal' });
-    stores.push(store);
+    db.track(store);
     expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
     expect(await sessionSynchronousCommit(url.href, 'normal')).toBe('off');
   });
@@ -149,7 +130,7 @@ describe('an unreachable database', () => {
   });
 
   it('fails opening at once for a refused login, without waiting', async () => {
-    const url = new URL(schema.url);
+    const url = new URL(db.schema().url);
     url.password = 'wrong-password';
     const { result } = await timed(createPostgresStore({ url: url.href, startupWaitMs: 60_000 }));
     expect(result).toMatchObject({
@@ -184,7 +165,7 @@ describe('an unreachable database', () => {
     expect(attempts[0]).toMatch(/^waiting for PostgreSQL: /);
     await proxy.setMode('forward');
     const store = await opening;
-    stores.push(store);
+    db.track(store);
     expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
   });
 
@@ -226,8 +207,8 @@ describe('an unreachable database', () => {
   });
 
   it('survives its idle connections being terminated, reporting them, and reconnects', async () => {
-    const url = new URL(schema.url);
-    url.searchParams.set('application_name', schema.name);
+    const url = new URL(db.schema().url);
+    url.searchParams.set('application_name', db.schema().name);
     const reported: string[] = [];
     const store = await open({
       url: url.href,
@@ -235,7 +216,7 @@ describe('an unreachable database', () => {
     });
     await Promise.all([store.ping(), store.ping(), store.ping()]);
     const terminated = await sql(
-      `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = '${schema.name}'`,
+      `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = '${db.schema().name}'`,
     );
     expect(terminated.length).toBeGreaterThanOrEqual(1);
     await expect.poll(() => reported.length).toBeGreaterThanOrEqual(1);
@@ -270,7 +251,7 @@ describe('readiness: the ability to commit', () => {
   it('turns not ready while the probe cannot write (a lock held past the statement timeout: 57014)', async () => {
     const store = await open({ statementTimeoutMs: 300, probeIntervalMs: 60_000 });
     expect(await store.probeReadiness()).toEqual({ ready: true });
-    const locker = new pg.Client({ connectionString: schema.url });
+    const locker = new pg.Client({ connectionString: db.schema().url });
     await locker.connect();
     try {
       await locker.query('BEGIN');
