@@ -39,10 +39,7 @@ export function serveDocsAssets(folder: string = docsAssetsFolder()) {
     const built = { identity, hash, encoded: (encoding: 'br' | 'gzip') => copies[encoding] };
     // The document names the origin it is asked at as its server (served-document.ts).
     const copyFor = asset === 'document' ? servedDocument(built) : () => built;
-    // For the log and metrics (the contract's router notes the document's own path).
-    const route = asset === 'document' ? undefined : DOCS_PATHS[asset];
     return async function sendDocsAsset(ctx) {
-      if (route) ctx.state.route = route;
       const sent = copyFor(requestOrigin(ctx.protocol, ctx.host));
       // `fresh` compares only for a 2xx (the status is 404 until a body is set).
       ctx.status = 200;
