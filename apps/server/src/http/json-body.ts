@@ -27,9 +27,9 @@ const CODINGS = new Set(['identity', 'gzip', 'deflate']);
 
 /**
  * A required JSON body (docs/api.md lists the answers): headers checked before a byte is read,
- * read by koa-bodyparser as text of at most `limitBytes` once decoded (its errors:
- * to-api-error.ts), decoded strictly as UTF-8, parsed losslessly as a flat record
- * (`NEW_PLANT_JSON_LIMITS`), validated against `schema`.
+ * read by koa-bodyparser as text of at most `limitBytes` once decoded, decoded strictly as
+ * UTF-8, parsed losslessly as a flat record (`NEW_PLANT_JSON_LIMITS`), validated against
+ * `schema`.
  */
 export function jsonBody(
   schema: z.ZodMiniType,
@@ -60,10 +60,10 @@ export function jsonBody(
       throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
     }
     // Before a byte is read, encoded or not.
-    if (declaredLength > limitBytes) {
-      throw new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
-    }
-    const reading = readText(ctx, async () => undefined);
+    if (declaredLength > limitBytes) throw tooLarge(limitBytes);
+    const reading = readText(ctx, async () => undefined).catch((error: unknown) => {
+      throw readFailure(error, limitBytes);
+    });
     // An encoded body is also counted as sent (`sentWithin`); behind the shipped proxy its
     // client_max_body_size bounds it first.
     await (coding === 'identity'
@@ -86,10 +86,24 @@ function sentWithin(req: IncomingMessage, limitBytes: number): Promise<never> {
       sent += chunk.length;
       if (sent <= limitBytes) return;
       req.off('data', count);
-      reject(new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes)));
+      reject(tooLarge(limitBytes));
     };
     req.on('data', count);
   });
+}
+
+/** What reading the body threw (raw-body's error `type`s, zlib's `code`s), in the Error shape. */
+function readFailure(error: unknown, limitBytes: number): unknown {
+  const { type, code } = (error ?? {}) as { type?: unknown; code?: unknown };
+  if (type === 'entity.too.large') return tooLarge(limitBytes);
+  // zlib's `Z_DATA_ERROR`, `Z_BUF_ERROR`: a body not what its Content-Encoding says.
+  if (typeof code === 'string' && code.startsWith('Z_')) {
+    return new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.undecodable);
+  }
+  if (type === 'request.aborted' || type === 'request.size.invalid') {
+    return new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.cutShort);
+  }
+  return error;
 }
 
 function validated(schema: z.ZodMiniType, body: Buffer): unknown {
@@ -119,6 +133,10 @@ function validated(schema: z.ZodMiniType, body: Buffer): unknown {
   const result = schema.safeParse(value);
   if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
   return result.data;
+}
+
+function tooLarge(limitBytes: number): ApiError {
+  return new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
 }
 
 function missingBody(): ApiError {
