@@ -32,8 +32,8 @@ interface ContractRouterOptions {
   readonly bodyLimitBytes: number;
 }
 
-/** The path or query parameters as their schema makes them, or a 400 naming the problem. */
-function checked(schema: z.ZodMiniType, value: unknown, label: string): unknown {
+/** A part of the request as its schema makes it, or a 400 naming the problem. */
+function checked(schema: z.ZodMiniType, value: unknown, label?: string): unknown {
   const verdict = checkPart(schema, value, label);
   if (!verdict.ok) throw new ApiError('validationFailed', verdict.message);
   return verdict.value;
@@ -58,13 +58,13 @@ export function contractRouter<C extends Readonly<Record<string, Operation>>>(
 ): Router<AppState> {
   // Paths exactly as the contract writes them: `/plants/` and `/PLANTS` are 404s.
   const router = new Router<AppState>({ strict: true, sensitive: true });
-  for (const key of Object.keys(contract) as (keyof C & string)[]) {
-    const operation = contract[key] as Operation;
+  const readBody = jsonBody(options.bodyLimitBytes);
+  for (const [key, operation] of Object.entries<Operation>(contract)) {
     const implementation = implementations[key] as Handler<Operation> | Served;
     const before = operation.auth === 'bearer' ? options.authenticate : [];
     const answer =
       typeof implementation === 'function'
-        ? answerWith(operation, implementation, options.bodyLimitBytes)
+        ? answerWith(operation, implementation, readBody)
         : implementation.serve;
     // `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router).
     const path = operation.path.replace(/\{([^}]+)\}/g, ':$1');
@@ -77,17 +77,16 @@ export function contractRouter<C extends Readonly<Record<string, Operation>>>(
 function answerWith(
   operation: Operation,
   handler: Handler<Operation>,
-  bodyLimitBytes: number,
+  readBody: ReturnType<typeof jsonBody>,
 ): AppMiddleware {
-  const { params, query } = operation;
-  const readBody = operation.body ? jsonBody(operation.body, bodyLimitBytes) : undefined;
+  const { params, query, body } = operation;
   const { status } = operation.response;
   return async function answerOperation(ctx: AppContext) {
     // Each part only when the operation has it: `ctx.query` parses the query string.
     const input = {
       params: params && checked(params, ctx.params, 'path parameter'),
       query: query && checked(query, ctx.query, 'query parameter'),
-      body: readBody && (await readBody(ctx)),
+      body: body && checked(body, await readBody(ctx)),
     } as OperationInput<Operation>;
     const result = await handler(input);
     ctx.status = status;

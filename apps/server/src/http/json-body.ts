@@ -1,7 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import {
   ERROR_MESSAGES,
-  formatIssues,
   JsonTooDeepError,
   JsonTooWideError,
   MalformedJsonError,
@@ -10,15 +10,14 @@ import {
 } from '@plant-store/schema';
 import { parse as parseContentType } from 'content-type';
 import bodyParser from 'koa-bodyparser';
-import type * as z from 'zod/mini';
 import { ApiError } from '../api-error.ts';
 import type { AppContext } from './app-state.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 /** `application/json` and `application/*+json`, as type-is matches them, on content-type's `type`. */
 const JSON_TYPE = /^application\/(?:json|[a-z0-9][a-z0-9!#$&^_.+-]{0,121}\+json)$/;
-/** JSON is UTF-8 (RFC 8259 §8.1): other bytes are refused, never replaced; a BOM is dropped. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** JSON is UTF-8 (RFC 8259 §8.1): other bytes are refused (`isUtf8`), never replaced; a BOM is dropped. */
+const UTF8 = new TextDecoder();
 /**
  * The codings read, named as co-body's inflation matches them (exactly). Brotli, which it would
  * also decode, takes up to 16 MB for a body of a few bytes: refused, as is any other coding.
@@ -28,13 +27,9 @@ const CODINGS = new Set(['identity', 'gzip', 'deflate']);
 /**
  * A required JSON body (docs/api.md lists the answers): headers checked before a byte is read,
  * read by koa-bodyparser as text of at most `limitBytes` once decoded, decoded strictly as
- * UTF-8, parsed losslessly as a flat record (`NEW_PLANT_JSON_LIMITS`), validated against
- * `schema`.
+ * UTF-8, parsed losslessly as a flat record (`NEW_PLANT_JSON_LIMITS`); the caller validates it.
  */
-export function jsonBody(
-  schema: z.ZodMiniType,
-  limitBytes: number,
-): (ctx: AppContext) => Promise<unknown> {
+export function jsonBody(limitBytes: number): (ctx: AppContext) => Promise<unknown> {
   const readText = bodyParser({
     enableTypes: ['text'],
     extendTypes: { text: JSON_TYPES },
@@ -42,6 +37,9 @@ export function jsonBody(
     textLimit: String(limitBytes),
     // One character per byte, so bad UTF-8 is refused below, not replaced by U+FFFD.
     encoding: 'latin1',
+    onerror: (error) => {
+      throw readFailure(error, limitBytes);
+    },
   });
   return async function readJsonBody(ctx) {
     const headers = ctx.req.headers;
@@ -50,9 +48,10 @@ export function jsonBody(
     // content-type 2 never throws: no declared charset slips past a stray `;`.
     const { type, parameters } = parseContentType(headers['content-type'] ?? '');
     if (!JSON_TYPE.test(type)) {
+      const given = type || 'no content type';
       throw new ApiError(
         'unsupportedMediaType',
-        ERROR_MESSAGES.unsupportedMediaType.notJson(type || 'no content type'),
+        ERROR_MESSAGES.unsupportedMediaType.notJson(given),
       );
     }
     const coding = headers['content-encoding'] || 'identity';
@@ -61,15 +60,13 @@ export function jsonBody(
     }
     // Before a byte is read, encoded or not.
     if (declaredLength > limitBytes) throw tooLarge(limitBytes);
-    const reading = readText(ctx, async () => undefined).catch((error: unknown) => {
-      throw readFailure(error, limitBytes);
-    });
+    const reading = readText(ctx, async () => undefined);
     // An encoded body is also counted as sent (`sentWithin`); behind the shipped proxy its
     // client_max_body_size bounds it first.
     await (coding === 'identity'
       ? reading
       : Promise.race([reading, sentWithin(ctx.req, limitBytes)]));
-    return validated(schema, Buffer.from(ctx.request.rawBody ?? '', 'latin1'));
+    return parsed(Buffer.from(ctx.request.rawBody ?? '', 'latin1'));
   };
 }
 
@@ -82,19 +79,18 @@ export function jsonBody(
 function sentWithin(req: IncomingMessage, limitBytes: number): Promise<never> {
   return new Promise((_, reject) => {
     let sent = 0;
-    const count = (chunk: Buffer) => {
+    req.on('data', function count(chunk: Buffer) {
       sent += chunk.length;
       if (sent <= limitBytes) return;
       req.off('data', count);
       reject(tooLarge(limitBytes));
-    };
-    req.on('data', count);
+    });
   });
 }
 
 /** What reading the body threw (raw-body's error `type`s, zlib's `code`s), in the Error shape. */
 function readFailure(error: unknown, limitBytes: number): unknown {
-  const { type, code } = (error ?? {}) as { type?: unknown; code?: unknown };
+  const { type, code } = error as { type?: unknown; code?: unknown };
   if (type === 'entity.too.large') return tooLarge(limitBytes);
   // zlib's `Z_DATA_ERROR`, `Z_BUF_ERROR`: a body not what its Content-Encoding says.
   if (typeof code === 'string' && code.startsWith('Z_')) {
@@ -106,23 +102,17 @@ function readFailure(error: unknown, limitBytes: number): unknown {
   return error;
 }
 
-function validated(schema: z.ZodMiniType, body: Buffer): unknown {
-  let text: string;
-  try {
-    text = UTF8.decode(body);
-  } catch {
-    throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
-  }
+function parsed(body: Buffer): unknown {
+  if (!isUtf8(body)) throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
+  const text = UTF8.decode(body);
   if (text.trim() === '') throw missingBody();
-  let value: unknown;
   try {
-    value = parseJson(text, { flatRecord: NEW_PLANT_JSON_LIMITS });
+    return parseJson(text, { flatRecord: NEW_PLANT_JSON_LIMITS });
   } catch (error) {
     if (error instanceof JsonTooWideError) {
-      throw new ApiError(
-        'validationFailed',
-        ERROR_MESSAGES.validationFailed.tooManyProperties(error, NEW_PLANT_JSON_LIMITS.maxMembers),
-      );
+      const { maxMembers } = NEW_PLANT_JSON_LIMITS;
+      const message = ERROR_MESSAGES.validationFailed.tooManyProperties(error, maxMembers);
+      throw new ApiError('validationFailed', message);
     }
     if (error instanceof MalformedJsonError)
       throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notJson(error));
@@ -130,9 +120,6 @@ function validated(schema: z.ZodMiniType, body: Buffer): unknown {
       throw new ApiError('jsonTooDeep', ERROR_MESSAGES.jsonTooDeep(error));
     throw error;
   }
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
-  return result.data;
 }
 
 function tooLarge(limitBytes: number): ApiError {
