@@ -23,6 +23,9 @@ const UTF8 = new TextDecoder();
  * also decode, takes up to 16 MB for a body of a few bytes: refused, as is any other coding.
  */
 const CODINGS = new Set(['identity', 'gzip', 'deflate']);
+const NOT_READ = ERROR_MESSAGES.unsupportedMediaType;
+/** koa-bodyparser is middleware: what it would call next is nothing here. */
+const NOTHING_NEXT = async () => undefined;
 
 /**
  * A required JSON body (docs/api.md lists the answers): headers checked before a byte is read,
@@ -47,20 +50,14 @@ export function jsonBody(limitBytes: number): (ctx: AppContext) => Promise<unkno
     if (headers['transfer-encoding'] === undefined && declaredLength === 0) throw missingBody();
     // content-type 2 never throws: no declared charset slips past a stray `;`.
     const { type, parameters } = parseContentType(headers['content-type'] ?? '');
-    if (!JSON_TYPE.test(type)) {
-      const given = type || 'no content type';
-      throw new ApiError(
-        'unsupportedMediaType',
-        ERROR_MESSAGES.unsupportedMediaType.notJson(given),
-      );
-    }
+    if (!JSON_TYPE.test(type)) throw unsupported(NOT_READ.notJson(type || 'no content type'));
     const coding = headers['content-encoding'] || 'identity';
     if (!/^utf-?8$/i.test(parameters.charset ?? 'utf-8') || !CODINGS.has(coding)) {
-      throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
+      throw unsupported(NOT_READ.coding);
     }
     // Before a byte is read, encoded or not.
     if (declaredLength > limitBytes) throw tooLarge(limitBytes);
-    const reading = readText(ctx, async () => undefined);
+    const reading = readText(ctx, NOTHING_NEXT);
     // An encoded body is also counted as sent (`sentWithin`); behind the shipped proxy its
     // client_max_body_size bounds it first.
     await (coding === 'identity'
@@ -124,6 +121,10 @@ function parsed(body: Buffer): unknown {
 
 function tooLarge(limitBytes: number): ApiError {
   return new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
+}
+
+function unsupported(message: string): ApiError {
+  return new ApiError('unsupportedMediaType', message);
 }
 
 function missingBody(): ApiError {
