@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from '../observability/metrics.ts';
 import type { AppMiddleware } from './app-state.ts';
-import { errorBodyJson } from './error-responder.ts';
 import { checkProtocol } from './protocol-checks.ts';
 import { toApiError } from './to-api-error.ts';
 
@@ -41,7 +40,7 @@ export function requestContext(
       ctx.status = error.status;
       ctx.set(error.headers);
       ctx.type = 'application/json';
-      ctx.body = errorBodyJson(error);
+      ctx.body = error.toJson();
       if (error.kind === 'malformedRequest') ctx.set('Connection', 'close');
     } finally {
       // A body not read in full (a route that takes none, a refusal before reading it): the
