@@ -63,10 +63,9 @@ export function createApp(options: AppOptions): Koa<AppState> {
   }
   if (corsOrigins.length > 0) app.use(cors(corsOrigins, router));
   app.use(router.routes());
-  app.use(answerUnrouted);
-  app.use(router.allowedMethods());
-  // Only a failure while writing a response reaches Koa's handler: logged, not printed.
-  app.silent = true;
+  app.use(answerUnrouted(router));
+  // Only a failure while writing a response reaches Koa's handler: logged (this listener
+  // replaces Koa's printing one).
   app.on('error', (error: unknown) => options.logger.error({ err: error }, 'koa error'));
   return app;
 }

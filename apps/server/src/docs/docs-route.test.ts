@@ -2,8 +2,9 @@ import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPackageScript } from '../../scripts/docs/renderer-script.ts';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
-import { PAGE_CONTENT_SECURITY_POLICY } from '../http/page-security-headers.ts';
+
 import { DOCS_PATHS } from './docs-assets.ts';
+import { PAGE_CONTENT_SECURITY_POLICY } from './serve-docs-assets.ts';
 
 describe('GET /docs and its script injected into the app', () => {
   let server: TestApp;

@@ -6,7 +6,7 @@ import { contract } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { StartupError } from '../config.ts';
-import { PAGE_CONTENT_SECURITY_POLICY } from '../http/page-security-headers.ts';
+
 import {
   DOCS_ASSET_FILES,
   DOCS_PATHS,
@@ -14,7 +14,12 @@ import {
   docsAssetsFolder,
   readDocsManifest,
 } from './docs-assets.ts';
-import { IMMUTABLE_CACHE, REVALIDATE_CACHE, serveDocsAssets } from './serve-docs-assets.ts';
+import {
+  IMMUTABLE_CACHE,
+  PAGE_CONTENT_SECURITY_POLICY,
+  REVALIDATE_CACHE,
+  serveDocsAssets,
+} from './serve-docs-assets.ts';
 import { servedDocument } from './served-document.ts';
 
 const folder = docsAssetsFolder();

@@ -2,10 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StartupError } from '../config.ts';
 import type { AppMiddleware } from '../http/app-state.ts';
-import { PAGE_SECURITY_HEADERS } from '../http/page-security-headers.ts';
 import {
   DOCS_ASSET_FILES,
-  DOCS_PATHS,
   type DocsAsset,
   docsAssetsFolder,
   readDocsManifest,
@@ -16,12 +14,34 @@ import { requestOrigin, servedDocument } from './served-document.ts';
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 export const REVALIDATE_CACHE = 'public, no-cache';
 
+/** The page's: self only; styles also inline (Scalar injects `<style>` elements, not all with a nonce). */
+export const PAGE_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const PAGE_SECURITY_HEADERS = {
+  'Content-Security-Policy': PAGE_CONTENT_SECURITY_POLICY,
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
 /**
  * The middleware that answers each of the reference's files: the page and its script (plain
- * routes beside the contract, at {@link DOCS_PATHS}) and the document (the contract's
- * `getOpenApiDocument`). Each file and its `.br`/`.gz` copies read
- * once into shared buffers (a stalled reader holds no copy; docs/operations.md), sent with a
- * weak ETag, `Vary: Accept-Encoding` and a cache policy. An unbuilt folder is a StartupError at once.
+ * routes beside the contract, at `DOCS_PATHS`) and the document (the contract's
+ * `getOpenApiDocument`, naming the origin it is asked at: served-document.ts). Each file and
+ * its `.br`/`.gz` copies read once into shared buffers (a stalled reader holds no copy;
+ * docs/operations.md), sent with a weak ETag, `Vary: Accept-Encoding` and a cache policy. An
+ * unbuilt folder is a StartupError at once.
  */
 export function serveDocsAssets(folder: string = docsAssetsFolder()) {
   // The build writes the manifest after the files it lists: with it, every file is there.
@@ -39,10 +59,7 @@ export function serveDocsAssets(folder: string = docsAssetsFolder()) {
     const built = { identity, hash, encoded: (encoding: 'br' | 'gzip') => copies[encoding] };
     // The document names the origin it is asked at as its server (served-document.ts).
     const copyFor = asset === 'document' ? servedDocument(built) : () => built;
-    // For the log and metrics (the contract's router notes the document's own path).
-    const route = asset === 'document' ? undefined : DOCS_PATHS[asset];
     return async function sendDocsAsset(ctx) {
-      if (route) ctx.state.route = route;
       const sent = copyFor(requestOrigin(ctx.protocol, ctx.host));
       // `fresh` compares only for a 2xx (the status is 404 until a body is set).
       ctx.status = 200;

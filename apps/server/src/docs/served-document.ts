@@ -53,21 +53,15 @@ export function servedDocument(built: ServedCopy, limit = 16) {
 
 function copyOf(text: string): ServedCopy {
   const identity = Buffer.from(text);
-  const encoded = new Map<'br' | 'gzip', Buffer>();
+  const encoded: { br?: Buffer; gzip?: Buffer } = {};
   return {
     identity,
     hash: createHash('sha256').update(identity).digest('hex').slice(0, 16),
-    encoded(encoding) {
-      let bytes = encoded.get(encoding);
-      if (bytes === undefined) {
-        // Below the build's settings (brotli 11, gzip 9): a request can ask for a new origin.
-        bytes =
-          encoding === 'br'
-            ? brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
-            : gzipSync(identity, { level: 6 });
-        encoded.set(encoding, bytes);
-      }
-      return bytes;
-    },
+    // Below the build's settings (brotli 11, gzip 9): a request can ask for a new origin.
+    encoded: (encoding) =>
+      (encoded[encoding] ??=
+        encoding === 'br'
+          ? brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
+          : gzipSync(identity, { level: 6 })),
   };
 }

@@ -32,11 +32,8 @@ interface ContractRouterOptions {
   readonly bodyLimitBytes: number;
 }
 
-/** Not OPTIONS, which `allowedMethods` would answer 200: no route has it, so it gets a 405. */
-const ROUTER_METHODS = ['HEAD', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE'];
-
-/** The path or query parameters as their schema makes them, or a 400 naming the problem. */
-function checked(schema: z.ZodMiniType, value: unknown, label: string): unknown {
+/** A part of the request as its schema makes it, or a 400 naming the problem. */
+function checked(schema: z.ZodMiniType, value: unknown, label?: string): unknown {
   const verdict = checkPart(schema, value, label);
   if (!verdict.ok) throw new ApiError('validationFailed', verdict.message);
   return verdict.value;
@@ -44,15 +41,15 @@ function checked(schema: z.ZodMiniType, value: unknown, label: string): unknown 
 
 /**
  * The @koa/router routes of a contract, one per operation, each a list of plain middleware:
- * the operation's path noted for the log and metrics, then `authenticate` when it needs a
- * credential, then its answer: path parameters, query parameters and body validated against
- * the operation's schemas and handed to its handler as one object, whose result is sent as
- * JSON with the operation's success status. Anything thrown is answered in the Error shape by
- * `requestContext`.
+ * `authenticate` when it needs a credential, then its answer: path parameters, query
+ * parameters and body validated against the operation's schemas and handed to its handler as
+ * one object, whose result is sent as JSON with the operation's success status. Anything
+ * thrown is answered in the Error shape by `requestContext`, which logs the route's path
+ * (`ctx.routerPath`).
  *
  * @example
  * const router = contractRouter(contract, { createPlant: async ({ body }) => …, … }, options);
- * app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());
+ * app.use(router.routes()).use(answerUnrouted(router));
  */
 export function contractRouter<C extends Readonly<Record<string, Operation>>>(
   contract: C,
@@ -60,22 +57,18 @@ export function contractRouter<C extends Readonly<Record<string, Operation>>>(
   options: ContractRouterOptions,
 ): Router<AppState> {
   // Paths exactly as the contract writes them: `/plants/` and `/PLANTS` are 404s.
-  const router = new Router<AppState>({ methods: ROUTER_METHODS, strict: true, sensitive: true });
-  for (const key of Object.keys(contract) as (keyof C & string)[]) {
-    const operation = contract[key] as Operation;
+  const router = new Router<AppState>({ strict: true, sensitive: true });
+  const readBody = jsonBody(options.bodyLimitBytes);
+  for (const [key, operation] of Object.entries<Operation>(contract)) {
     const implementation = implementations[key] as Handler<Operation> | Served;
-    const noted: AppMiddleware = (ctx, next) => {
-      ctx.state.route = operation.path;
-      return next();
-    };
     const before = operation.auth === 'bearer' ? options.authenticate : [];
     const answer =
       typeof implementation === 'function'
-        ? answerWith(operation, implementation, options.bodyLimitBytes)
+        ? answerWith(operation, implementation, readBody)
         : implementation.serve;
     // `/plants/{id}` (OpenAPI) → `/plants/:id` (@koa/router).
     const path = operation.path.replace(/\{([^}]+)\}/g, ':$1');
-    router.register(path, [operation.method], [noted, ...before, answer], { name: key });
+    router.register(path, [operation.method], [...before, answer], { name: key });
   }
   return router;
 }
@@ -84,17 +77,16 @@ export function contractRouter<C extends Readonly<Record<string, Operation>>>(
 function answerWith(
   operation: Operation,
   handler: Handler<Operation>,
-  bodyLimitBytes: number,
+  readBody: ReturnType<typeof jsonBody>,
 ): AppMiddleware {
-  const { params, query } = operation;
-  const readBody = operation.body ? jsonBody(operation.body, bodyLimitBytes) : undefined;
+  const { params, query, body } = operation;
   const { status } = operation.response;
   return async function answerOperation(ctx: AppContext) {
     // Each part only when the operation has it: `ctx.query` parses the query string.
     const input = {
       params: params && checked(params, ctx.params, 'path parameter'),
       query: query && checked(query, ctx.query, 'query parameter'),
-      body: readBody && (await readBody(ctx)),
+      body: body && checked(body, await readBody(ctx)),
     } as OperationInput<Operation>;
     const result = await handler(input);
     ctx.status = status;
@@ -104,20 +96,17 @@ function answerWith(
 }
 
 /**
- * Between `routes()` and `allowedMethods()`: an unrouted request is a 405 with `Allow` when the
- * path has other methods (501 and OPTIONS included), else a 404, in the Error shape.
+ * After `router.routes()`, for a request no route took: a 405 with `Allow` when the path has
+ * other methods (OPTIONS included: no route has it), else a 404, in the Error shape.
  *
  * @example
- * app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());
+ * app.use(router.routes()).use(answerUnrouted(router));
  */
-export const answerUnrouted: AppMiddleware = async (ctx, next) => {
-  await next();
-  // Unset is undefined at run time, whatever the type says.
-  const allow: string | undefined = ctx.response.get('Allow');
-  if (!allow) throw new ApiError('notFound', ERROR_MESSAGES.notFound(ctx.method, ctx.path));
-  throw new ApiError(
-    'methodNotAllowed',
-    ERROR_MESSAGES.methodNotAllowed(ctx.method, ctx.path, allow.split(', ')),
-    { Allow: allow },
-  );
-};
+export function answerUnrouted(router: Router<AppState>): AppMiddleware {
+  return ({ method, path }) => {
+    const allowed = router.match(path, method).path.flatMap((layer) => layer.methods);
+    if (allowed.length === 0) throw new ApiError('notFound', ERROR_MESSAGES.notFound(method, path));
+    const message = ERROR_MESSAGES.methodNotAllowed(method, path, allowed);
+    throw new ApiError('methodNotAllowed', message, { Allow: allowed.join(', ') });
+  };
+}

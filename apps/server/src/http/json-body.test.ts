@@ -1,7 +1,8 @@
+import { Readable } from 'node:stream';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { contract, ERROR_MESSAGES, NewPlant, type Operation } from '@plant-store/schema';
 import typeIs from 'type-is';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { DEFAULTS } from '../config.ts';
 
@@ -147,4 +148,49 @@ it('reads a gzip body within BODY_LIMIT, and refuses bytes that are not UTF-8 wi
     400,
     { error: 40002, message: ERROR_MESSAGES.malformedJson.notUtf8 },
   ]);
+});
+
+// What the reader (koa-bodyparser: raw-body, zlib) throws while reading, as the Error shape.
+describe('a body that fails while it is read', () => {
+  const post = (payload: string | Buffer | Readable, headers: Record<string, string> = {}) =>
+    server.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: {
+        authorization: `Bearer ${server.token}`,
+        'content-type': 'application/json',
+        ...headers,
+      },
+      payload,
+    });
+
+  it('answers a chunked body past BODY_LIMIT with 413, storing nothing', async () => {
+    const before = server.rows().length;
+    const chunks = Readable.from([
+      Buffer.from(bodyPastLimit.slice(0, 100)),
+      Buffer.from(bodyPastLimit.slice(100)),
+    ]);
+    const answer = await post(chunks, { 'transfer-encoding': 'chunked' });
+    expect([answer.statusCode, answer.body]).toEqual([413, TOO_LARGE]);
+    expect(server.rows().length).toBe(before);
+  });
+
+  it('answers a body shorter than its Content-Length with 400', async () => {
+    const answer = await post('{"id": 5', { 'content-length': '100' });
+    expect([answer.statusCode, answer.json()]).toEqual([
+      400,
+      { error: 40002, message: ERROR_MESSAGES.malformedJson.cutShort },
+    ]);
+  });
+
+  it.each(['gzip', 'deflate'])(
+    'answers bytes that are not %s, as their Content-Encoding says, with 400',
+    async (coding) => {
+      const answer = await post('{"id": 6, "name": "Fern"}', { 'content-encoding': coding });
+      expect([answer.statusCode, answer.json()]).toEqual([
+        400,
+        { error: 40002, message: ERROR_MESSAGES.malformedJson.undecodable },
+      ]);
+    },
+  );
 });

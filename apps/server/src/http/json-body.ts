@@ -1,7 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import {
   ERROR_MESSAGES,
-  formatIssues,
   JsonTooDeepError,
   JsonTooWideError,
   MalformedJsonError,
@@ -10,31 +10,29 @@ import {
 } from '@plant-store/schema';
 import { parse as parseContentType } from 'content-type';
 import bodyParser from 'koa-bodyparser';
-import type * as z from 'zod/mini';
 import { ApiError } from '../api-error.ts';
 import type { AppContext } from './app-state.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 /** `application/json` and `application/*+json`, as type-is matches them, on content-type's `type`. */
 const JSON_TYPE = /^application\/(?:json|[a-z0-9][a-z0-9!#$&^_.+-]{0,121}\+json)$/;
-/** JSON is UTF-8 (RFC 8259 §8.1): other bytes are refused, never replaced; a BOM is dropped. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** JSON is UTF-8 (RFC 8259 §8.1): other bytes are refused (`isUtf8`), never replaced; a BOM is dropped. */
+const UTF8 = new TextDecoder();
 /**
  * The codings read, named as co-body's inflation matches them (exactly). Brotli, which it would
  * also decode, takes up to 16 MB for a body of a few bytes: refused, as is any other coding.
  */
 const CODINGS = new Set(['identity', 'gzip', 'deflate']);
+const NOT_READ = ERROR_MESSAGES.unsupportedMediaType;
+/** koa-bodyparser is middleware: what it would call next is nothing here. */
+const NOTHING_NEXT = async () => undefined;
 
 /**
  * A required JSON body (docs/api.md lists the answers): headers checked before a byte is read,
- * read by koa-bodyparser as text of at most `limitBytes` once decoded (its errors:
- * to-api-error.ts), decoded strictly as UTF-8, parsed losslessly as a flat record
- * (`NEW_PLANT_JSON_LIMITS`), validated against `schema`.
+ * read by koa-bodyparser as text of at most `limitBytes` once decoded, decoded strictly as
+ * UTF-8, parsed losslessly as a flat record (`NEW_PLANT_JSON_LIMITS`); the caller validates it.
  */
-export function jsonBody(
-  schema: z.ZodMiniType,
-  limitBytes: number,
-): (ctx: AppContext) => Promise<unknown> {
+export function jsonBody(limitBytes: number): (ctx: AppContext) => Promise<unknown> {
   const readText = bodyParser({
     enableTypes: ['text'],
     extendTypes: { text: JSON_TYPES },
@@ -42,6 +40,9 @@ export function jsonBody(
     textLimit: String(limitBytes),
     // One character per byte, so bad UTF-8 is refused below, not replaced by U+FFFD.
     encoding: 'latin1',
+    onerror: (error) => {
+      throw readFailure(error, limitBytes);
+    },
   });
   return async function readJsonBody(ctx) {
     const headers = ctx.req.headers;
@@ -49,27 +50,20 @@ export function jsonBody(
     if (headers['transfer-encoding'] === undefined && declaredLength === 0) throw missingBody();
     // content-type 2 never throws: no declared charset slips past a stray `;`.
     const { type, parameters } = parseContentType(headers['content-type'] ?? '');
-    if (!JSON_TYPE.test(type)) {
-      throw new ApiError(
-        'unsupportedMediaType',
-        ERROR_MESSAGES.unsupportedMediaType.notJson(type || 'no content type'),
-      );
-    }
+    if (!JSON_TYPE.test(type)) throw unsupported(NOT_READ.notJson(type || 'no content type'));
     const coding = headers['content-encoding'] || 'identity';
     if (!/^utf-?8$/i.test(parameters.charset ?? 'utf-8') || !CODINGS.has(coding)) {
-      throw new ApiError('unsupportedMediaType', ERROR_MESSAGES.unsupportedMediaType.coding);
+      throw unsupported(NOT_READ.coding);
     }
     // Before a byte is read, encoded or not.
-    if (declaredLength > limitBytes) {
-      throw new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
-    }
-    const reading = readText(ctx, async () => undefined);
+    if (declaredLength > limitBytes) throw tooLarge(limitBytes);
+    const reading = readText(ctx, NOTHING_NEXT);
     // An encoded body is also counted as sent (`sentWithin`); behind the shipped proxy its
     // client_max_body_size bounds it first.
     await (coding === 'identity'
       ? reading
       : Promise.race([reading, sentWithin(ctx.req, limitBytes)]));
-    return validated(schema, Buffer.from(ctx.request.rawBody ?? '', 'latin1'));
+    return parsed(Buffer.from(ctx.request.rawBody ?? '', 'latin1'));
   };
 }
 
@@ -82,33 +76,40 @@ export function jsonBody(
 function sentWithin(req: IncomingMessage, limitBytes: number): Promise<never> {
   return new Promise((_, reject) => {
     let sent = 0;
-    const count = (chunk: Buffer) => {
+    req.on('data', function count(chunk: Buffer) {
       sent += chunk.length;
       if (sent <= limitBytes) return;
       req.off('data', count);
-      reject(new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes)));
-    };
-    req.on('data', count);
+      reject(tooLarge(limitBytes));
+    });
   });
 }
 
-function validated(schema: z.ZodMiniType, body: Buffer): unknown {
-  let text: string;
-  try {
-    text = UTF8.decode(body);
-  } catch {
-    throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
+/** What reading the body threw (raw-body's error `type`s, zlib's `code`s), in the Error shape. */
+function readFailure(error: unknown, limitBytes: number): unknown {
+  const { type, code } = error as { type?: unknown; code?: unknown };
+  if (type === 'entity.too.large') return tooLarge(limitBytes);
+  // zlib's `Z_DATA_ERROR`, `Z_BUF_ERROR`: a body not what its Content-Encoding says.
+  if (typeof code === 'string' && code.startsWith('Z_')) {
+    return new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.undecodable);
   }
+  if (type === 'request.aborted' || type === 'request.size.invalid') {
+    return new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.cutShort);
+  }
+  return error;
+}
+
+function parsed(body: Buffer): unknown {
+  if (!isUtf8(body)) throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notUtf8);
+  const text = UTF8.decode(body);
   if (text.trim() === '') throw missingBody();
-  let value: unknown;
   try {
-    value = parseJson(text, { flatRecord: NEW_PLANT_JSON_LIMITS });
+    return parseJson(text, { flatRecord: NEW_PLANT_JSON_LIMITS });
   } catch (error) {
     if (error instanceof JsonTooWideError) {
-      throw new ApiError(
-        'validationFailed',
-        ERROR_MESSAGES.validationFailed.tooManyProperties(error, NEW_PLANT_JSON_LIMITS.maxMembers),
-      );
+      const { maxMembers } = NEW_PLANT_JSON_LIMITS;
+      const message = ERROR_MESSAGES.validationFailed.tooManyProperties(error, maxMembers);
+      throw new ApiError('validationFailed', message);
     }
     if (error instanceof MalformedJsonError)
       throw new ApiError('malformedJson', ERROR_MESSAGES.malformedJson.notJson(error));
@@ -116,9 +117,14 @@ function validated(schema: z.ZodMiniType, body: Buffer): unknown {
       throw new ApiError('jsonTooDeep', ERROR_MESSAGES.jsonTooDeep(error));
     throw error;
   }
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ApiError('validationFailed', formatIssues(result.error.issues));
-  return result.data;
+}
+
+function tooLarge(limitBytes: number): ApiError {
+  return new ApiError('payloadTooLarge', ERROR_MESSAGES.payloadTooLarge(limitBytes));
+}
+
+function unsupported(message: string): ApiError {
+  return new ApiError('unsupportedMediaType', message);
 }
 
 function missingBody(): ApiError {

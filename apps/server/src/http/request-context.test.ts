@@ -157,3 +157,26 @@ describe('X-Request-Id', () => {
     expect(await requestLine(id)).toMatchObject({ route: '/healthz', status: 200 });
   });
 });
+
+describe('the connection after an Error answer', () => {
+  it('closes after a request refused before its body was read', async () => {
+    // Waiting for the announced 1 MB would hold the connection until the 30 s request timeout.
+    const response = await server.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: { 'content-type': 'application/json', 'content-length': '1000000' },
+      payload: '{"id": 1,',
+    });
+    expect(response.statusCode).toBe(401);
+    expect(response.headers.connection).toBe('close');
+    expect(response.json()).toMatchObject({ error: 40101 });
+  });
+
+  it('stays open after an error whose body was read in full', async () => {
+    const response = await post('{"id": "x", "name": "Fern"}', {
+      authorization: `Bearer ${server.token}`,
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('connection')).not.toBe('close');
+  });
+});

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from '../observability/metrics.ts';
 import type { AppMiddleware } from './app-state.ts';
-import { errorBodyJson } from './error-responder.ts';
 import { checkProtocol } from './protocol-checks.ts';
 import { toApiError } from './to-api-error.ts';
 
@@ -11,8 +10,8 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * Outermost: request id and common headers, `checkProtocol`, any thrown error answered in the
  * Error shape (unexpected ones logged, answered `internal`; untrusted framing closes the
- * connection, as does every answer once the listener is closed), then the metric (by contract
- * path, never the raw URL) and one log line (never token or body).
+ * connection, as does every answer once the listener is closed), then the metric (by the
+ * matched route's path, never the raw URL) and one log line (never token or body).
  */
 export function requestContext(
   logger: Logger,
@@ -41,7 +40,7 @@ export function requestContext(
       ctx.status = error.status;
       ctx.set(error.headers);
       ctx.type = 'application/json';
-      ctx.body = errorBodyJson(error);
+      ctx.body = error.toJson();
       if (error.kind === 'malformedRequest') ctx.set('Connection', 'close');
     } finally {
       // A body not read in full (a route that takes none, a refusal before reading it): the
@@ -50,7 +49,7 @@ export function requestContext(
       if (!ctx.req.complete || lifecycle?.closing) ctx.set('Connection', 'close');
       const durationMs = performance.now() - started;
       const { method, status } = ctx;
-      const route = ctx.state.route ?? null;
+      const route = ctx.routerPath ?? null;
       metrics?.requestDuration.observe(
         { method, route: route ?? 'unmatched', status: String(status) },
         durationMs / 1000,

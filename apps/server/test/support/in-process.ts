@@ -30,7 +30,7 @@ export function contractApp<C extends Readonly<Record<string, Operation>>>(
     bodyLimitBytes: DEFAULTS.bodyLimitBytes,
   });
   app.use(requestContext(createLogger('silent')));
-  app.use(router.routes()).use(answerUnrouted).use(router.allowedMethods());
+  app.use(router.routes()).use(answerUnrouted(router));
   app.silent = true;
   return app;
 }
