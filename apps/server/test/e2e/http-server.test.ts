@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../support/start-test-server.t
 
 describe('the progress timeout', () => {
   it('closes a connection whose client stopped reading the docs script, and spares one that reads', async () => {
-    const server = await startTestServer({ timeouts: { progressTimeoutMs: 300 } });
+    const server = await startTestServer({ timeouts: { progressTimeoutMs: 1_000 } });
     try {
       const get = `GET ${DOCS_PATHS.script} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
       const stalled = await openSocket(server.url);
@@ -27,7 +27,7 @@ describe('the progress timeout', () => {
         new Promise<number>((resolve) =>
           server.server.getConnections((_, count) => resolve(count)),
         );
-      await expect.poll(open, { timeout: 5_000, interval: 50 }).toBe(1);
+      await expect.poll(open, { timeout: 20_000, interval: 50 }).toBe(1);
       expect(read).toBeGreaterThan(4_000_000); // the whole script, 4.3 MB: read to its end
       expect(reader.destroyed).toBe(false);
       reader.destroy();
