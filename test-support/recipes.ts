@@ -13,7 +13,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -196,9 +196,8 @@ export function runCommand(
 
 /**
  * Runs the commands of `steps` in the copy, step after step, as the recipe orders them; the
- * last step's are its checks, which change no file and read none another writes, so they run
- * side by side, as many at a time as the machine has cores. Rejects on the first command that
- * fails, with the step, the command and the end of its output.
+ * last step's are its checks, which change no file another reads, so they run side by side.
+ * Rejects with the step, the command and the end of the output of each command that failed.
  */
 export async function runSteps(
   copy: string,
@@ -208,24 +207,18 @@ export async function runSteps(
   const failed = (step: RecipeStep, command: string, output: string) =>
     new Error(`step ${step.number} of ${recipe}: \`${command}\` failed:\n${output.slice(-6000)}`);
   const checks = steps.at(-1);
-  for (const step of steps) {
-    if (step === checks) break;
+  if (!checks) return;
+  for (const step of steps.slice(0, -1)) {
     for (const command of step.commands) {
       const { status, output } = await runCommand(copy, command);
       if (status !== 0) throw failed(step, command, output);
     }
   }
-  if (!checks) return;
-  const waiting = [...checks.commands];
-  const errors: Error[] = [];
-  const worker = async () => {
-    for (let command = waiting.shift(); command !== undefined; command = waiting.shift()) {
-      const { status, output } = await runCommand(copy, command);
-      if (status !== 0) errors.push(failed(checks, command, output));
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.min(availableParallelism(), waiting.length) }, worker),
+  const results = await Promise.all(
+    checks.commands.map(async (command) => ({ command, ...(await runCommand(copy, command)) })),
   );
+  const errors = results
+    .filter(({ status }) => status !== 0)
+    .map(({ command, output }) => failed(checks, command, output));
   if (errors.length > 0) throw new Error(errors.map((error) => error.message).join('\n\n'));
 }
