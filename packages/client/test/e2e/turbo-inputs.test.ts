@@ -126,4 +126,10 @@ describe('turbo.json: a change re-runs every check that depends on it', () => {
   it('tsconfig.base.json: every check of every package', () => {
     expect(changedBy('tsconfig.base.json', '\n')).toEqual(tasksOf(SCHEMA, SERVER, CLIENT, BENCH));
   });
+
+  it("test-support/ (the tests' shared helpers, type-checked with the tests): every check of every package", () => {
+    expect(changedBy('test-support/recipes.ts', '\n')).toEqual(
+      tasksOf(SCHEMA, SERVER, CLIENT, BENCH),
+    );
+  });
 });
