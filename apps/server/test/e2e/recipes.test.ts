@@ -24,10 +24,10 @@ import {
 const RECIPES = 'docs/architecture.md';
 const FIELD = '### Adding a field';
 const OPERATION = '### Adding an operation';
-/** The step of "Adding a field" that appends the SQLite migration: left out for the negative proof. */
+/** The step of "Adding a field" that appends the SQLite migration: left out, then added. */
 const SQLITE_MIGRATION = 2;
 
-/** What issue budgets count for an operation: source and docs, not tests, generated files, changelogs. */
+/** An operation's budget, counted in source and docs (not tests, generated files, changesets). */
 const BUDGET = { files: 8, lines: 250 };
 
 /** The commands both recipes name: the generators, the release, and the checks. */
@@ -272,7 +272,7 @@ const recipes = [
   { heading: OPERATION, edits: OPERATION_EDITS },
 ].map(({ heading, edits }) => ({
   name: `"${heading.replace(/^#+ /, '')}" (${RECIPES})`,
-  heading,
+  title: heading.replace(/^#+ /, ''),
   edits,
   steps: readRecipe(RECIPES, heading),
 }));
@@ -299,21 +299,18 @@ afterAll(() => {
 });
 
 describe(`the recipes of ${RECIPES}`, () => {
-  it.each(recipes)(
-    '$heading names, step by step, exactly the files its example edits',
-    (recipe) => {
-      expect(recipe.steps.map((step) => step.number)).toEqual(
-        recipe.steps.map((_, index) => index + 1),
+  it.each(recipes)('$title names, step by step, exactly the files its example edits', (recipe) => {
+    expect(recipe.steps.map((step) => step.number)).toEqual(
+      recipe.steps.map((_, index) => index + 1),
+    );
+    for (const step of recipe.steps) {
+      expect([...step.files].sort(), `step ${step.number} of ${recipe.name}`).toEqual(
+        Object.keys(recipe.edits[step.number] ?? {}).sort(),
       );
-      for (const step of recipe.steps) {
-        expect([...step.files].sort(), `step ${step.number} of ${recipe.name}`).toEqual(
-          Object.keys(recipe.edits[step.number] ?? {}).sort(),
-        );
-      }
-    },
-  );
+    }
+  });
 
-  it.each(recipes)('$heading names the generators, the release, then the checks', (recipe) => {
+  it.each(recipes)('$title names the generators, the release, then the checks', (recipe) => {
     const commands = recipe.steps.flatMap((step) => step.commands);
     expect(commands, recipe.name).toEqual([...GENERATE, RELEASE, ...CHECKS]);
     expect(recipe.steps.at(-1)?.commands, `the last step of ${recipe.name}`).toEqual(CHECKS);
