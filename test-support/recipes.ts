@@ -194,31 +194,51 @@ export function runCommand(
   });
 }
 
+/** A recipe read from the docs: its name (for messages) and its numbered steps. */
+export interface Recipe {
+  readonly name: string;
+  readonly steps: readonly RecipeStep[];
+}
+
 /**
- * Runs the commands of `steps` in the copy, step after step, as the recipe orders them; the
- * last step's are its checks, which change no file another reads, so they run side by side.
- * Rejects with the step, the command and the end of the output of each command that failed.
+ * Runs in the copy the commands the `recipes` name, their edits all applied: first each step's
+ * but the last, recipe after recipe, in order, then every recipe's last step (its checks), side
+ * by side, since they change no file another reads. A command two recipes name runs once (the
+ * recipes share their generators and their checks). Rejects with the recipe, the step, the
+ * command and the end of the output of each command that failed.
  */
-export async function runSteps(
-  copy: string,
-  recipe: string,
-  steps: readonly RecipeStep[],
-): Promise<void> {
-  const failed = (step: RecipeStep, command: string, output: string) =>
-    new Error(`step ${step.number} of ${recipe}: \`${command}\` failed:\n${output.slice(-6000)}`);
-  const checks = steps.at(-1);
-  if (!checks) return;
-  for (const step of steps.slice(0, -1)) {
-    for (const command of step.commands) {
-      const { status, output } = await runCommand(copy, command);
-      if (status !== 0) throw failed(step, command, output);
+export async function runSteps(copy: string, recipes: readonly Recipe[]): Promise<void> {
+  const named = (lists: [Recipe, RecipeStep][]) => {
+    const first = new Map<string, string>();
+    for (const [recipe, step] of lists) {
+      for (const command of step.commands) {
+        if (!first.has(command)) first.set(command, `step ${step.number} of ${recipe.name}`);
+      }
     }
+    return [...first];
+  };
+  const failed = (where: string, command: string, output: string) =>
+    new Error(`${where}: \`${command}\` failed:\n${output.slice(-6000)}`);
+  const body = recipes.flatMap((recipe) =>
+    recipe.steps.slice(0, -1).map((step): [Recipe, RecipeStep] => [recipe, step]),
+  );
+  for (const [command, where] of named(body)) {
+    const { status, output } = await runCommand(copy, command);
+    if (status !== 0) throw failed(where, command, output);
   }
+  const checks = recipes.flatMap((recipe): [Recipe, RecipeStep][] => {
+    const last = recipe.steps.at(-1);
+    return last ? [[recipe, last]] : [];
+  });
   const results = await Promise.all(
-    checks.commands.map(async (command) => ({ command, ...(await runCommand(copy, command)) })),
+    named(checks).map(async ([command, where]) => ({
+      command,
+      where,
+      ...(await runCommand(copy, command)),
+    })),
   );
   const errors = results
     .filter(({ status }) => status !== 0)
-    .map(({ command, output }) => failed(checks, command, output));
+    .map(({ command, where, output }) => failed(where, command, output));
   if (errors.length > 0) throw new Error(errors.map((error) => error.message).join('\n\n'));
 }
