@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PLANT_FIELDS } from '@plant-store/schema';
+import { FIELD_LIST } from '@plant-store/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limiterPoints, storedPlants } from './sqlite-commit.ts';
 import { PeerWork, tokenChecksum } from './work.ts';
@@ -158,7 +158,14 @@ export function describePeer(
     });
 
     it("stores and answers every field of the contract's Plant", async () => {
-      const plant = Object.fromEntries(PLANT_FIELDS.map((field) => [field, `${field} 40`]));
+      const valueOf = {
+        string: (name: string) => `${name} 40`,
+        integer: () => 40,
+        boolean: () => true,
+      };
+      const plant = Object.fromEntries(
+        FIELD_LIST.map((field) => [field.name, valueOf[field.type](field.name)]),
+      );
       const response = await post(JSON.stringify({ id: 40, ...plant }));
       expect(response.status).toBe(200);
       expect(await response.json(), 'the peer must answer every field (plantOf)').toEqual(plant);

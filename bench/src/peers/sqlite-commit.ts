@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import {
+  FIELD_LIST,
   type NewPlant,
   PLANT_FIELDS,
   type Plant,
@@ -12,6 +13,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 const Database = createRequire(import.meta.url)(
   Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-13' : 'better-sqlite3',
 ) as typeof BetterSqlite3;
+
+/** A field's value as SQLite takes it: a boolean as 1 or 0 (SQLite has no boolean). */
+const bindable = (value: unknown) => (typeof value === 'boolean' ? Number(value) : (value ?? null));
 
 /** A validated create: the id exact as a bigint. */
 export type PlantRow = NewPlant;
@@ -54,7 +58,7 @@ export class SqliteGroupCommit {
     this.#db.pragma('synchronous = FULL');
     this.#db.exec(`CREATE TABLE IF NOT EXISTS plants (
       id INTEGER PRIMARY KEY,
-      ${PLANT_FIELDS.map((field) => `${field} TEXT,`).join('\n')}
+      ${FIELD_LIST.map((field) => `${field.name} ${field.type === 'string' ? 'TEXT' : 'INTEGER'},`).join('\n')}
       created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
     ) STRICT`);
     const insert = this.#db.prepare(
@@ -62,7 +66,7 @@ export class SqliteGroupCommit {
     );
     this.#commit = this.#db.transaction((batch: readonly Pending[]) =>
       batch.map(({ row }) =>
-        insert.run(row.id, ...PLANT_FIELDS.map((field) => row[field] ?? null)).changes === 1
+        insert.run(row.id, ...PLANT_FIELDS.map((field) => bindable(row[field]))).changes === 1
           ? 'created'
           : 'conflict',
       ),
