@@ -33,8 +33,8 @@ export function createLogger(
 
 /**
  * stdout as Node documents it: a pipe or a socket is asynchronous (`process.stdout`), so a
- * stalled reader holds no thread; a file goes through pino.destination, which writes in 32 KiB
- * pieces (or once a second) and retries a failed write with the next lines. Either way lines
+ * stalled reader holds no thread; a file goes through pino.destination, which writes once 8 KiB
+ * wait (or once a second) and retries a failed write with the next lines. Either way lines
  * wait up to 8 MiB, then are dropped and counted; after a full disk or a transient error they
  * resume once writes succeed, with one stderr line when they stop and one when they resume.
  */
@@ -53,8 +53,8 @@ function openStdout(): DestinationStream {
   stdoutFile = pino.destination({
     dest: 1,
     sync: false,
-    minLength: 32 * 1024,
-    maxWrite: 64 * 1024,
+    // sonic-boom measures the piece it appends each line to: a larger one costs more per line.
+    minLength: 8 * 1024,
     maxLength: MAX_WAITING_BYTES,
     periodicFlush: 1000,
   });

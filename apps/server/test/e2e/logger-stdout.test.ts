@@ -43,7 +43,7 @@ describe('createLogger on stdout', () => {
   });
 
   it('writes out the lone line of a quiet process while it keeps running', async () => {
-    // One line, far below the 32 KiB buffer, then the process idles until it is told to stop:
+    // One line, far below the 8 KiB buffer, then the process idles until it is told to stop:
     // only the flush timer can have written the line the parent reads.
     const { child, lines } = startWithLogger(`
       const logger = createLogger('info');
