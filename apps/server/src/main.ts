@@ -45,7 +45,7 @@ async function run(config: Config): Promise<void> {
     const metrics = metricsUrl === undefined ? null : `${metricsUrl}/metrics`;
     const fields = { url, database: config.database.shown, metrics };
     announcer.info(fields, `Plant Store is listening on ${url}`);
-    announcer.flush(); // now, not with the next 32 KiB of lines or the next second
+    announcer.flush(); // now, not with the next 8 KiB of lines or the next second
   };
   if (config.webConcurrency > 1 && cluster.isPrimary) {
     const code = await runPrimary(config, baseLogger, (url) => started(baseLogger, url));
