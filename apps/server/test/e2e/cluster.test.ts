@@ -220,9 +220,9 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     expect(integrityCheck(file)).toEqual([{ integrity_check: 'ok' }]);
   });
 
-  it('replaces a worker that dies, and keeps serving meanwhile', async () => {
+  it('replaces a worker that dies, and keeps serving meanwhile; then honours SHUTDOWN_DELAY_MS as one process does: the port stays open, /readyz 503, a create served, then exit 0', async () => {
     const file = join(folder, 'restart.db');
-    const server = start({ DATABASE_URL: file, ...NO_RATE_LIMITS });
+    const server = start({ DATABASE_URL: file, SHUTDOWN_DELAY_MS: '8000', ...NO_RATE_LIMITS });
     const url = await ready(server);
     const [victim, survivor] = workerPids(server);
     if (victim === undefined || survivor === undefined) throw new Error('no workers');
@@ -236,18 +236,10 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     expect(isAlive(replacement)).toBe(true);
     expect(logLines(server).some((line) => line.msg === 'worker exited unexpectedly')).toBe(true);
     expect(new Set(await createMany(url, 7, 6, 3))).toEqual(new Set([200]));
-    await stopCleanly(server, url);
-    expect(isAlive(survivor)).toBe(false);
-    expect(storedIds(file)).toHaveLength(12);
-  });
 
-  it('honours SHUTDOWN_DELAY_MS as one process does: the port stays open, /readyz 503, a create served, then exit 0', async () => {
-    const file = join(folder, 'delay.db');
-    const server = start({ DATABASE_URL: file, SHUTDOWN_DELAY_MS: '8000', ...NO_RATE_LIMITS });
-    const url = await ready(server);
+    // SIGTERM, with SHUTDOWN_DELAY_MS: every probe on a new connection during the delay (handed
+    // to the survivor or the replacement): 503, never a refused connection.
     server.child.kill('SIGTERM');
-    // Every probe on a new connection during the delay (handed to either worker): 503, never a
-    // refused connection.
     const probes: (number | string)[] = [];
     for (let i = 0; i < 6; i++) {
       probes.push(await get(`${url}/readyz`).catch((error) => String(error.code)));
@@ -256,10 +248,12 @@ describe('WEB_CONCURRENCY=2 on SQLite', () => {
     // The first probe may be answered before a worker heard of the signal.
     expect(new Set(probes.slice(1))).toEqual(new Set([503]));
     // Everything else is still served.
-    expect(await createMany(url, 1, 4, 4)).toEqual([200, 200, 200, 200]);
+    expect(await createMany(url, 13, 4, 4)).toEqual([200, 200, 200, 200]);
     expect(server.child.exitCode).toBeNull(); // still serving after the probes and the creates
     expect(await server.exited).toBe(0);
-    expect(storedIds(file)).toEqual([1, 2, 3, 4]);
+    for (const pid of [survivor, replacement]) expect(isAlive(pid)).toBe(false);
+    expect(await portIsFree(Number(new URL(url).port))).toBe(true);
+    expect(storedIds(file)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
   });
 
   it('fails the start (exit 1) when a worker dies before all serve, leaving no worker and the port free', async () => {
