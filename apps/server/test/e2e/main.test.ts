@@ -120,8 +120,12 @@ describe('the server process', () => {
     expect(server.output()).toMatch(/^plant-store: Invalid configuration: /);
   });
 
-  it('keeps every plant across SIGTERM and a restart on the same file, exiting 0', async () => {
-    const env = { DATABASE_URL: `file:${join(folder, 'restart.db')}`, PLANT_STORE_TOKENS: token };
+  it('keeps every plant across SIGTERM and a restart on the same file, exiting 0; production stdout is JSON lines only, whatever LOG_LEVEL says', async () => {
+    const env = {
+      NODE_ENV: 'production',
+      DATABASE_URL: `file:${join(folder, 'restart.db')}`,
+      PLANT_STORE_TOKENS: token,
+    };
     const first = start({ ...env, LOG_LEVEL: 'info' });
     const url = await first.ready;
     const ids = [1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n];
@@ -135,8 +139,9 @@ describe('the server process', () => {
     });
     expect(await inFlight).toMatchObject({ status: 200, body: '{"name":"late"}' });
     expect(await first.exited).toBe(0);
+    expect(jsonLines(first, url).map((line) => line.msg)).toContain('stopped');
 
-    const second = start(env);
+    const second = start({ ...env, LOG_LEVEL: 'warn' });
     const secondUrl = await second.ready;
     for (const id of [...ids, 99n]) {
       const name = id === 99n ? 'late' : `p${id}`;
@@ -147,8 +152,24 @@ describe('the server process', () => {
     }
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
+    jsonLines(second, secondUrl);
   });
 });
+
+/**
+ * What a production process wrote: JSON lines only, the start-up line among them, once (it names
+ * the database too). Fails the test otherwise.
+ */
+function jsonLines(server: SpawnedServer, url: string): { msg?: string; url?: string }[] {
+  const lines = server.output().trimEnd().split('\n');
+  const logged = lines.map((line) => JSON.parse(line) as { msg?: string; url?: string });
+  expect(logged).toContainEqual(
+    expect.objectContaining({ msg: `Plant Store is listening on ${url}`, url }),
+  );
+  const listening = logged.filter((line) => /listening/.test(line.msg ?? ''));
+  expect(listening).toEqual([expect.objectContaining({ database: expect.any(String) })]);
+  return logged;
+}
 
 /** A port another process (here: a plain HTTP server) already listens on, while `use` runs. */
 async function withTakenPort(use: (port: number) => Promise<void>): Promise<void> {
@@ -227,31 +248,5 @@ describe('a start-up failure', () => {
         `the development token is kept there): ENOTDIR: not a directory, mkdir '${join(file, 'data')}'; ` +
         'set DATABASE_URL to a file in a directory this user can write, or set PLANT_STORE_TOKENS\n',
     );
-  });
-});
-
-describe('production stdout', () => {
-  it('is JSON lines only, the start-up line included, whatever LOG_LEVEL says', async () => {
-    for (const level of ['warn', 'info']) {
-      const server = start({
-        NODE_ENV: 'production',
-        LOG_LEVEL: level,
-        PLANT_STORE_TOKENS: token,
-        DATABASE_URL: join(folder, `json-${level}.db`),
-      });
-      const url = await server.ready;
-      expect((await create(url, '{"id": 1, "name": "Fern"}')).status).toBe(200);
-      server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
-      const lines = server.output().trimEnd().split('\n');
-      const logged = lines.map((line) => JSON.parse(line) as { msg?: string; url?: string });
-      expect(logged).toContainEqual(
-        expect.objectContaining({ msg: `Plant Store is listening on ${url}`, url }),
-      );
-      // One start-up line, not two (it names the database too).
-      const listening = logged.filter((line) => /listening/.test(line.msg ?? ''));
-      expect(listening).toEqual([expect.objectContaining({ database: expect.any(String) })]);
-      if (level === 'info') expect(logged.map((line) => line.msg)).toContain('stopped');
-    }
   });
 });

@@ -114,9 +114,16 @@ beforeAll(async () => {
   await run('sh', ['-ec', `git archive ${previousCommit} | tar -x -C "${previous}"`], {
     cwd: ROOT,
   });
+  // The pnpm running this suite (npm_execpath under `pnpm test`), or, run by hand, the version
+  // the root package.json names, through npx.
+  const suitePnpm = process.env.npm_execpath;
   const { packageManager } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const [command, ...first] =
+    suitePnpm !== undefined && /pnpm\.c?js$/.test(suitePnpm)
+      ? [process.execPath, suitePnpm]
+      : ['npx', '-y', packageManager];
   const pnpm = (...args: string[]) =>
-    run('npx', ['-y', packageManager, ...args], {
+    run(command, [...first, ...args], {
       cwd: previous,
       env: cleanEnv(),
       maxBuffer: 64 * 1024 * 1024,

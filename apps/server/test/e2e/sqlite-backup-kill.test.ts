@@ -1,36 +1,30 @@
 import { spawn } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBackup } from '../../src/store/backup.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { openDatabase } from '../../src/store/sqlite/open-database.ts';
-import { runCliProcess } from '../support/run-cli.ts';
 import { serverEntry } from '../support/server-entry.ts';
 import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spawn-server.ts';
 
 // `plant-store backup` SIGKILLed at moments spread over its whole run (process start, the copy,
-// the check, the fsyncs, the rename) of a database of a million plants while 4 clients create:
+// the check, the fsyncs, the rename) of a database of 200,000 plants while 2 clients create:
 // the target name never holds anything but a complete backup, and the next backup removes what
-// the killed ones left. A finished backup restored into a fresh folder serves every plant
-// acknowledged before it began.
+// the killed ones left and holds every plant acknowledged before it began. (Starting a server on
+// a restored backup is backup-restore.test.ts's.)
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-backup-kill-'));
 const live = join(folder, 'live', 'plants.db');
 const backups = join(folder, 'backups');
 const token = 'backup-kill-test-token-0123456789abcdef';
-const ROWS = 1_000_000;
+/** Enough that the copy and the check take most of a backup's run, not the process start. */
+const ROWS = 200_000;
 const TRIES = 20;
-const CLIENTS = 4;
+/** Two clients, each a create then a pause: commits all through each backup, at little CPU. */
+const CLIENTS = 2;
+const PAUSE_MS = 10;
 const FIRST_ID = 2n ** 53n + 1n;
 const started: SpawnedServer[] = [];
 afterAll(async () => {
@@ -83,7 +77,7 @@ let creating = true;
 let clients: Promise<void>[] = [];
 
 beforeAll(async () => {
-  // A million plants in one transaction (a few seconds), then a server on the file.
+  // The bulk plants in one transaction, then a server on the file.
   const db = openDatabase(live);
   const insert = db.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)');
   db.transaction(() => {
@@ -101,9 +95,10 @@ beforeAll(async () => {
       if (response.status !== 200) throw new Error(`create ${id}: ${response.status}`);
       await response.arrayBuffer();
       acked.push(id);
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
     }
   });
-  while (acked.length < 100) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (acked.length < 20) await new Promise((resolve) => setTimeout(resolve, 10));
 }, 120_000);
 
 /** The client plants a file holds. */
@@ -166,25 +161,11 @@ describe(`plant-store backup of ${ROWS.toLocaleString('en')} plants, SIGKILLed $
     );
     expect(remaining).toEqual([]);
 
+    // The backup after the killed ones is whole: checked, every plant acknowledged before it.
+    expect(checkBackup(final).plants).toBeGreaterThanOrEqual(ROWS + ackedBeforeFinal.length);
+    const ids = clientIds(final);
+    expect(ackedBeforeFinal.filter((id) => !ids.has(id))).toEqual([]);
     creating = false;
     await Promise.all(clients);
-    // Restored into a fresh folder as docs/operations.md says: checked, then put in place.
-    const check = await runCliProcess(['backup', '--check', final], {});
-    expect(check.status).toBe(0);
-    expect(check.stdout).toMatch(/quick_check ok, schema version \d+, \d+ plants\n$/);
-    const restored = join(folder, 'restored', 'plants.db');
-    mkdirSync(join(folder, 'restored'), { mode: 0o700 });
-    copyFileSync(final, restored);
-    const server = start(restored);
-    const restoredUrl = await server.ready;
-    const ids = clientIds(restored);
-    expect(ackedBeforeFinal.filter((id) => !ids.has(id))).toEqual([]);
-    // Served from it: an acknowledged plant again is a replay (200), another name a conflict.
-    const first = ackedBeforeFinal[0] ?? 0n;
-    expect((await create(restoredUrl, first)).status).toBe(200);
-    expect((await create(restoredUrl, first, 'another name')).status).toBe(409);
-    expect((await create(restoredUrl, 1n, 'Bulk plant 1')).status).toBe(200);
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
   }, 600_000);
 });
