@@ -158,13 +158,13 @@ export function describePeer(
     });
 
     it("stores and answers every field of the contract's Plant", async () => {
-      const valueOf = {
+      const sample = {
         string: (name: string) => `${name} 40`,
         integer: () => 40,
         boolean: () => true,
       };
       const plant = Object.fromEntries(
-        FIELD_LIST.map((field) => [field.name, valueOf[field.type](field.name)]),
+        FIELD_LIST.map((field) => [field.name, sample[field.type](field.name)]),
       );
       const response = await post(JSON.stringify({ id: 40, ...plant }));
       expect(response.status).toBe(200);
