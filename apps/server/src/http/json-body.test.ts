@@ -21,19 +21,23 @@ afterAll(async () => {
 
 const TOO_LARGE = `{"error":41301,"message":"Request body is larger than ${DEFAULTS.bodyLimitBytes} bytes"}`;
 
+/** A create with the test app's credential, a JSON content type and `headers`, injected. */
+const post = (payload: string | Buffer | Readable, headers: Record<string, string> = {}) =>
+  server.inject({
+    method: 'POST',
+    url: '/plants',
+    headers: {
+      authorization: `Bearer ${server.token}`,
+      'content-type': 'application/json',
+      ...headers,
+    },
+    payload,
+  });
+
 it.each(['104857600', '2147483648', '3000000000', '4294967296', '20000000000'])(
   'answers Content-Length: %s with 413 and closes, reading none of the body',
   async (length) => {
-    const answer = await server.inject({
-      method: 'POST',
-      url: '/plants',
-      headers: {
-        authorization: `Bearer ${server.token}`,
-        'content-type': 'application/json',
-        'content-length': length,
-      },
-      payload: '{"id": 1,',
-    });
+    const answer = await post('{"id": 1,', { 'content-length': length });
     expect(answer.statusCode).toBe(413);
     expect(answer.headers.connection).toBe('close');
     expect(answer.body).toBe(TOO_LARGE);
@@ -87,16 +91,7 @@ it('answers a gzip body that decodes past BODY_LIMIT with 413, storing nothing',
   const sent = gzipSync(bodyPastLimit);
   expect(sent.length).toBeLessThan(DEFAULTS.bodyLimitBytes);
   const before = server.rows().length;
-  const answer = await server.inject({
-    method: 'POST',
-    url: '/plants',
-    headers: {
-      authorization: `Bearer ${server.token}`,
-      'content-type': 'application/json',
-      'content-encoding': 'gzip',
-    },
-    payload: sent,
-  });
+  const answer = await post(sent, { 'content-encoding': 'gzip' });
   expect([answer.statusCode, answer.body]).toEqual([413, TOO_LARGE]);
   expect(server.rows().length).toBe(before);
 });
@@ -114,36 +109,20 @@ it.each([
   ['gzip, gzip', gzipSync(gzipSync('{"id": 2, "name": "Fern"}'))],
 ])('answers Content-Encoding: %s with 415 unread, storing nothing', async (coding, sent) => {
   const before = server.rows().length;
-  const answer = await server.inject({
-    method: 'POST',
-    url: '/plants',
-    headers: {
-      authorization: `Bearer ${server.token}`,
-      'content-type': 'application/json',
-      'content-encoding': coding,
-    },
-    payload: sent,
-  });
+  const answer = await post(sent, { 'content-encoding': coding });
   expect([answer.statusCode, answer.body]).toEqual([415, UNSUPPORTED_CODING]);
   expect(answer.raw.req.readableEnded).toBe(false);
   expect(server.rows().length).toBe(before);
 });
 
 it('reads a gzip body within BODY_LIMIT, and refuses bytes that are not UTF-8 with 400', async () => {
-  const post = (payload: Buffer) =>
-    server.inject({
-      method: 'POST',
-      url: '/plants',
-      headers: {
-        authorization: `Bearer ${server.token}`,
-        'content-type': 'application/json',
-        'content-encoding': 'gzip',
-      },
-      payload,
-    });
-  const read = await post(gzipSync('{"id": 3, "name": "Fern \u00e9"}'));
+  const gzipped = { 'content-encoding': 'gzip' };
+  const read = await post(gzipSync('{"id": 3, "name": "Fern \u00e9"}'), gzipped);
   expect([read.statusCode, JSON.parse(read.body)]).toEqual([200, { name: 'Fern é' }]);
-  const notUtf8 = await post(gzipSync(Buffer.from('{"id": 4, "name": "Fern \xe9"}', 'latin1')));
+  const notUtf8 = await post(
+    gzipSync(Buffer.from('{"id": 4, "name": "Fern \xe9"}', 'latin1')),
+    gzipped,
+  );
   expect([notUtf8.statusCode, JSON.parse(notUtf8.body)]).toEqual([
     400,
     { error: 40002, message: ERROR_MESSAGES.malformedJson.notUtf8 },
@@ -152,18 +131,6 @@ it('reads a gzip body within BODY_LIMIT, and refuses bytes that are not UTF-8 wi
 
 // What the reader (koa-bodyparser: raw-body, zlib) throws while reading, as the Error shape.
 describe('a body that fails while it is read', () => {
-  const post = (payload: string | Buffer | Readable, headers: Record<string, string> = {}) =>
-    server.inject({
-      method: 'POST',
-      url: '/plants',
-      headers: {
-        authorization: `Bearer ${server.token}`,
-        'content-type': 'application/json',
-        ...headers,
-      },
-      payload,
-    });
-
   it('answers a chunked body past BODY_LIMIT with 413, storing nothing', async () => {
     const before = server.rows().length;
     const chunks = Readable.from([

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from 'pino';
-import { DEFAULTS, parseDatabase, type RateLimitConfig } from '../../src/config.ts';
+import { DEFAULTS, parseDatabase } from '../../src/config.ts';
 import type { HttpTimeouts } from '../../src/connection/http-server.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { silentLogger } from './silent-logger.ts';
+import type { TestAppOptions } from './test-app.ts';
 
 export interface TestServer extends RunningServer {
   /** A bearer token the server accepts. */
@@ -20,23 +20,12 @@ export interface TestServer extends RunningServer {
   dispose(): Promise<void>;
 }
 
-export interface TestServerOptions {
-  /** Reuse a database file (to test persistence); by default a new one in a temporary folder. */
-  readonly databaseFile?: string;
-  readonly bodyLimitBytes?: number;
-  readonly tokens?: readonly string[];
+export interface TestServerOptions extends Omit<TestAppOptions, 'metrics'> {
   /** Serve /metrics on a listener of its own (a free port of 127.0.0.1): see `metricsUrl`. */
   readonly metrics?: boolean;
-  /** Apply these rate limits (none by default). */
-  readonly rateLimit?: RateLimitConfig;
-  readonly corsOrigins?: readonly string[];
-  /** TRUST_PROXY: the proxies whose X-Forwarded-For is believed (127.0.0.1 is every test client). */
-  readonly trustProxy?: readonly string[];
   readonly timeouts?: Partial<HttpTimeouts>;
   /** SHUTDOWN_DELAY_MS: `/readyz` answers 503 this long after `close()` before the listener closes. */
   readonly shutdownDelayMs?: number;
-  /** Log here (e.g. a pino logger on a PassThrough) instead of nowhere. */
-  readonly logger?: Logger;
 }
 
 /**
