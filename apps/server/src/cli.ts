@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // The `plant-store` command-line tool: `plant-store tokens create|list|revoke`, `plant-store backup` (see USAGE).
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { runCli } from './auth/tokens-cli.ts';
 import { loadStoreConfig } from './config.ts';
+import { runsAsProgram } from './program.ts';
 
 type Io = Omit<Parameters<typeof runCli>[1], 'storeConfig'>;
 
@@ -23,7 +22,6 @@ export function plantStore(
 }
 
 // Started as the program (`node dist/cli.js`; bin/plant-store.js calls plantStore itself).
-const entry = process.argv[1];
-if (entry && createRequire(import.meta.url).resolve(entry) === fileURLToPath(import.meta.url)) {
+if (runsAsProgram(import.meta.url)) {
   process.exitCode = await plantStore(process.argv.slice(2), process.env, process);
 }

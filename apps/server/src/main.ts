@@ -1,13 +1,12 @@
 import cluster from 'node:cluster';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { developmentTokenPath, loadDevelopmentToken } from './auth/development-token.ts';
 import { runPrimary, SHUTDOWN_MESSAGE } from './cluster.ts';
 import { type Config, loadConfig, StartupError } from './config.ts';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
 import { createLogger, EXIT_FLUSH_MS, exitAfterLogs } from './observability/logger.ts';
+import { runsAsProgram } from './program.ts';
 import { type RunningServer, startServer } from './server.ts';
 import { looseDirectoryWarning } from './store/private-files.ts';
 
@@ -129,7 +128,4 @@ export function failureText(error: unknown, logLevel?: string): string {
 }
 
 // Started as the program (`node dist/main.js`, and so each cluster worker), not when imported.
-const entry = process.argv[1];
-if (entry && createRequire(import.meta.url).resolve(entry) === fileURLToPath(import.meta.url)) {
-  await main();
-}
+if (runsAsProgram(import.meta.url)) await main();

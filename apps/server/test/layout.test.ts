@@ -34,6 +34,7 @@ function layer(file: string): number {
     store: 5,
     'config.ts': 6,
     'listen.ts': 6,
+    'program.ts': 6,
     'api-error.ts': 4,
   };
   const found = layers[top];
