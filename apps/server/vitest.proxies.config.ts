@@ -16,8 +16,7 @@ export default defineConfig({
       './test/support/docs-assets-global-setup.ts',
       './test/support/server-build-global-setup.ts',
     ],
-    // A scenario took 30–60 s on a 2-core machine at load 20 (tsx started 3 processes per
-    // cluster instance); this is a hang detector.
+    // A hang detector: a scenario runs two to six server processes and a proxy.
     testTimeout: 300_000,
     hookTimeout: 60_000,
     // Scenarios one at a time: each runs two to six server processes and a proxy.

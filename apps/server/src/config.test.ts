@@ -8,6 +8,7 @@ import {
   MAX_TIMER_MS,
   maskUrl,
   parseDatabase,
+  WEB_CONCURRENCY_WARNING,
 } from './config.ts';
 
 const TOKEN = 'a-long-enough-token-0123';
@@ -157,7 +158,7 @@ describe('numeric variables', () => {
   const cases = names.flatMap((name) => badValues(name).map((value) => [name, value] as const));
 
   it('are every variable whose value is a number, each bounded, timers within 2^31−1 ms', () => {
-    expect(names.length).toBeGreaterThanOrEqual(13);
+    expect(names.length).toBeGreaterThanOrEqual(12);
     for (const name of names) {
       const { min, max } = rangeOf(name);
       expect(Number.isSafeInteger(max) && max >= min, name).toBe(true);
@@ -238,7 +239,7 @@ describe('BODY_LIMIT', () => {
 
 describe('every variable', () => {
   // A bad value of each variable that is not numeric (the numeric ones are all tested above,
-  // from numericRanges()): together they must be every variable the server reads.
+  // from numericRanges()): with the one ignored (WEB_CONCURRENCY), every variable it reads.
   const OTHER_BAD_VALUES: Record<string, string> = {
     NODE_ENV: 'prod',
     HOST: '',
@@ -257,7 +258,8 @@ describe('every variable', () => {
   ];
 
   it('has a bad value tested here', () => {
-    expect(badValues.map(([name]) => name).sort()).toEqual([...CONFIG_VARIABLES].sort());
+    const names = [...badValues.map(([name]) => name), 'WEB_CONCURRENCY'];
+    expect(names.sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
 
   it.each(badValues)(
@@ -343,7 +345,6 @@ describe('operations settings', () => {
       TRUST_PROXY: ' 127.0.0.1 ,10.0.0.0/8, fd00::/8,loopback,',
       CORS_ORIGINS: ' https://app.example.com ,http://localhost:5173,',
       KEEP_ALIVE_TIMEOUT_SECONDS: '620',
-      WEB_CONCURRENCY: '8',
     });
     expect(config).toMatchObject({
       metrics: { port: 9464, host: '0.0.0.0' },
@@ -351,7 +352,6 @@ describe('operations settings', () => {
       trustProxy: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8', 'loopback'],
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       keepAliveTimeoutMs: 620_000,
-      webConcurrency: 8,
     });
     expect(load({ METRICS_PORT: '0' }).metrics).toEqual({ port: 0, host: '127.0.0.1' });
   });
@@ -374,10 +374,25 @@ describe('operations settings', () => {
     [{ CORS_ORIGINS: 'https://app.example.com/' }, /CORS_ORIGINS.0: /],
     [{ CORS_ORIGINS: 'https://ok.example.com,app.example.com' }, /CORS_ORIGINS.1: /],
     [{ CORS_ORIGINS: 'ftp://files.example.com' }, /CORS_ORIGINS.0: /],
-    [{ WEB_CONCURRENCY: '257' }, /WEB_CONCURRENCY: "257" is not a whole number from 1 to 256/],
   ])('name the problem in %o', (env, message) => {
     expect(() => load(env)).toThrow(message);
   });
+});
+
+describe('WEB_CONCURRENCY (set by some platforms)', () => {
+  it('is ignored when unset or 1', () => {
+    expect(DEFAULTS.warnings).toEqual([]);
+    expect(load({ WEB_CONCURRENCY: '1' })).toEqual(load({}));
+  });
+
+  it.each(['2', '8', '0', 'auto', ''])(
+    '%j starts as 1 would, with one warning naming the proxy instead',
+    (value) => {
+      const config = load({ WEB_CONCURRENCY: value });
+      expect(config).toEqual({ ...load({}), warnings: [WEB_CONCURRENCY_WARNING] });
+      expect(WEB_CONCURRENCY_WARNING).toContain('run one instance per core behind the proxy');
+    },
+  );
 });
 
 describe('parseDatabase (DATABASE_URL)', () => {

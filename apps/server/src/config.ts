@@ -50,7 +50,7 @@ export const Env = z.object({
   KEEP_ALIVE_TIMEOUT_SECONDS: integer(SECONDS).default(65), // idle keep-alive connection lifetime
   MAX_CONNECTIONS: integer(COUNT(0)).default(900), // open connections per process (0: no cap)
   SHUTDOWN_DELAY_MS: integer(MS(0)).default(0), // /readyz 503 for this long before closing
-  WEB_CONCURRENCY: integer({ min: 1, max: 256 }).default(1), // HTTP worker processes (cluster.ts)
+  WEB_CONCURRENCY: z.string().optional(), // ignored (one process); set by some platforms: a warning
 });
 
 /** A value as an error message shows it: quoted (spaces and emptiness visible), and short. */
@@ -218,9 +218,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
     maxConnections: values.MAX_CONNECTIONS,
     shutdownDelayMs: values.SHUTDOWN_DELAY_MS,
-    webConcurrency: values.WEB_CONCURRENCY,
+    /** Logged once at start: settings read but not followed. */
+    warnings: (values.WEB_CONCURRENCY ?? '1') === '1' ? [] : [WEB_CONCURRENCY_WARNING],
   };
 }
+
+/** What a platform's WEB_CONCURRENCY gets: the server is one process, several are the proxy's. */
+export const WEB_CONCURRENCY_WARNING =
+  'WEB_CONCURRENCY is ignored: this server is one process; run one instance per core behind the proxy (docs/deployment.md)';
 
 /** The configuration of an empty environment: every default, as the server uses it. */
 export const DEFAULTS: Config = loadConfig({});

@@ -1,8 +1,5 @@
-import cluster from 'node:cluster';
 import { dirname } from 'node:path';
-import type { Logger } from 'pino';
 import { developmentTokenPath, loadDevelopmentToken } from './auth/development-token.ts';
-import { runPrimary, SHUTDOWN_MESSAGE } from './cluster.ts';
 import { type Config, loadConfig, StartupError } from './config.ts';
 import { SHUTDOWN_SIGNALS } from './connection/drain.ts';
 import { createLogger, EXIT_FLUSH_MS, exitAfterLogs } from './observability/logger.ts';
@@ -27,7 +24,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
 }
 
 async function run(config: Config): Promise<void> {
-  const baseLogger = createLogger(config.logLevel);
   // A data directory others may enter: one warning, with the start-up line.
   const tokenFile = developmentTokenPath(config.database);
   const loose =
@@ -36,28 +32,11 @@ async function run(config: Config): Promise<void> {
       : undefined;
   // No PLANT_STORE_TOKENS outside production: one token kept in the data directory.
   const development = config.developmentToken ? await loadDevelopmentToken(tokenFile) : undefined;
-  /** The start-up message whatever LOG_LEVEL says: one JSON line in production, else plain text. */
-  const started = (logger: Logger, url: string, metricsUrl?: string) => {
-    if (loose !== undefined) logger.warn(loose);
-    if (!config.production) return console.log(startupText(config, url, metricsUrl, development));
-    const announcer = logger.child({}, { level: 'info' });
-    const metrics = metricsUrl === undefined ? null : `${metricsUrl}/metrics`;
-    const fields = { url, database: config.database.shown, metrics };
-    announcer.info(fields, `Plant Store is listening on ${url}`);
-    announcer.flush(); // now, not with the next 8 KiB of lines or the next second
-  };
-  if (config.webConcurrency > 1 && cluster.isPrimary) {
-    const code = await runPrimary(config, baseLogger, (url) => started(baseLogger, url));
-    return void (await exitAfterLogs(baseLogger, code));
-  }
-  const worker = cluster.worker;
-  const logger = worker ? baseLogger.child({ pid: process.pid, worker: worker.id }) : baseLogger;
+  const logger = createLogger(config.logLevel);
   let running: RunningServer | undefined;
   // A signal drains and exits 0; a second is absorbed (Ctrl-C under a script runner comes twice).
-  // A worker absorbs signals (Ctrl-C and systemd's KillMode signal the whole group) and stops
-  // when its primary says so (at once, if not serving yet).
   let stopping = false;
-  const shutdown = async (signal?: string) => {
+  const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     if (running === undefined) return exitAfterLogs(logger, 0);
@@ -78,13 +57,19 @@ async function run(config: Config): Promise<void> {
     }
     return exitAfterLogs(logger, 0);
   };
-  const onSignal = worker ? () => undefined : shutdown; // Node passes the signal's name
-  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, onSignal);
-  if (worker) process.on('message', (message) => message === SHUTDOWN_MESSAGE && shutdown());
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, shutdown); // Node passes its name
   const tokens = development ? [development.token] : config.tokens;
   running = await startServer({ ...config, tokens }, logger);
-  if (worker) return void logger.info('worker serving');
-  started(logger, running.url, running.metricsUrl);
+  // The warnings, then the start-up message whatever LOG_LEVEL says: one JSON line in
+  // production, else plain text.
+  for (const warning of [loose, ...config.warnings]) if (warning) logger.warn(warning);
+  const { url, metricsUrl } = running;
+  if (!config.production) return console.log(startupText(config, url, metricsUrl, development));
+  const announcer = logger.child({}, { level: 'info' });
+  const metrics = metricsUrl === undefined ? null : `${metricsUrl}/metrics`;
+  const fields = { url, database: config.database.shown, metrics };
+  announcer.info(fields, `Plant Store is listening on ${url}`);
+  announcer.flush(); // now, not with the next 8 KiB of lines or the next second
 }
 
 /** The plain-text start-up message: the URL, the metrics, how to use a development token. */
@@ -127,5 +112,5 @@ export function failureText(error: unknown, logLevel?: string): string {
   return `plant-store: ${line}${debug && error instanceof Error ? `\n${error.stack}` : ''}`;
 }
 
-// Started as the program (`node dist/main.js`, and so each cluster worker), not when imported.
+// Started as the program (`node dist/main.js`), not when imported.
 if (runsAsProgram(import.meta.url)) await main();

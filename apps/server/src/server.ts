@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
@@ -65,7 +64,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       corsOrigins: config.corsOrigins,
       trustProxy: config.trustProxy,
     });
-    // The API's listener (in a cluster worker, the port it shares), on Node's settings.
+    // The API's listener, on Node's settings.
     const max = config.maxConnections ?? 0;
     const server = createHttpServer(app.callback(), {
       timeouts: {
@@ -82,9 +81,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const url = await listenOn(server, config.port, config.host);
     server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
     opened.push(() => drainOnShutdown(server, lifecycle, config.shutdownDelayMs));
-    // A cluster worker's metrics are served by its primary, added up with the others'.
     const metricsServer =
-      resources.metrics && config.metrics && cluster.isPrimary
+      resources.metrics && config.metrics
         ? await startMetricsServer(resources.metrics.registry, config.metrics, logger)
         : undefined;
     if (metricsServer) opened.push(() => metricsServer.close());

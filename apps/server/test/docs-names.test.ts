@@ -52,7 +52,7 @@ const PLACEHOLDER = /^(foo|bar|baz)\b/;
 /**
  * Why the path `named` in `file` does not resolve, or undefined when it does. A path resolves
  * when it is a repository file relative to the root or to `file`'s folder, or is the end of a
- * repository file's path (`limits/key.ts`, `cluster.ts`); a built file (`dist/cli.js`) when
+ * repository file's path (`limits/key.ts`, `config.ts`); a built file (`dist/cli.js`) when
  * its source (`src/cli.ts`) exists; an npm package's name (`ipaddr.js`) when it is installed.
  */
 function checkPath(file: string, named: string): string | undefined {

@@ -22,7 +22,6 @@ function layer(file: string): number {
     'main.ts': 0,
     'cli.ts': 0,
     'server.ts': 1,
-    'cluster.ts': 1,
     'app.ts': 2,
     connection: 2,
     'handlers.ts': 3,

@@ -1,25 +1,26 @@
 import { PassThrough } from 'node:stream';
 import { inject } from 'light-my-request';
+import { Gauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.ts';
 import { ServiceMetrics } from './metrics.ts';
-import { type MetricsSource, serveMetrics } from './metrics-listener.ts';
+import { serveMetrics } from './metrics-listener.ts';
 
 // What the metrics listener answers, its requests injected in process (no socket);
 // test/e2e/metrics-listener.test.ts scrapes a listening one beside a running server.
 
-function listener(source: MetricsSource = new ServiceMetrics().registry) {
+function listener(registry: Registry = new ServiceMetrics().registry) {
   const stream = new PassThrough();
   let logged = '';
   stream.on('data', (chunk: Buffer) => {
     logged += chunk.toString();
   });
-  const handle = serveMetrics(source, createLogger('info', { destination: stream }));
+  const handle = serveMetrics(registry, createLogger('info', { destination: stream }));
   return { handle, logged: () => logged };
 }
 
 describe('serveMetrics', () => {
-  it("answers GET /metrics with the source's exposition, never cached", async () => {
+  it("answers GET /metrics with the registry's exposition, never cached", async () => {
     const metrics = new ServiceMetrics();
     metrics.plantsCreated.inc(3);
     const response = await inject(listener(metrics.registry).handle, '/metrics?x=1');
@@ -50,10 +51,15 @@ describe('serveMetrics', () => {
   });
 
   it('answers 500 and logs the error when collecting fails', async () => {
-    const failing = {
-      contentType: 'text/plain',
-      metrics: () => Promise.reject(new Error('collector broke')),
-    };
+    const failing = new Registry();
+    new Gauge({
+      name: 'broken',
+      help: 'A gauge whose collection throws.',
+      registers: [failing],
+      collect() {
+        throw new Error('collector broke');
+      },
+    });
     const { handle, logged } = listener(failing);
     const response = await inject(handle, '/metrics');
     expect([response.statusCode, response.body]).toEqual([500, 'Metrics collection failed\n']);

@@ -1,15 +1,10 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { listenOn } from '../listen.ts';
 
-/** What the listener serves: a prom-client registry, or the cluster's workers added up. */
-export interface MetricsSource {
-  readonly contentType: string;
-  metrics(): Promise<string>;
-}
-
-/** Answers `GET /metrics` (and HEAD) from `source`; 404 elsewhere, 405 for other methods. */
-export function serveMetrics(source: MetricsSource, logger: Logger): RequestListener {
+/** Answers `GET /metrics` (and HEAD) from `registry`; 404 elsewhere, 405 for other methods. */
+export function serveMetrics(registry: Registry, logger: Logger): RequestListener {
   return (request, response) => {
     response.setHeader('Cache-Control', 'no-store');
     response.setHeader('X-Content-Type-Options', 'nosniff');
@@ -23,9 +18,9 @@ export function serveMetrics(source: MetricsSource, logger: Logger): RequestList
       response.setHeader('Allow', 'GET, HEAD');
       return plain(405, 'Method not allowed\n');
     }
-    source.metrics().then(
+    registry.metrics().then(
       (body) => {
-        response.writeHead(200, { 'Content-Type': source.contentType });
+        response.writeHead(200, { 'Content-Type': registry.contentType });
         response.end(request.method === 'HEAD' ? undefined : body);
       },
       (error: unknown) => {
@@ -43,11 +38,11 @@ export function serveMetrics(source: MetricsSource, logger: Logger): RequestList
  * const listener = await startMetricsServer(metrics.registry, { host: '127.0.0.1', port: 9464 }, logger);
  */
 export async function startMetricsServer(
-  source: MetricsSource,
+  registry: Registry,
   address: { readonly host: string; readonly port: number },
   logger: Logger,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(serveMetrics(source, logger));
+  const server = createServer(serveMetrics(registry, logger));
   const url = await listenOn(server, address.port, address.host);
   const close = () =>
     new Promise<void>((resolve) => {

@@ -1,11 +1,4 @@
-import cluster from 'node:cluster';
-import {
-  AggregatorRegistry,
-  Counter,
-  collectDefaultMetrics,
-  Histogram,
-  Registry,
-} from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { StoreObserver } from '../store/plant-store.ts';
 import { droppedLogLines } from './logger.ts';
 
@@ -21,8 +14,7 @@ export type RateLimitName = 'token' | 'address';
  * path or `unmatched`, so a scan cannot add series.
  */
 export class ServiceMetrics {
-  /** In a cluster worker, prom-client's AggregatorRegistry: it answers the primary's requests. */
-  readonly registry: Registry = cluster.isWorker ? new AggregatorRegistry() : new Registry();
+  readonly registry = new Registry();
   readonly requestDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from receiving a request to answering it, by method, route and status.',
@@ -75,7 +67,6 @@ export class ServiceMetrics {
   constructor() {
     // The event-loop delay sampled every 100 ms, not prom-client's 10 (a timer wakeup each).
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });
-    if (cluster.isWorker) AggregatorRegistry.setRegistries(this.registry);
   }
 
   storeObserver(): StoreObserver {

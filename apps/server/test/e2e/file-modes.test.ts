@@ -89,7 +89,7 @@ describe('with umask 000, the data directory is 0700 and every file in it 0600',
 });
 
 describe('an existing directory others may enter', () => {
-  it('is kept as it is, with one warning at start that says how to narrow it (also with workers)', async () => {
+  it('is kept as it is, with one warning at start that says how to narrow it', async () => {
     const data = join(root, 'loose');
     mkdirSync(data);
     chmodSync(data, 0o755);
@@ -97,7 +97,6 @@ describe('an existing directory others may enter', () => {
       NODE_ENV: 'production',
       PLANT_STORE_TOKENS: token,
       DATABASE_URL: join(data, 'plants.db'),
-      WEB_CONCURRENCY: '2',
     });
     expect(await createPlant(await server.ready, token)).toBe(200);
     const warnings = server.output().match(/the data directory [^"]+ is mode 0755[^"]*/g) ?? [];

@@ -12,9 +12,9 @@ import {
   twoInstances,
 } from '../support/two-instance-limits.ts';
 
-// The rate limits of two ordinary server processes (no WEB_CONCURRENCY: two systemd units, or a
-// blue/green start) on one real SQLite file: one limit for both, within 10 % of the burst, as
-// instances on one PostgreSQL share theirs (rate-limit-postgres.test.ts).
+// The rate limits of two server processes (two systemd units, or a blue/green start) on one
+// real SQLite file: one limit for both, within 10 % of the burst, as instances on one
+// PostgreSQL share theirs (rate-limit-postgres.test.ts).
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-rate-limit-sqlite-'));
 const instances = twoInstances();

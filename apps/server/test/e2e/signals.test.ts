@@ -1,9 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WEB_CONCURRENCY_WARNING } from '../../src/config.ts';
 import { startCreate } from '../support/own-connection.ts';
 import { openSocket } from '../support/raw-socket.ts';
 import { spawnServer } from '../support/spawn-server.ts';
@@ -12,7 +13,8 @@ import { spawnServer } from '../support/spawn-server.ts';
 // process's stdout and stderr as pipes whose reader may exit or stall. The documented bound
 // (docs/operations.md, "Shutdown"): the process exits within SHUTDOWN_DELAY_MS + 10 s of the
 // signal, whatever its clients or its log pipes do; past it the process exits 1 by itself, so
-// an exit 0 is a shutdown that completed within the bound. A cluster's signals: cluster.test.ts.
+// an exit 0 is a shutdown that completed within the bound. The server is one process, also
+// where a platform sets WEB_CONCURRENCY.
 
 /** How long a test waits for an exit before it calls the process hung (and kills it). */
 const HUNG_MS = 20_000;
@@ -174,4 +176,25 @@ describe('SIGTERM with a log pipe that failed', () => {
     }
     expect(await server.stop('SIGTERM')).toBe(0);
   }, 90_000);
+});
+
+describe('WEB_CONCURRENCY, as some platforms set it', () => {
+  it('is ignored with one warning: one process serves, forks nothing, and drains on SIGTERM', async () => {
+    const server = await start({ WEB_CONCURRENCY: '4' });
+    const inFlight = halfSentCreate(server.url, 1);
+    inFlight.finish();
+    expect((await inFlight.answer).status).toBe(200);
+    const pid = server.child.pid;
+    expect(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')).toBe('');
+    const warnings = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('WEB_CONCURRENCY'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0] ?? '')).toMatchObject({
+      level: 40,
+      msg: WEB_CONCURRENCY_WARNING,
+    });
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
 });

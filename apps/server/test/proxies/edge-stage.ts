@@ -71,7 +71,6 @@ export async function startEdgeStage(proxy: ProxyKind, databaseUrl: string): Pro
       instanceEnv(
         port,
         {
-          workers: 1,
           databaseUrl,
           env: { LOG_LEVEL: 'warn', AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE) },
         },

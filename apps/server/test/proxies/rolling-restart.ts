@@ -20,8 +20,6 @@ const MAX_LOAD_MS = 120_000;
 
 export interface RollingRestartOptions {
   readonly proxy: ProxyKind;
-  /** WEB_CONCURRENCY of each instance. */
-  readonly workers: 1 | 2;
   /** A schema of its own on the shared PostgreSQL (createTestSchema's URL). */
   readonly databaseUrl: string;
   /** The proxy's configuration, given the shipped one (a measurement may change it). */
@@ -52,14 +50,13 @@ export interface RollingRestartResult {
 /** The deploy files' settings of an instance (see the header of deploy/nginx.conf, haproxy.cfg). */
 export function instanceEnv(
   port: number,
-  options: Pick<RollingRestartOptions, 'workers' | 'databaseUrl' | 'env'>,
+  options: Pick<RollingRestartOptions, 'databaseUrl' | 'env'>,
   token: string,
 ) {
   return {
     PORT: String(port),
     DATABASE_URL: options.databaseUrl,
     PLANT_STORE_TOKENS: token,
-    WEB_CONCURRENCY: String(options.workers),
     TRUST_PROXY: '127.0.0.1',
     SHUTDOWN_DELAY_MS: '5000',
     KEEP_ALIVE_TIMEOUT_SECONDS: '65',

@@ -1,8 +1,7 @@
 import { type ClientRequest, type IncomingHttpHeaders, request } from 'node:http';
 
 // A create (POST /plants) on a connection of its own (node:http, no agent): for a test that
-// picks the local address, holds a request in flight part-sent, or needs each request on a new
-// connection (so that a cluster's primary hands it to either worker).
+// picks the local address or holds a request in flight part-sent.
 
 export interface CreateAnswer {
   readonly status: number;

@@ -56,7 +56,7 @@ export function writeBack(db: Database.Database): void {
 
 /**
  * Retried while SQLITE_BUSY: on a new file the pragma's lock upgrade ignores the busy timeout,
- * so cluster workers creating the same file would fail at once. Between tries, a write lock
+ * so two processes creating the same file would fail at once. Between tries, a write lock
  * taken and given back waits for the other writer through SQLite's own busy timeout.
  */
 function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
