@@ -188,11 +188,6 @@ export const NO_CREDENTIAL_MESSAGE =
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
   const values = parseEnv(Env, env);
-  if (values.METRICS_PORT === values.PORT && values.PORT !== 0) {
-    throw new ConfigError(
-      'Invalid configuration: METRICS_PORT: must differ from PORT (metrics have their own listener)',
-    );
-  }
   const production = values.NODE_ENV === 'production';
   const tokens: readonly string[] = values.PLANT_STORE_TOKENS;
   return {
