@@ -165,7 +165,6 @@ export function maskUrl(url: string): string {
 export type Config = ReturnType<typeof loadConfig>;
 export type RateLimitConfig = Config['rateLimit'];
 export type PostgresConfig = Config['postgres'];
-export type StoreConfig = ReturnType<typeof loadStoreConfig>;
 
 /** A start-up failure the operator can fix: one line saying what failed, why and what to do. */
 export class StartupError extends Error {
