@@ -1,10 +1,7 @@
 #!/usr/bin/env node
 // The `plant-store` command-line tool: `plant-store tokens create|list|revoke`, `plant-store backup` (see USAGE).
 import { runCli } from './auth/tokens-cli.ts';
-import { loadStoreConfig } from './config.ts';
 import { runsAsProgram } from './program.ts';
-
-type Io = Omit<Parameters<typeof runCli>[1], 'storeConfig'>;
 
 /**
  * `plant-store <args>` on `io`'s streams, with the store `env` names (read only by a command
@@ -15,10 +12,9 @@ type Io = Omit<Parameters<typeof runCli>[1], 'storeConfig'>;
 export function plantStore(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-  io: Io,
+  { stdout, stderr }: Omit<Parameters<typeof runCli>[1], 'env'>,
 ): Promise<number> {
-  const { stdout, stderr } = io;
-  return runCli(args, { stdout, stderr, storeConfig: () => loadStoreConfig(env) });
+  return runCli(args, { stdout, stderr, env });
 }
 
 // Started as the program (`node dist/cli.js`; bin/plant-store.js calls plantStore itself).

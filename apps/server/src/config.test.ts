@@ -357,7 +357,6 @@ describe('operations settings', () => {
   });
 
   it.each([
-    [{ METRICS_PORT: '3000' }, /METRICS_PORT: must differ from PORT/],
     [{ METRICS_PORT: '65536' }, /METRICS_PORT: "65536" is not a whole number from 0 to 65535/],
     [{ RATE_LIMIT_BURST: '0' }, /RATE_LIMIT_BURST: "0" is not a whole number from 1 to/],
     [

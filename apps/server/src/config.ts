@@ -165,7 +165,6 @@ export function maskUrl(url: string): string {
 export type Config = ReturnType<typeof loadConfig>;
 export type RateLimitConfig = Config['rateLimit'];
 export type PostgresConfig = Config['postgres'];
-export type StoreConfig = ReturnType<typeof loadStoreConfig>;
 
 /** A start-up failure the operator can fix: one line saying what failed, why and what to do. */
 export class StartupError extends Error {
@@ -188,11 +187,6 @@ export const NO_CREDENTIAL_MESSAGE =
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
   const values = parseEnv(Env, env);
-  if (values.METRICS_PORT === values.PORT && values.PORT !== 0) {
-    throw new ConfigError(
-      'Invalid configuration: METRICS_PORT: must differ from PORT (metrics have their own listener)',
-    );
-  }
   const production = values.NODE_ENV === 'production';
   const tokens: readonly string[] = values.PLANT_STORE_TOKENS;
   return {

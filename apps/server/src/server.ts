@@ -68,7 +68,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const max = config.maxConnections ?? 0;
     const server = createHttpServer(app.callback(), {
       timeouts: {
-        ...(config.keepAliveTimeoutMs ? { keepAliveTimeoutMs: config.keepAliveTimeoutMs } : {}),
+        ...(config.keepAliveTimeoutMs ? { keepAliveTimeout: config.keepAliveTimeoutMs } : {}),
         ...config.timeouts,
       },
       maxConnections: max,
@@ -138,9 +138,8 @@ async function openResources(config: ServerConfig, logger: Logger, opened: Clean
   const tokens = tokenStore(handle);
   // A server that could accept nobody refuses to start.
   if (config.tokens.length === 0) {
-    const now = new Date();
     const records = await tokens.list();
-    if (!records.some((record) => tokenStatus(record, now) === 'active')) {
+    if (!records.some((record) => tokenStatus(record) === 'active')) {
       throw new ConfigError(NO_CREDENTIAL_MESSAGE);
     }
   }

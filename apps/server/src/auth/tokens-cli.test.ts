@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../test/support/run-cli.ts';
 import { createSqliteTokenStore } from '../../test/support/token-stores.ts';
-import { loadStoreConfig } from '../config.ts';
 import { createManagedToken } from './manage-tokens.ts';
 import { digestToken } from './token-registry.ts';
 import { runCli } from './tokens-cli.ts';
@@ -23,7 +22,7 @@ async function runWith(isTTY: boolean, db: string, ...args: string[]) {
   const status = await runCli(args, {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text), isTTY },
-    storeConfig: () => loadStoreConfig({ DATABASE_URL: db }),
+    env: { DATABASE_URL: db },
   });
   return { status, stdout, stderr };
 }
@@ -215,7 +214,7 @@ describe('runCli', () => {
     const status = await runCli(['tokens', 'list'], {
       stdout: { write: () => undefined },
       stderr: { write: (text: string) => (stderr += text) },
-      storeConfig: () => loadStoreConfig({ DATABASE_URL: '' }),
+      env: { DATABASE_URL: '' },
     });
     expect(status).toBe(1);
     expect(stderr).toMatch(/DATABASE_URL: .*it is empty/);

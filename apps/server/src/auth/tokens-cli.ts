@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { StoreConfig } from '../config.ts';
+import { loadStoreConfig } from '../config.ts';
 import { backupSqlite, checkBackup } from '../store/backup.ts';
 import { openDatabaseHandle } from '../store/database.ts';
 import { errorCode } from '../store/plant-store.ts';
@@ -15,7 +15,8 @@ import { type TokenRecord, type TokenStore, tokenStore } from './token-store.ts'
 interface CliIo {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
-  readonly storeConfig: () => StoreConfig;
+  /** Names the store (DATABASE_URL, PG_*), read only by a command that opens it. */
+  readonly env: NodeJS.ProcessEnv;
 }
 
 const USAGE = `Usage: plant-store tokens create --name <consumer> [--expires <duration>]
@@ -103,7 +104,7 @@ async function dispatch(args: readonly string[], io: CliIo): Promise<number> {
     throw new TokenUsageError(
       args.length === 1 ? 'tokens needs a command' : `unknown command "tokens ${command}"`,
     );
-  const { database, postgres } = io.storeConfig();
+  const { database, postgres } = loadStoreConfig(io.env);
   // Opened (and migrated) as the server does: the tool works before a server ever ran.
   const handle = await openDatabaseHandle(database, { postgres: { ...postgres, poolMax: 2 } });
   try {
@@ -124,7 +125,7 @@ async function backup(args: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${file}: quick_check ok, schema version ${schemaVersion}, ${plants} plants\n`);
     return 0;
   }
-  const location = io.storeConfig().database;
+  const location = loadStoreConfig(io.env).database;
   if (location.kind !== 'sqlite')
     throw new Error(
       'backup copies a SQLite database; for PostgreSQL use pg_dump (docs/operations.md, "Backups")',

@@ -19,11 +19,11 @@ describe('createHttpServer', () => {
     expect(server.requestTimeout).toBe(30_000);
     expect(server.keepAliveTimeout).toBe(65_000);
     expect(server.timeout).toBe(30_000); // the progress timeout
-    expect(DEFAULT_HTTP_TIMEOUTS.connectionsCheckingIntervalMs).toBe(1_000);
+    expect(DEFAULT_HTTP_TIMEOUTS.connectionsCheckingInterval).toBe(1_000);
   });
 
   it('takes each timeout given and keeps the defaults of the rest', () => {
-    const server = make({ timeouts: { progressTimeoutMs: 300, keepAliveTimeoutMs: 5_000 } });
+    const server = make({ timeouts: { timeout: 300, keepAliveTimeout: 5_000 } });
     expect(server.timeout).toBe(300);
     expect(server.keepAliveTimeout).toBe(5_000);
     expect(server.headersTimeout).toBe(5_000);

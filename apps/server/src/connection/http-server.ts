@@ -6,16 +6,17 @@ import { rawErrorAnswer } from '../http/error-responder.ts';
 import { markUnmetExpectation } from '../http/protocol-checks.ts';
 
 /**
- * The HTTP server's timeouts in ms, all Node's own (`http.createServer` options and
- * `server.timeout`). Node's defaults let one client hold a connection for minutes; the edge
- * (slow clients, bodies, shares per address) is the reverse proxy in front (docs/deployment.md).
+ * The HTTP server's timeouts in ms, by Node's own names (`http.createServer` options, and
+ * `timeout` for `server.timeout`). Node's defaults let one client hold a connection for
+ * minutes; the edge (slow clients, bodies, shares per address) is the reverse proxy in front
+ * (docs/deployment.md).
  */
 export const DEFAULT_HTTP_TIMEOUTS = {
-  headersTimeoutMs: 5_000, // headers complete after the request's first byte (slowloris)
-  requestTimeoutMs: 30_000, // the whole request, body included
-  progressTimeoutMs: 30_000, // `server.timeout`: no progress either way closes the socket
-  keepAliveTimeoutMs: 65_000, // above a balancer's idle timeout (60 s)
-  connectionsCheckingIntervalMs: 1_000, // how often Node checks the first two
+  headersTimeout: 5_000, // headers complete after the request's first byte (slowloris)
+  requestTimeout: 30_000, // the whole request, body included
+  timeout: 30_000, // `server.timeout`: no progress either way closes the socket
+  keepAliveTimeout: 65_000, // above a balancer's idle timeout (60 s)
+  connectionsCheckingInterval: 1_000, // how often Node checks the first two
 };
 export type HttpTimeouts = Readonly<Record<keyof typeof DEFAULT_HTTP_TIMEOUTS, number>>;
 
@@ -29,20 +30,11 @@ export function createHttpServer(
   handle: RequestListener,
   options: { timeouts: Partial<HttpTimeouts>; maxConnections: number; onDrop: () => void },
 ): Server {
-  const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts };
+  const { timeout, ...timeouts } = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts };
   // Node answers a missing Host, and drops header fields past its count, with no Error body:
   // the app refuses both (`http/protocol-checks.ts`).
-  const server = createServer(
-    {
-      headersTimeout: timeouts.headersTimeoutMs,
-      requestTimeout: timeouts.requestTimeoutMs,
-      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-      connectionsCheckingInterval: timeouts.connectionsCheckingIntervalMs,
-      requireHostHeader: false,
-    },
-    handle,
-  );
-  server.timeout = timeouts.progressTimeoutMs;
+  const server = createServer({ ...timeouts, requireHostHeader: false }, handle);
+  server.timeout = timeout;
   server.maxHeadersCount = 0;
   if (options.maxConnections) server.maxConnections = options.maxConnections;
   server.once('drop', options.onDrop);

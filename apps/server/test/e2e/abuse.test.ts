@@ -235,9 +235,9 @@ describe('slow clients', () => {
     // Short timeouts, so the test is quick: the defaults are measured in http-server.test.ts.
     server = await startTestServer({
       timeouts: {
-        headersTimeoutMs: 1_000,
-        requestTimeoutMs: 2_000,
-        connectionsCheckingIntervalMs: 250,
+        headersTimeout: 1_000,
+        requestTimeout: 2_000,
+        connectionsCheckingInterval: 250,
       },
     });
   });

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../support/start-test-server.t
 
 describe('the progress timeout', () => {
   it('closes a connection whose client stopped reading the docs script, and spares one that reads', async () => {
-    const server = await startTestServer({ timeouts: { progressTimeoutMs: 1_000 } });
+    const server = await startTestServer({ timeouts: { timeout: 1_000 } });
     try {
       const get = `GET ${DOCS_PATHS.script} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
       const stalled = await openSocket(server.url);

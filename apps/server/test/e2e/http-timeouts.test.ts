@@ -54,7 +54,7 @@ describe('configured timeouts', () => {
   let quick: TestServer;
   beforeAll(async () => {
     quick = await startTestServer({
-      timeouts: { headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, keepAliveTimeoutMs: 1_500 },
+      timeouts: { headersTimeout: 1_000, requestTimeout: 2_000, keepAliveTimeout: 1_500 },
     });
   });
   afterAll(async () => {

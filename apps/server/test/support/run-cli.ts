@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/auth/tokens-cli.ts';
-import { loadStoreConfig } from '../../src/config.ts';
 import { serverEntry } from './server-entry.ts';
 
 const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -54,7 +53,7 @@ export async function runCliInProcess(
   const status = await runCli([...args], {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
-    storeConfig: () => loadStoreConfig(env),
+    env,
   });
   return { status, stdout, stderr };
 }
