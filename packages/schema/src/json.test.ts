@@ -128,6 +128,20 @@ describe('parseJson', () => {
     expect(parseJson('{"a": 1e-400, "a": 1e-400}')).toEqual({ a: new LosslessNumber('1e-400') });
     expect(() => parseJson('{"a": 1e-400, "a": 0}')).toThrow('repeats the key "a"');
   });
+
+  it('treats the same text again as harmless however it is spaced', () => {
+    expect(parseJson('{"a": [1], "a":[1] ,"b":{}, "b" :\n{}}')).toEqual({ a: [1], b: {} });
+    expect(() => parseJson('{"a": [1], "a": [1 ]}')).toThrow('repeats the key "a"');
+  });
+
+  it.each([
+    ['9007199254740991', 9007199254740991],
+    ['-9007199254740991', -9007199254740991],
+    ['9007199254740992', 9007199254740992n],
+    ['9999999999999999', 9999999999999999n],
+  ])('reads the 16-digit integer %s exactly', (text, expected) => {
+    expect(parseJson(text)).toBe(expected);
+  });
 });
 
 describe('parseJson with flatRecord (a NewPlant body)', () => {
