@@ -29,7 +29,8 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           // The server build the tests start (`spawnServer`), made once for the run.
           globalSetup: ['@plant-store/server/testing/server-build-setup'],
-          // Runs last and alone (turbo: `^test:e2e`); the consumer's install waits on I/O.
+          // Beside the server's e2e tier (turbo runs both at once): the consumer's install waits
+          // on I/O.
           maxWorkers: 2,
           // After the unit project (vitest runs projects with different maxWorkers in groups).
           sequence: { groupOrder: 1 },

@@ -105,8 +105,7 @@ describe('turbo.json: a change re-runs every check that depends on it', () => {
 
   it("a client source file: the client's checks, and the server's e2e tier (the docs' blocks use the client)", () => {
     expect(changedBy('packages/client/src/index.ts', '\n// touched\n')).toEqual(
-      // And the bench's e2e task, which comes after the server's (`^test:e2e`).
-      [...tasksOf(CLIENT), `${SERVER}#test:e2e`, `${BENCH}#test:e2e`].sort(),
+      [...tasksOf(CLIENT), `${SERVER}#test:e2e`].sort(),
     );
   });
 
