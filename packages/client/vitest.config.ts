@@ -14,6 +14,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          // Worker threads that keep their module cache between files: the files load the same
+          // modules, and loading them once per worker halves the tier's CPU.
+          pool: 'threads',
+          isolate: false,
           include: [
             'src/**/*.test.ts',
             'test/consumer-types/**/*.test.ts',
@@ -29,7 +33,8 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           // The server build the tests start (`spawnServer`), made once for the run.
           globalSetup: ['@plant-store/server/testing/server-build-setup'],
-          // Runs last and alone (turbo: `^test:e2e`); the consumer's install waits on I/O.
+          // Beside the server's e2e tier (turbo runs both at once): the consumer's install waits
+          // on I/O.
           maxWorkers: 2,
           // After the unit project (vitest runs projects with different maxWorkers in groups).
           sequence: { groupOrder: 1 },

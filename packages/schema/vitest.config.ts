@@ -12,6 +12,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          // Worker threads that keep their module cache between files: the files load the same
+          // modules, and loading them once per worker halves the tier's CPU.
+          pool: 'threads',
+          isolate: false,
           include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'],
           testTimeout: 10_000,
         },

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,13 +11,16 @@ import { gzipSync } from 'node:zlib';
 import { ERROR_ENTRIES, ERROR_MESSAGES } from '@plant-store/schema';
 import { launchChromium } from '@plant-store/server/testing';
 import { build, type Metafile } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { copyRepository } from '../../../../test-support/recipes.ts';
 import { markdownSteps, type Step } from '../support/markdown-steps.ts';
 
 // What another team does with the packages: the client README's steps word for word (`pnpm
 // pack` both into one folder, `npm install` the tarballs into a new project outside the
 // workspace, tsc, node), then the client from plain node (ESM and CommonJS), from TypeScript and
-// from a browser page on another origin, against the real server process.
+// from a browser page on another origin, against the real server process. The steps start in a
+// copy of the repository (as in a clone of it): the pack's build writes that copy's dist/
+// folders, never this checkout's, which the server's e2e tier builds and reads meanwhile.
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -25,7 +28,6 @@ const PACKAGES = {
   schema: join(REPO_ROOT, 'packages/schema'),
   client: join(REPO_ROOT, 'packages/client'),
 };
-const SERVER_MAIN = join(REPO_ROOT, 'apps/server/dist/main.js');
 const FIXTURES = fileURLToPath(new URL('./consumer/', import.meta.url));
 const TSC = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
 const TOKEN = 'consumer-test-token-0123456789';
@@ -49,6 +51,8 @@ const EXPECTED_PACKAGES = [
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'plant-store-consumer-'));
+/** The clone the README's steps start in: a copy of this repository (`copyRepository`). */
+let clone = '';
 /** The consumer's home folder: `~` in the README's steps. */
 const home = join(work, 'home');
 /** The project the README's steps create (`~/my-app`). */
@@ -82,7 +86,7 @@ function consumerEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 async function followReadme(env: NodeJS.ProcessEnv): Promise<string> {
   const steps = readmeSteps(await readFile(join(PACKAGES.client, 'README.md'), 'utf8'));
   const where = join(work, 'cwd');
-  let cwd = REPO_ROOT;
+  let cwd = clone;
   let output = '';
   for (const step of steps) {
     if (step.kind === 'save') {
@@ -101,9 +105,7 @@ async function followReadme(env: NodeJS.ProcessEnv): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(SERVER_MAIN)) {
-    throw new Error(`${SERVER_MAIN} is missing: build the server first (pnpm build)`);
-  }
+  clone = copyRepository();
   page = await servePage();
   serverUrl = await startServer(page.url);
 
@@ -143,6 +145,7 @@ afterAll(async () => {
   serverProcess?.kill('SIGTERM');
   await new Promise<void>((resolve) => page?.server.close(() => resolve()) ?? resolve());
   rmSync(work, { recursive: true, force: true });
+  if (clone) rmSync(clone, { recursive: true, force: true });
 });
 
 describe("the client README's steps, word for word (pack, npm install, tsc, node)", () => {
@@ -186,9 +189,12 @@ async function servePage(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-/** The real server, as an operator starts it (`node apps/server/dist/main.js`). */
+/**
+ * The real server, as an operator starts it (`node dist/main.js`): this run's build of it
+ * (`server-build-setup`, the same tsup config as `pnpm build`).
+ */
 async function startServer(corsOrigin: string): Promise<string> {
-  const child = spawn(process.execPath, [SERVER_MAIN], {
+  const child = spawn(process.execPath, [join(inject('serverBuild'), 'main.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
