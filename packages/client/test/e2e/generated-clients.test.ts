@@ -63,7 +63,7 @@ beforeAll(async () => {
   );
   printed.heyApi = await sh('node hey-api-create.mjs');
   printed.openapiFetch = await sh('node openapi-fetch-create.mjs');
-}, 120_000);
+});
 afterAll(async () => {
   await server?.dispose();
   rmSync(work, { recursive: true, force: true });

@@ -35,7 +35,7 @@ beforeAll(async () => {
     if (step.kind === 'save') writeFileSync(join(work, step.file), step.text);
     else printed = (await run('sh', ['-ec', step.script], { cwd: work, env })).stdout;
   }
-}, 60_000);
+});
 afterAll(async () => {
   await server.dispose();
   rmSync(work, { recursive: true, force: true });
