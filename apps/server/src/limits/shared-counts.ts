@@ -48,7 +48,12 @@ export function databaseCounts(handle: DatabaseHandle): CountStore {
 
 function sqliteCounts(filename: string): CountStore {
   const db = openSqlite(filename, { fileMustExist: true, timeout: 100 });
-  db.pragma('synchronous = OFF');
+  // NORMAL, not OFF: in WAL mode neither syncs a commit, but NORMAL syncs a checkpoint this
+  // connection runs, which copies the plants' pages too before the WAL is reused. Checkpoints
+  // of 100 pages keep each sync short: a sweep's deletes otherwise stall the event loop on
+  // syncing a 1,000-page one (bench/results/probe.md).
+  db.pragma('synchronous = NORMAL');
+  db.pragma('wal_autocheckpoint = 100');
   const upsert = db.prepare<[Take & { now: number }], Row>(
     `INSERT INTO rate_limits (key, points, ends_at) VALUES (@key, @points, @now + @durationMs)
     ${UPSERT('@now')}`,
