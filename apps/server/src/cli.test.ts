@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { plantStore } from './cli.ts';
+import { runCli } from './cli.ts';
 
 // The `plant-store` entry in this process: the environment it is given names the store, read
 // only by a command that opens it. The commands themselves: auth/tokens-cli.test.ts; the built
@@ -14,15 +14,15 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 async function run(args: string[], env: NodeJS.ProcessEnv) {
   let stdout = '';
   let stderr = '';
-  const io = {
+  const status = await runCli(args, {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
-  };
-  const status = await plantStore(args, env, io);
+    env,
+  });
   return { status, stdout, stderr };
 }
 
-describe('plantStore', () => {
+describe('runCli, as the program exports it', () => {
   it('prints its usage without reading the store settings (a bad DATABASE_URL too)', async () => {
     const help = await run(['--help'], { DATABASE_URL: 'mysql://db/plants' });
     expect(help).toMatchObject({ status: 0, stderr: '' });

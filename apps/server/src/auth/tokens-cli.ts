@@ -32,6 +32,12 @@ servers within ${TOKEN_CACHE_TTL_MS / 1000} s. backup copies the SQLite database
 Exit status: 0 done, 1 failed (e.g. name taken, no such token, store unreachable), 2 usage.
 `;
 
+/**
+ * `plant-store <args>` on `io`'s streams, with the store `io.env` names (read only by a command
+ * that opens it); resolves with the exit status.
+ * @example
+ * process.exitCode = await runCli(['tokens', 'list'], process);
+ */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   try {
     return await dispatch(args, io);
