@@ -121,6 +121,12 @@ beforeAll(async () => {
     consumerEnv({
       HOME: home,
       npm_config_cache: npmCache.trim(),
+      // What npm does beside the install and the install does not need: no registry round trip
+      // for a package already in the cache, no audit, no funding or new-version notice.
+      npm_config_prefer_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
       PLANT_TOKEN: TOKEN,
       PLANT_STORE_URL: serverUrl,
     }),
