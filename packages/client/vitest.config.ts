@@ -31,6 +31,9 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          // Each worker keeps its module cache between files: five of the files import the
+          // server's test support (the whole server with it), which loads once per worker.
+          isolate: false,
           // The server build the tests start (`spawnServer`), made once for the run.
           globalSetup: ['@plant-store/server/testing/server-build-setup'],
           // Beside the server's e2e tier (turbo runs both at once): the consumer's install waits

@@ -30,6 +30,8 @@ beforeAll(async () => {
     HOME: work,
     PLANT_STORE_URL: server.url,
     PLANT_TOKEN: server.token,
+    // npx's check for a newer npm: a registry request on each run in a new HOME.
+    npm_config_update_notifier: 'false',
   };
   for (const step of markdownSteps(readFileSync(API_MD, 'utf8'), 'openapi-fetch-recipe')) {
     if (step.kind === 'save') writeFileSync(join(work, step.file), step.text);
