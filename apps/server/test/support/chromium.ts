@@ -2,8 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import npmChromium from '@sparticuz/chromium';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 
 /**
  * Headless, and quiet: no GPU, no background traffic of the browser's own (updates, sync,
@@ -56,6 +55,8 @@ async function withUnpackLock<T>(run: () => Promise<T>): Promise<T> {
  */
 export async function chromiumExecutable(env: Record<string, string | undefined>): Promise<string> {
   if (env.CHROMIUM_PATH) return env.CHROMIUM_PATH;
+  // Loaded here, not at the top: the many test files that import this support open no browser.
+  const { default: npmChromium } = await import('@sparticuz/chromium');
   return withUnpackLock(() => npmChromium.executablePath());
 }
 
@@ -79,6 +80,7 @@ export async function launchChromium(
   env: Record<string, string | undefined>,
 ): Promise<HeadlessChromium> {
   const executablePath = await chromiumExecutable(env);
+  const { chromium } = await import('playwright-core');
   const userDataDir = mkdtempSync(join(tmpdir(), 'plant-store-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath,
