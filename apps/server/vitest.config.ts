@@ -55,6 +55,11 @@ export default defineConfig({
           // Its own group (vitest runs projects with different worker counts one after another).
           maxWorkers: 3,
           sequence: { groupOrder: 1 },
+          // Each worker process keeps its module cache from file to file: most files load the
+          // same server modules and test support, and loading them once per worker instead of
+          // once per file is a good share of the tier's CPU. A file restores what it changes
+          // in its process (umask, fake timers), as in the unit tier.
+          isolate: false,
           // Real processes on a shared 2-core machine: the budget is for a busy machine, not a
           // goal (speed lives in `pnpm bench`).
           testTimeout: 60_000,

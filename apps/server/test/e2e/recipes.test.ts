@@ -322,7 +322,7 @@ describe(`the recipes of ${RECIPES}`, () => {
     // below holds every other check green.
     const { status, output } = await runCommand(
       copyWithoutMigration(),
-      'cd apps/server && npx vitest run --project unit src/store/migrations-match-fields.test.ts',
+      'cd apps/server && node_modules/.bin/vitest run --project unit src/store/migrations-match-fields.test.ts',
     );
     expect(status).not.toBe(0);
     expect(output).toContain(

@@ -1,10 +1,11 @@
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SOURCE_ASSETS_FOLDER } from '../../src/docs/docs-assets.ts';
 import { exitedWithOutput, listeningUrl } from '../support/child-output.ts';
 import { readPlantRows } from '../support/read-plant-rows.ts';
 import { runCliProcess } from '../support/run-cli.ts';
@@ -19,6 +20,11 @@ import { NO_RATE_LIMITS, type SpawnedServer, spawnServer } from '../support/spaw
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
+/** The docs assets' cache folder, relative to the server's folder (the same in every release). */
+const SOURCE_ASSETS_PATH = relative(
+  fileURLToPath(new URL('../..', import.meta.url)),
+  SOURCE_ASSETS_FOLDER,
+);
 /**
  * Whether this checkout has its git history: `scripts/test-node24.sh` runs the suite in a copy
  * of HEAD without it (the Node 20 run, on the clone, builds the previous release).
@@ -128,7 +134,20 @@ beforeAll(async () => {
       env: cleanEnv(),
       maxBuffer: 64 * 1024 * 1024,
     });
-  await pnpm('install', '--frozen-lockfile', '--prefer-offline');
+  // The server and the workspace packages it builds from, not the whole workspace's tools.
+  await pnpm(
+    'install',
+    '--frozen-lockfile',
+    '--prefer-offline',
+    '--filter',
+    '@plant-store/server...',
+  );
+  // The API reference files this run's global setup built, where the previous build keeps
+  // them before copying them to dist/assets: its build compresses only those whose content
+  // differs (a renderer or document changed since), as a second `pnpm build` would.
+  cpSync(SOURCE_ASSETS_FOLDER, join(previous, 'apps/server', SOURCE_ASSETS_PATH), {
+    recursive: true,
+  });
   await pnpm('--filter', '@plant-store/server', 'build');
   buildMs = performance.now() - began;
 }, 240_000);
