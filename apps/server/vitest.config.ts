@@ -50,10 +50,10 @@ export default defineConfig({
             './test/support/docs-assets-global-setup.ts',
             './test/support/server-build-global-setup.ts',
           ],
-          // Three files at a time: most of this tier waits (processes starting, timers running
-          // out), so on 2 cores three files finish in about half the time of one after another.
+          // Four files at a time: most of this tier waits (processes starting, timers running
+          // out), so even on 2 cores a fourth file fills time the others spend waiting.
           // Its own group (vitest runs projects with different worker counts one after another).
-          maxWorkers: 3,
+          maxWorkers: 4,
           sequence: { groupOrder: 1 },
           // Each worker process keeps its module cache from file to file: most files load the
           // same server modules and test support, and loading them once per worker instead of
