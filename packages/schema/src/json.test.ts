@@ -231,6 +231,16 @@ describe('parseJson with flatRecord (a NewPlant body)', () => {
     ).not.toThrow();
   });
 
+  it('checks a member of many deep groups, not kept, bracket by bracket', () => {
+    const group = (inner: string) => `${'['.repeat(60)}${inner}${']'.repeat(60)}`;
+    const groups = Array.from({ length: 50 }, (_, i) => group(`{"k": "]}", "n": [${i}]}`));
+    expect(flat(`{"a": [${groups.join(', ')}], "b": 2}`)).toEqual({ a: [], b: 2 });
+    const crossed = `{"a": [${group('{"k": 1]')}]}`;
+    expect(() => flat(crossed)).toThrow(`at character ${crossed.indexOf(']')}`);
+    const unclosed = `{"a": [${'['.repeat(60)}`;
+    expect(() => flat(unclosed)).toThrow(`at character ${unclosed.length}`);
+  });
+
   it('cuts a long string where a character ends, so it stays too long and well-formed', () => {
     const value = flat(
       `{"name": "${'\\uD83C\\uDF3F'.repeat(20)}", "k": "${'x'.repeat(100)}"}`,

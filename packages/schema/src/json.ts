@@ -59,6 +59,8 @@ const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const LITERAL = /true|false|null/y;
 /** What a container that is not kept holds between its strings and brackets, skipped at once. */
 const SCALARS = /[^"[\]{}]*/y;
+/** A run of one bracket: `[[[`, `}}`. */
+const BRACKET_RUN = /\[+|\]+|\{+|\}+/y;
 const [QUOTE, COMMA, COLON] = [0x22, 0x2c, 0x3a];
 const [OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT] = [0x5b, 0x5d, 0x7b, 0x7d];
 
@@ -117,51 +119,88 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
     const high = value.charCodeAt(max - 1);
     return value.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max);
   };
-  /** The value here, `depth` containers in; `keep`: built, else only checked. */
-  const value = (depth: number, keep: boolean): unknown => {
+  /** A container opens here, {@link MAX_JSON_DEPTH} containers in. */
+  const tooDeep = (): never => {
+    const where = `(at character ${at})`;
+    throw new JsonTooDeepError(
+      `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels ${where}`,
+    );
+  };
+  /** The value here, `depth` containers in (one a flat record cannot hold: checked, not kept). */
+  const value = (depth: number): unknown => {
     const code = peek();
-    if (code === QUOTE) return string(keep);
+    if (code === QUOTE) return string(true);
     if (code !== OPEN_ARRAY && code !== OPEN_OBJECT) {
-      if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
-        const number = match(NUMBER);
-        return keep ? toSchemaNumber(number) : undefined;
-      }
+      if (code === 0x2d || (code >= 0x30 && code <= 0x39)) return toSchemaNumber(match(NUMBER));
       return { true: true, false: false, null: null }[match(LITERAL)];
     }
-    if (depth === MAX_JSON_DEPTH) {
-      const where = `(at character ${at})`;
-      throw new JsonTooDeepError(
-        `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels ${where}`,
-      );
-    }
+    if (depth === MAX_JSON_DEPTH) tooDeep();
     at += 1;
-    if (keep && (flat === undefined || (code === OPEN_OBJECT && depth === 0))) {
+    if (flat === undefined || (code === OPEN_OBJECT && depth === 0)) {
       return code === OPEN_ARRAY ? array(depth + 1) : object(depth + 1);
     }
     skip(depth + 1, code + 2); // `[` + 2 is `]`, `{` + 2 is `}`
     return code === OPEN_ARRAY ? [] : {};
   };
   /**
-   * A container not kept, through its `close`: only its strings and brackets checked, each run
-   * of scalars skipped in one search. Its lines and the character dispatch above are what a
-   * hostile body's cost needs (json.ts past 120 code lines): bench/results/json-parse.md.
+   * A container not kept, through its `close`: only its strings and brackets checked. The
+   * closing brackets still expected are kept as runs (`]` 60 times is one), and each run of one
+   * bracket, or of scalars, is taken in one search: a body of deep groups costs a step per run,
+   * not per bracket. These lines and the character dispatch above are what a hostile body's
+   * cost needs (json.ts past 120 code lines): bench/results/json-parse.md.
    */
+  /** Takes the run of the bracket `code` here (one search, unless it is one bracket); its length. */
+  const bracketRun = (code: number): number => {
+    if (text.charCodeAt(at + 1) === code) return match(BRACKET_RUN).length;
+    at += 1;
+    return 1;
+  };
   const skip = (depth: number, close: number): void => {
-    for (;;) {
-      match(SCALARS);
+    let open = 1; // containers open, this one included
+    let kind = close; // the innermost run expected: `kind`, `count` times
+    let count = 1;
+    const outer: number[] = []; // the runs around it: kind, count, kind, count, …
+    while (open > 0) {
       const code = text.charCodeAt(at);
-      if (code === close) {
-        at += 1;
-        return;
-      }
-      if (code === QUOTE || code === OPEN_ARRAY || code === OPEN_OBJECT) value(depth, false);
-      else fail();
+      if (code === QUOTE) string(false);
+      else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
+        const from = at;
+        const run = bracketRun(code);
+        if (depth + open + run - 1 > MAX_JSON_DEPTH) {
+          at = from + MAX_JSON_DEPTH - depth - open + 1; // the bracket one level too deep
+          tooDeep();
+        }
+        if (code + 2 === kind) {
+          count += run; // `[` + 2 is `]`, `{` + 2 is `}`
+        } else {
+          outer.push(kind, count);
+          kind = code + 2;
+          count = run;
+        }
+        open += run;
+      } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
+        let run = bracketRun(code);
+        at -= run;
+        while (run > 0 && open > 0) {
+          if (code !== kind) fail();
+          const taken = Math.min(run, count);
+          at += taken;
+          run -= taken;
+          open -= taken;
+          count -= taken;
+          if (count === 0 && open > 0) {
+            count = outer.pop() ?? 0;
+            kind = outer.pop() ?? 0;
+          }
+        }
+      } else if (Number.isNaN(code)) fail();
+      else match(SCALARS);
     }
   };
   const array = (depth: number): unknown[] => {
     const items: unknown[] = [];
     if (take(CLOSE_ARRAY)) return items;
-    do items.push(value(depth, true));
+    do items.push(value(depth));
     while (take(COMMA));
     return take(CLOSE_ARRAY) ? items : fail();
   };
@@ -177,7 +216,7 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
       keys.push(key);
       if (!take(COLON)) fail();
       const from = at;
-      const member = value(depth, true);
+      const member = value(depth);
       // The same value again (`1` and `1.0`, `"c"` and `"\u0063"`, or the same text) is harmless.
       const source = text.slice(from, at).trim();
       if (members.has(key) && members.get(key) !== member && sources.get(key) !== source) {
@@ -188,6 +227,6 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
     } while (take(COMMA));
     return take(CLOSE_OBJECT) ? Object.fromEntries(members) : fail(); // own keys, `__proto__` too
   };
-  const result = value(0, true);
+  const result = value(0);
   return Number.isNaN(peek()) ? result : fail();
 }
