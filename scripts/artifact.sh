@@ -12,8 +12,8 @@ turbo run build --filter=@plant-store/server --output-logs=errors-only
 rm -rf "$out"
 # pnpm 10's deploy installs exactly what the shared lockfile pins, and does so only with
 # inject-workspace-packages on (otherwise it needs --legacy and warns). It is set for the deploy
-# alone: the server bundles the workspace packages (and its npm dependencies but the native
-# SQLite driver and pg) into dist/ (tsup noExternal), so none is a
+# alone: the server bundles the workspace packages, and every npm package but the native SQLite
+# driver, into dist/ (apps/server/tsup.config.ts), so they are devDependencies, none a
 # production dependency to inject, and the development install keeps its symlinked packages.
 pnpm --filter @plant-store/server deploy --prod --config.inject-workspace-packages=true --config.confirmModulesPurge=false "$out"
 

@@ -2,9 +2,12 @@ import { defineConfig } from 'tsup';
 
 // One ESM bundle per entry, the npm dependencies bundled in too: a start reads a few files
 // instead of resolving and loading some 300 modules, which costs about as much CPU again as the
-// rest of a start (bench/results/startup.md). Left outside, loaded from the node_modules
-// installed next to the app: the native SQLite driver (both majors, driver.ts) and pg with its
-// optional native binding, which only a PostgreSQL deployment loads.
+// rest of a start (bench/results/startup.md). tsup bundles every import but the package's
+// dependencies and `external`, so the bundled libraries are devDependencies and `external` names
+// what stays outside, loaded from the node_modules installed next to the app: the native SQLite
+// driver (both majors, driver.ts), the package's only dependency and optional dependency, and
+// pg's optional native binding, never installed (pg itself is bundled, in a chunk only a
+// PostgreSQL deployment loads). test/runtime-dependencies.test.ts holds the two lists together.
 export default defineConfig({
   entry: ['src/main.ts', 'src/cli.ts'],
   format: ['esm'],
@@ -13,8 +16,7 @@ export default defineConfig({
   outDir: 'dist',
   clean: true,
   sourcemap: true,
-  noExternal: [/./],
-  external: ['better-sqlite3', 'better-sqlite3-13', 'pg', 'pg-native'],
+  external: ['better-sqlite3', 'better-sqlite3-13', 'pg-native'],
   // CommonJS dependencies call require() for Node built-ins; an ESM bundle has no require unless
   // it is created here.
   banner: {
