@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorBody } from '@plant-store/schema';
 import { describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/config.ts';
 import { freePort } from '../support/free-port.ts';
 import { openSocket, receivedUntilClose, sendRawBytes } from '../support/raw-socket.ts';
 import { type CannedUpstream, startCannedUpstream, type UpstreamMode } from './canned-upstream.ts';
@@ -202,7 +203,7 @@ describe.each(['nginx', 'haproxy'] as const)('%s as shipped: its own answers', (
       });
       await expectUnavailable(response, 503);
       for (const [method, path, size] of [
-        ['POST', '/plants', 64 * 1024 + 1],
+        ['POST', '/plants', DEFAULTS.bodyLimitBytes + 1],
         ['GET', '/openapi.json', 4 * 1024 + 1],
         ['GET', '/', 4 * 1024 + 1],
       ] as const) {
@@ -545,7 +546,7 @@ describe.each(['nginx', 'haproxy'] as const)('%s as shipped: its own answers', (
         `POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{}`;
       // 2 GB announced, 2 bytes sent and the body never finished: the answer comes all the same
       // (a proxy waiting for the body would answer 408, or nothing).
-      for (const length of ['2000000000', String(64 * 1024 + 1)]) {
+      for (const length of ['2000000000', String(DEFAULTS.bodyLimitBytes + 1)]) {
         expect(parseRaw(await firstAnswer(running.url, head(length))), length).toMatchObject({
           status: 413,
           type: JSON_TYPE,
