@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
 import { dirname, join, normalize } from 'node:path';
 import { contract, ERROR_ENTRIES, type ErrorName } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../src/config.ts';
 import { CONFIG_VARIABLES, numericRanges, readVariable } from './support/config-variables.ts';
+import { packageName, packageSpecifiers } from './support/package-specifiers.ts';
 
 // What the docs' tables state (codes, fields, defaults, ranges, the default Node line, the
 // libraries) is checked against the code it describes; the docs' commands run in
@@ -229,12 +229,8 @@ function defaultMismatch(name: string, cell: string): string | undefined {
 function usedLibraries(folders: readonly string[]): Map<string, string> {
   const root = new URL('../../../', import.meta.url);
   const used = new Map<string, string>();
-  const note = (specifier: string, where: string) => {
-    const name = specifier
-      .split('/')
-      .slice(0, specifier.startsWith('@') ? 2 : 1)
-      .join('/');
-    if (isBuiltin(specifier) || name.startsWith('@plant-store/') || used.has(name)) return;
+  const note = (name: string, where: string) => {
+    if (name.startsWith('@plant-store/') || used.has(name)) return;
     used.set(name, where);
   };
   for (const folder of folders) {
@@ -249,10 +245,8 @@ function usedLibraries(folders: readonly string[]): Map<string, string> {
       .filter((file) => file.endsWith('.ts') && !/\.(test|d)\.ts$/.test(file));
     for (const file of sources) {
       const text = read(`${folder}/src/${file}`);
-      for (const match of text.matchAll(
-        /(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)'([^'.][^']*)'/gm,
-      )) {
-        note(match[1] ?? '', `${folder}/src/${file} imports`);
+      for (const specifier of packageSpecifiers(text)) {
+        note(packageName(specifier), `${folder}/src/${file} imports`);
       }
     }
   }

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { packageName, packageSpecifiers } from './support/package-specifiers.ts';
 
 // The source tree's shape (docs/architecture.md): imports run one way, from the entry points
 // down to the store and the config, without cycles, and every module serves the running code.
@@ -236,21 +236,10 @@ function reachesIn(text: string): string[] {
   );
 }
 
-/** The packages a text imports: static, type-only, side-effect, dynamic and require() forms. */
-function packageSpecifiers(text: string): string[] {
-  const pattern =
-    /(?:\bfrom\s+|^\s*import\s+|\bimport\s*\(\s*|\brequire(?:\.resolve)?\s*\(\s*)['"]([^'"]+)['"]/gm;
-  return [...text.matchAll(pattern)]
-    .map((match) => match[1] ?? '')
-    .filter((specifier) => !specifier.startsWith('.') && !isBuiltin(specifier));
-}
-
 /** Why `specifier` reaches into a package's files; `undefined` for a public entry point. */
 function deepImportProblem(specifier: string): string | undefined {
-  const parts = specifier.split('/');
-  const nameLength = specifier.startsWith('@') ? 2 : 1;
-  const name = parts.slice(0, nameLength).join('/');
-  const subpath = parts.slice(nameLength).join('/');
+  const name = packageName(specifier);
+  const subpath = specifier.slice(name.length + 1);
   if (subpath === '') return undefined;
   if (/^(lib|dist|src)(\/|$)/.test(subpath)) return 'a private folder';
   const listed = exportedPaths(name);
