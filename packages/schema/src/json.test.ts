@@ -231,7 +231,7 @@ describe('parseJson with flatRecord (a NewPlant body)', () => {
     ).not.toThrow();
   });
 
-  it('checks a member of many deep groups, not kept, bracket by bracket', () => {
+  it('checks a member of many deep groups, not kept, run by run', () => {
     const group = (inner: string) => `${'['.repeat(60)}${inner}${']'.repeat(60)}`;
     const groups = Array.from({ length: 50 }, (_, i) => group(`{"k": "]}", "n": [${i}]}`));
     expect(flat(`{"a": [${groups.join(', ')}], "b": 2}`)).toEqual({ a: [], b: 2 });

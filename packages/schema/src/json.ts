@@ -142,6 +142,12 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
     skip(depth + 1, code + 2); // `[` + 2 is `]`, `{` + 2 is `}`
     return code === OPEN_ARRAY ? [] : {};
   };
+  /** Takes the run of the bracket `code` here (one search, unless it is one bracket); its length. */
+  const bracketRun = (code: number): number => {
+    if (text.charCodeAt(at + 1) === code) return match(BRACKET_RUN).length;
+    at += 1;
+    return 1;
+  };
   /**
    * A container not kept, through its `close`: only its strings and brackets checked. The
    * closing brackets still expected are kept as runs (`]` 60 times is one), and each run of one
@@ -149,12 +155,6 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
    * not per bracket. These lines and the character dispatch above are what a hostile body's
    * cost needs (json.ts past 120 code lines): bench/results/json-parse.md.
    */
-  /** Takes the run of the bracket `code` here (one search, unless it is one bracket); its length. */
-  const bracketRun = (code: number): number => {
-    if (text.charCodeAt(at + 1) === code) return match(BRACKET_RUN).length;
-    at += 1;
-    return 1;
-  };
   const skip = (depth: number, close: number): void => {
     let open = 1; // containers open, this one included
     let kind = close; // the innermost run expected: `kind`, `count` times
@@ -180,7 +180,7 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
         open += run;
       } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
         let run = bracketRun(code);
-        at -= run;
+        at -= run; // taken below one expected run at a time: a wrong kind fails at its bracket
         while (run > 0 && open > 0) {
           if (code !== kind) fail();
           const taken = Math.min(run, count);
