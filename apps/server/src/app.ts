@@ -56,9 +56,9 @@ export function createApp(options: AppOptions): Koa<AppState> {
   app.use(requestContext(options.logger, options.metrics, options.lifecycle));
   const trust = proxyTrust(options.trustProxy ?? []);
   if (trust) {
-    app.use((ctx, next) => {
+    app.use(async function clientAddressFromProxy(ctx, next) {
       ctx.request.ip = clientAddress(ctx.req, trust);
-      return next();
+      await next();
     });
   }
   if (corsOrigins.length > 0) app.use(cors(corsOrigins, router));

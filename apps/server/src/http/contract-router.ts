@@ -103,7 +103,7 @@ function answerWith(
  * app.use(router.routes()).use(answerUnrouted(router));
  */
 export function answerUnrouted(router: Router<AppState>): AppMiddleware {
-  return ({ method, path }) => {
+  return async function answerUnroutedRequest({ method, path }) {
     const allowed = router.match(path, method).path.flatMap((layer) => layer.methods);
     if (allowed.length === 0) throw new ApiError('notFound', ERROR_MESSAGES.notFound(method, path));
     const message = ERROR_MESSAGES.methodNotAllowed(method, path, allowed);
