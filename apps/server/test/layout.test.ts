@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -134,7 +135,7 @@ describe('the source tree and its libraries', () => {
 
   it('imports packages only through their public entries (no lib/, dist/, src/ or path their exports do not list)', () => {
     const deep = texts.flatMap(({ file, text }) =>
-      packageSpecifiers(text).flatMap((specifier) => {
+      importedPackages(text).flatMap((specifier) => {
         const problem = deepImportProblem(specifier);
         return problem === undefined ? [] : [`${file}: '${specifier}' (${problem})`];
       }),
@@ -152,13 +153,17 @@ describe('the source tree and its libraries', () => {
       "import { e } from '@plant-store/schema/src/contract.ts';",
       "import { f } from './local.ts';",
       "import { g } from 'node:fs';",
+      "const h = createRequire(import.meta.url)('pg/lib/client.js');",
+      "const i = import.meta.resolve('@scalar/api-reference/dist/browser/standalone.js');",
     ].join('\n');
-    expect(packageSpecifiers(text).map((specifier) => deepImportProblem(specifier))).toEqual([
+    expect(importedPackages(text).map((specifier) => deepImportProblem(specifier))).toEqual([
       'a private folder',
       'a private folder',
       'not in the exports of pino',
       undefined,
       undefined,
+      'a private folder',
+      'a private folder',
       'a private folder',
     ]);
   });
@@ -215,7 +220,7 @@ describe('public APIs only', () => {
         ...reachesIn(text)
           .filter((reach) => messageText || reach !== MESSAGE_TEXT)
           .map((reach) => `${file}: ${reach}`),
-        ...packageSpecifiers(text).flatMap((specifier) => {
+        ...importedPackages(text).flatMap((specifier) => {
           const problem = deepImportProblem(specifier, join(REPO, file));
           return problem === undefined ? [] : [`${file}: '${specifier}' (${problem})`];
         }),
@@ -431,6 +436,20 @@ function reachesIn(text: string): string[] {
   return rules.flatMap(([pattern, describe]) =>
     [...text.matchAll(pattern)].map((match) => describe(match[0])),
   );
+}
+
+/**
+ * The packages `text` imports (`packageSpecifiers`), and those it loads through a require
+ * made by `createRequire(…)` or resolves with `import.meta.resolve`.
+ */
+function importedPackages(text: string): string[] {
+  const more = [
+    ...text.matchAll(/\bcreateRequire\s*\([^()]*\)\s*(?:\.resolve\s*)?\(\s*['"]([^'"]+)['"]/g),
+    ...text.matchAll(/\bimport\.meta\.resolve\s*\(\s*['"]([^'"]+)['"]/g),
+  ]
+    .map((match) => match[1] ?? '')
+    .filter((specifier) => !specifier.startsWith('.') && !isBuiltin(specifier));
+  return [...packageSpecifiers(text), ...more];
 }
 
 /**
