@@ -19,7 +19,7 @@ pnpm --filter @plant-store/server deploy --prod --config.inject-workspace-packag
 
 # Of better-sqlite3 only lib/ and the compiled addon are loaded; the C sources (SQLite's
 # amalgamation included) and the build intermediates (object files, the static SQLite library,
-# a test extension) are ~25 MB the server never reads.
+# a test extension) are megabytes the server never reads.
 for package in "$out"/node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3; do
   rm -rf "$package/deps" "$package/src"
   find "$package/build/Release" -mindepth 1 -maxdepth 1 ! -name better_sqlite3.node -exec rm -rf {} +

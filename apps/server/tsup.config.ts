@@ -1,8 +1,8 @@
 import { defineConfig } from 'tsup';
 
 // One ESM bundle per entry, the npm dependencies bundled in too: a start reads a few files
-// instead of resolving and loading some 300 modules, which costs about as much CPU again as the
-// rest of a start (bench/results/startup.md). tsup bundles every import but the package's
+// instead of resolving and loading hundreds of modules, most of a start's CPU otherwise
+// (bench/results/startup.md). tsup bundles every import but the package's
 // dependencies and `external`, so the bundled libraries are devDependencies and `external` names
 // what stays outside, loaded from the node_modules installed next to the app: the native SQLite
 // driver (both majors, driver.ts), the package's only dependency and optional dependency, and

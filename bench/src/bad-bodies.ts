@@ -18,8 +18,8 @@ function filled(unit: (i: number) => string): string {
 }
 
 /**
- * Invalid NewPlants of about 64 KB, one per shape issue 28 names (each answered 400): what
- * they cost the server per request is set beside a valid create at the same rate.
+ * Invalid NewPlants of about 64 KB, one per hostile shape (each answered 400): what they cost
+ * the server per request is set beside a valid create at the same rate (target: ≤ 3×).
  */
 export const BAD_BODIES: readonly { readonly name: string; readonly body: string }[] = [
   { name: 'many keys', body: filled((i) => `"k${i}":1`) },
@@ -108,7 +108,7 @@ export async function measureBadBodies(options: BadBodyOptions): Promise<BadBody
   return rows;
 }
 
-/** Valid creates sent byte by byte per framing (issue 33): 30, so /proc's 10 ms ticks resolve them. */
+/** Valid creates sent byte by byte per framing: 30, so /proc's 10 ms ticks resolve them. */
 const DRIPPED_CREATES = 30;
 
 /**

@@ -11,10 +11,10 @@ import { PeerWork } from './peers/work.ts';
 
 // The per-token limit's own cost: CPU µs per decision of the server's limits (counts in the
 // database file's rate_limits table, one transaction per event-loop turn), one decision a turn
-// (the worst case) and 20 a turn; beside the peers' limiter (RateLimiterSQLite in a side file,
-// the server's before) and the same limiter in process memory. In
-// one process, measured by process.cpuUsage(), so it holds on a busy machine where the HTTP
-// cases' figures do not. `pnpm --filter @plant-store/bench bench:limiter [-- --decisions N]`.
+// (the worst case) and 20 a turn; beside the peers' limiter (RateLimiterSQLite in a side file)
+// and the same limiter in process memory. In one process, measured by process.cpuUsage(), so
+// it holds on a busy machine where the HTTP cases' figures do not.
+// `pnpm --filter @plant-store/bench bench:limiter [-- --decisions N]`.
 
 const { values } = parseArgs({
   options: {
@@ -84,18 +84,10 @@ const report = [
   '',
   '| limiter | where the counts live | median µs | min–max |',
   '|---|---|---:|---:|',
-  line('memory', 'this process (one process on SQLite, before)', rows.memory ?? []),
-  line(
-    'sqlite',
-    'the side file `<file>-limits`, shared (the server before issue 34)',
-    rows.sqlite ?? [],
-  ),
-  line('server', 'the database file, one decision a turn (the server now)', rows.server ?? []),
-  line(
-    'server ×20',
-    'the database file, 20 decisions a turn (the server now)',
-    rows.server20 ?? [],
-  ),
+  line('memory', 'this process (rate-limiter-flexible in memory)', rows.memory ?? []),
+  line('sqlite', "the side file `<file>-limits`, shared (the peers' limiter)", rows.sqlite ?? []),
+  line('server', 'the database file, one decision a turn (the server)', rows.server ?? []),
+  line('server ×20', 'the database file, 20 decisions a turn (the server)', rows.server20 ?? []),
   '',
 ].join('\n');
 console.log(report);

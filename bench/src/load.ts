@@ -15,7 +15,7 @@ export interface LoadOptions {
 
 /**
  * `bench`: `{"id":benchId(n),"name":"Bench plant n"}`, a tag on two of three, ids scattered;
- * `probe` (issue 41's independent probe): `{"id": N, "name": "Fern N", "tag": "herb"}` with N
+ * `probe` (the probe shape): `{"id": N, "name": "Fern N", "tag": "herb"}` with N
  * counting up from `base` (`Date.now() × 1000` when the run starts), ids in ascending order.
  */
 export type BodyShape = 'bench' | { readonly probe: number };

@@ -114,7 +114,7 @@ export function renderReport(runs: readonly Run[], options: ReportOptions): stri
       Number.isNaN(value) ? 'not measured' : ok ? 'met' : 'NOT met';
     out.push(
       '',
-      `Targets (issue 22): CPU per request real/koa ≤ 1.15× at every rate: ${met(cpu <= 1.15, cpu)}; saturation real/koa ≥ 0.9×: ${met(rps >= 0.9, rps)}.`,
+      `Targets: CPU per request real/koa ≤ 1.15× at every rate: ${met(cpu <= 1.15, cpu)}; saturation real/koa ≥ 0.9×: ${met(rps >= 0.9, rps)}.`,
     );
   }
   const base = options.ablationBase;
@@ -169,7 +169,7 @@ const DRIP_PREFIX = '60 KB create, ';
 const ONE_WRITE = '60 KB create, one write, a connection of its own';
 
 /**
- * Issue 28: per server build, the CPU of each bad body (about 64 KB, answered 400) beside a
+ * Per server build, the CPU of each bad body (about 64 KB, answered 400) beside a
  * valid create sent at the same rate in the same process: the median µs per request, and the
  * median of the per-run ratios to the create (target ≤ 3×). Empty when no run measured them.
  */
@@ -181,7 +181,7 @@ export function badBodyTable(
   if (measured.length === 0) return [];
   const out = [
     '',
-    '## Bad bodies: server CPU per request beside a create (issue 28: ≤ 3×)',
+    '## Bad bodies: server CPU per request beside a create (target: ≤ 3×)',
     '',
     '| case | body | CPU µs/req | × create |',
     '|---|---|---:|---:|',

@@ -25,7 +25,7 @@ const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
   options: {
     reps: { type: 'string', default: '5' },
-    // `probe`: issue 41's probe (`--body probe --schedule interleaved`, 5-s windows, no extras).
+    // `probe`: the probe shape (`--body probe --schedule interleaved`, 5-s windows, no extras).
     shape: { type: 'string', default: 'bench' },
     body: { type: 'string' },
     schedule: { type: 'string' },
@@ -34,7 +34,8 @@ const { values: args } = parseArgs({
     ablation: { type: 'boolean', default: false },
     rates: { type: 'string', default: '1000,2000,4000' },
     seconds: { type: 'string' },
-    // Seconds at 2000 req/s before the windows: the JIT is still compiling long after 3 s.
+    // Seconds at 2000 req/s before the windows: the JIT compiles long after a short warm-up
+    // (results/warmup.md).
     warmup: { type: 'string', default: '20' },
     cases: { type: 'string' },
     out: { type: 'string' },
@@ -54,10 +55,11 @@ const schedule = oneOf('schedule', args.schedule ?? (probe ? 'interleaved' : 'fr
 ]);
 const reps = args.quick ? 1 : positive('reps', args.reps);
 const seconds = args.quick ? 2 : positive('seconds', args.seconds ?? (probe ? '5' : '10'));
-// 0: none (the probe's cold start); see README.md "Two harnesses".
+// 0: none, a cold start (why the default warms up: results/harness-gap.md).
 const warmup = args.quick ? 1 : args.warmup === '0' ? 0 : positive('warmup', args.warmup);
 const rates = args.rates.split(',').map((rate) => positive('rates', rate));
-// Bad bodies (issue 28): each shape, and a create, for this long at this rate, on server builds.
+// Bad bodies (each ≤ 3× a create): each shape, and a create, for this long at this rate, on
+// server builds.
 const badBodies = {
   rate: positive('bad-bodies-rate', args['bad-bodies-rate']),
   seconds: Math.min(seconds, 5),
@@ -141,7 +143,7 @@ const report = renderReport(runs, {
     `${started.toISOString()} · Node ${process.versions.node} · ${cpus().length} × ${cpus()[0]?.model ?? '?'} · load average ${fmtLoad(loadBefore)} before, ${fmtLoad(loadavg())} after`,
     schedule === 'fresh'
       ? `${reps} repetition(s), rotating order, each case a fresh process on a fresh SQLite file; warm-up ${warmup} s; windows of ${seconds} s at ${rates.join(', ')} req/s (20 connections), then saturation (50 connections); then, on the server's builds, a create and each bad body for ${badBodies.seconds} s at ${badBodies.rate} req/s (10 connections). CPU: the server process, all threads (/proc/<pid>/stat).`
-      : `${schedule === 'together' ? 'Together: every case loaded at the same time in each window (the machine shared, its noise common to the pair)' : "Interleaved, as issue 41's probe"}: every case started once on a fresh SQLite file and warmed up ${warmup} s at 2000 req/s; then for each rate of ${rates.join(', ')} req/s in turn, ${reps} repetition(s) of one ${seconds}-s window per case (20 connections${schedule === 'together' ? ' each' : ', rotating order'}), paired within a repetition; no saturation or bad bodies. CPU: the server process, all threads (/proc/<pid>/stat).`,
+      : `${schedule === 'together' ? 'Together: every case loaded at the same time in each window (the machine shared, its noise common to the pair)' : 'Interleaved'}: every case started once on a fresh SQLite file and warmed up ${warmup} s at 2000 req/s; then for each rate of ${rates.join(', ')} req/s in turn, ${reps} repetition(s) of one ${seconds}-s window per case (20 connections${schedule === 'together' ? ' each' : ', rotating order'}), paired within a repetition; no saturation or bad bodies. CPU: the server process, all threads (/proc/<pid>/stat).`,
     `Bodies: ${bodyName === 'probe' ? '`{"id": N, "name": "Fern N", "tag": "herb"}`, N counting up from Date.now() × 1000 at each start (ascending ids)' : '`{"id":benchId(n),"name":"Bench plant n"}`, a tag on two of three (scattered ids)'}; every id new to its store.`,
     `Command: \`pnpm bench -- ${process.argv
       .slice(2)

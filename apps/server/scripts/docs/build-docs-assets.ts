@@ -20,7 +20,7 @@ import { readPackageScript } from './renderer-script.ts';
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
-/** Above this size brotli's quality 11 takes seconds (the 4.3 MB script: 6 s more than 9). */
+/** Above this size brotli's quality 11 takes seconds longer than quality 9 (the renderer script). */
 const BROTLI_MAX_QUALITY_BYTES = 1024 * 1024;
 
 /** 16 hex digits of the SHA-256 of `bytes`: a file's version, in its URL and its ETag. */

@@ -7,7 +7,7 @@ import { ensureDocsAssets } from './build-docs-assets.ts';
 // /docs page, its renderer script, /openapi.json), each with its .br and .gz copies, in the
 // source tree's folder (for `pnpm dev`, the tests, `pnpm docs:build`), then copied into
 // `folder` when given: `pnpm build` copies them into dist/assets/, beside the built main.js,
-// so the production install needs no @scalar/api-reference (and its ~150 MB of dependencies)
+// so the production install needs no @scalar/api-reference (nor its many dependencies)
 // and compresses nothing at run time. Only what changed since the last run is compressed again.
 const { written } = await ensureDocsAssets(SOURCE_ASSETS_FOLDER);
 console.log(

@@ -10,24 +10,25 @@ import { openSocket } from '../support/raw-socket.ts';
 import { type ServerInTempFolder, spawnFloodableServer } from '../support/spawn-server.ts';
 
 // The API reference's files against a real server process, measured from its /proc (so the
-// test's own buffers do not count): 200 connections that ask for the 4.3 MB script and never
-// read hold their sockets and no copy of the script; each file is sent as built, in the
-// encoding asked for. Their CPU per GET lives in `pnpm bench` (`--assets`).
+// test's own buffers do not count): 200 connections that ask for the renderer script (the
+// largest file, megabytes) and never read hold their sockets and no copy of the script; each
+// file is sent as built, in the encoding asked for. Their CPU per GET lives in `pnpm bench`
+// (`--assets`).
 
 const STALLED = 200;
 /**
  * The bound on the server's resident memory growth while STALLED readers hold their GETs: a
- * quarter MB a connection (the issue's bound is 150 MB; measured +5 to +7 MB, sockets only).
+ * quarter MB a connection, room for its socket's buffers but not for a copy of the script.
  */
 const STALLED_GROWTH_LIMIT_MB = 50;
-/** What a second crowd, after the first closed, may add to the first one's peak (measured +7–8 MB). */
+/** What a second crowd, after the first closed, may add to the first one's peak. */
 const SECOND_CROWD_LIMIT_MB = 30;
 /** Descriptors the server may open besides one socket per stalled reader (no file each). */
 const DESCRIPTOR_SLACK = 10;
 /**
  * What the resident size may exceed the first peak by, 500 ms after the crowd closed: the
- * peak is read while the readers stall, and closing 200 sockets allocates a little more
- * (measured +1.8 and +4.3 MB; before, +1.6 GB stayed held).
+ * peak is read while the readers stall, and closing 200 sockets allocates a little more; a
+ * copy of the script held per reader would stay far above it.
  */
 const AFTER_CLOSE_SLACK_MB = 15;
 const token = `assets-${randomBytes(16).toString('base64url')}`;
@@ -87,10 +88,11 @@ function answerBegun(socket: Socket): Promise<void> {
 }
 
 /**
- * Opens STALLED connections that each ask for the script without Accept-Encoding (the 4.3 MB
- * identity file) and never read: the client's stream takes its high-water mark (16 KiB) and
- * stops, the kernel's receive buffer (its initial ~128 KiB: it grows only as the reader reads)
- * fills, then the server's send buffer, then whatever the server holds in its own memory.
+ * Opens STALLED connections that each ask for the script without Accept-Encoding (the
+ * identity file, megabytes) and never read: the client's stream takes its high-water mark
+ * (16 KiB) and stops, the kernel's receive buffer (its initial ~128 KiB: it grows only as the
+ * reader reads) fills, then the server's send buffer, then whatever the server holds in its own
+ * memory.
  * Resolves once the server has begun to answer every one and had a second to fill the buffers.
  */
 async function stallReaders(): Promise<Socket[]> {

@@ -231,8 +231,8 @@ describe.each(['nginx', 'haproxy'] as const)('%s as shipped: its own answers', (
       socket.write(
         'POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
       );
-      // Far longer than either takes to read the headers (< 1 ms), so the chunk comes in a
-      // read of its own.
+      // Far longer than either takes to read the headers, so the chunk comes in a read of its
+      // own.
       await delay(500);
       socket.write('zz\r\n{}\r\n0\r\n\r\n');
       expect(parseRaw(await answer), 'a malformed chunk').toMatchObject({
@@ -370,9 +370,9 @@ describe.each(['nginx', 'haproxy'] as const)('%s as shipped: its own answers', (
   });
 
   // The shipped ceilings take 10,000 requests a second from one address for a second (nginx:
-  // 10,000/s, bursts of 10,000) or 10 s (haproxy: 100,000 in 10 s): this machine gave 22,000/s
-  // through nginx and 15,700/s through haproxy (2 shared cores), too close to test as shipped.
-  // The variant lowers those numbers only; the rules and their answers are the shipped ones.
+  // 10,000/s, bursts of 10,000) or 10 s (haproxy: 100,000 in 10 s): one 2-core machine sends
+  // barely more than that through either proxy, too close to cross reliably as shipped. The
+  // variant lowers those numbers only; the rules and their answers are the shipped ones.
   it('429 over the request rate of one address (its ceiling lowered)', async () => {
     const allowed = proxy === 'nginx' ? 6 : 20;
     const lowered = (config: string) =>

@@ -163,8 +163,8 @@ const ODD_STRINGS = [
 
 /**
  * One code point of the whole Unicode range except the surrogates: what fast-check's
- * `unit: 'binary'` draws, without the map of all 1.1 million code points it builds first
- * (1 s of CPU per process, 8–12 s on a busy 2-core machine).
+ * `unit: 'binary'` draws, without the map of all 1.1 million code points it builds first in
+ * every process that draws one.
  */
 export const anyCodePoint: fc.Arbitrary<string> = fc
   .oneof(fc.integer({ min: 0, max: 0xd7ff }), fc.integer({ min: 0xe000, max: 0x10ffff }))

@@ -11,7 +11,7 @@ const APP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /**
  * Vitest global setup, once per run: the server built from the current source by its own tsup
  * config (what `pnpm build` makes and an operator runs) into a folder of this run's, which the
- * tests' processes start (`serverEntry`). A bundle starts in half the CPU of `tsx src/main.ts`
+ * tests' processes start (`serverEntry`). A bundle starts on less CPU than `tsx src/main.ts`
  * (no TypeScript loader, one file instead of a hundred modules), and the e2e tiers start
  * hundreds of processes. A new folder per run: never a stale build, and runs side by side do
  * not share one. Inside the app's node_modules, so the bundle finds its npm dependencies.
