@@ -5,7 +5,9 @@ import { isLosslessNumber } from './lossless-number.ts';
 describe('parseJsonNumber', () => {
   it.each([
     ['-0', 0n],
+    ['-0.0', 0n],
     ['-0.0e7', 0n],
+    ['0e-5', 0n],
     ['9223372036854775807', 2n ** 63n - 1n],
     ['-9223372036854775808', -(2n ** 63n)],
     ['9223372036854775808', 2n ** 63n],

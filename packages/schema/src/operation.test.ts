@@ -47,7 +47,7 @@ describe('defineOperation', () => {
       response: { status: 201, schema: Plant },
     });
     const details = {
-      tag: 'plants',
+      tag: 'operations',
       errors: ['conflict'],
       summary: 'Put a thing',
       description: 'Puts it.',
