@@ -79,8 +79,8 @@ export function documentedTwins(): ReadonlyMap<unknown, Schema> {
     format: 'int64',
     // Exact bigints: the document is written with a lossless JSON serializer (serialize.ts),
     // so the file holds -9223372036854775808 and 9223372036854775807 digit for digit.
-    minimum: INT64_MIN as unknown as number,
-    maximum: INT64_MAX as unknown as number,
+    minimum: INT64_MIN,
+    maximum: INT64_MAX,
     description: FIELD_PROSE.id,
   });
   for (const plantField of FIELD_LIST) {
