@@ -31,8 +31,9 @@ export function createHttpServer(
   options: { timeouts: Partial<HttpTimeouts>; maxConnections: number; onDrop: () => void },
 ): Server {
   const { timeout, ...timeouts } = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts };
-  // Node answers a missing Host, and drops header fields past its count, with no Error body:
-  // the app refuses both (`http/protocol-checks.ts`).
+  // Node would answer a missing Host with no Error body: the app refuses it
+  // (`http/protocol-checks.ts`). No cap on the count of header fields (Node would drop those
+  // past it): `maxHeaderSize` bounds them all.
   const server = createServer({ ...timeouts, requireHostHeader: false }, handle);
   server.timeout = timeout;
   server.maxHeadersCount = 0;
