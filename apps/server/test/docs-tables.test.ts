@@ -150,6 +150,25 @@ describe('the documentation', () => {
     expect(missing).toEqual([]);
   });
 
+  it('names in the libraries table no library the workspace lacks (docs/architecture.md)', () => {
+    const table = read('docs/architecture.md').split('## Libraries, and why')[1]?.split('\n## ')[0];
+    expect(table, "docs/architecture.md's section Libraries, and why").toContain('`koa`');
+    const declared = declaredLibraries();
+    expect(undeclaredLibraries(table ?? '', declared)).toEqual([]);
+    // Not an empty check: it reads every manifest (the root's, apps', packages', the bench's)
+    // and the rows, and names the row of a library no manifest has.
+    expect([...declared]).toEqual(
+      expect.arrayContaining(['pnpm', 'turbo', 'koa', 'ofetch', 'yaml', 'autocannon']),
+    );
+    const row =
+      "| request charsets | `content-type`, `iconv-lite` | the decoder koa-bodyparser's reader uses |";
+    expect(
+      undeclaredLibraries(`| need | library | why |\n|---|---|---|\n${row}\n`, declared),
+    ).toEqual([
+      `docs/architecture.md's libraries table names iconv-lite, which no workspace package.json declares (so nothing can import it): remove it from the row ${row}`,
+    ]);
+  });
+
   it('stays within its budget: README.md at most 8 KB, docs/ at most 60 KB in all', () => {
     const size = (file: string) => Buffer.byteLength(read(file));
     expect(size('README.md'), 'README.md in bytes').toBeLessThanOrEqual(8 * 1024);
@@ -249,6 +268,64 @@ function usedLibraries(folders: readonly string[]): Map<string, string> {
     }
   }
   return used;
+}
+
+/**
+ * The libraries the workspace can use: every dependency (of any kind) of its package.json files
+ * (the root's and each of pnpm-workspace.yaml's folders'), and its package manager; with pnpm, a
+ * file can import no other.
+ */
+function declaredLibraries(): Set<string> {
+  const root = new URL('../../../', import.meta.url);
+  // pnpm-workspace.yaml's `packages:` list: `apps/*` (each folder in apps/) or `bench`.
+  const patterns = /^packages:\n((?:\s+- .+\n)+)/m.exec(read('pnpm-workspace.yaml'))?.[1] ?? '';
+  const folders = [
+    '',
+    ...[...patterns.matchAll(/- (\S+)/g)].flatMap(([, pattern = '']) =>
+      pattern.endsWith('/*')
+        ? readdirSync(new URL(pattern.slice(0, -1), root)).map(
+            (name) => `${pattern.slice(0, -1)}${name}/`,
+          )
+        : [`${pattern}/`],
+    ),
+  ].filter((folder) => existsSync(new URL(`${folder}package.json`, root)));
+  const declared = new Set<string>();
+  for (const folder of folders) {
+    const manifest = JSON.parse(read(`${folder}package.json`)) as Record<string, unknown>;
+    for (const kind of [
+      'dependencies',
+      'devDependencies',
+      'peerDependencies',
+      'optionalDependencies',
+    ]) {
+      for (const name of Object.keys((manifest[kind] ?? {}) as object)) declared.add(name);
+    }
+    if (typeof manifest.packageManager === 'string') {
+      declared.add(manifest.packageManager.replace(/@[^@]*$/, ''));
+    }
+  }
+  return declared;
+}
+
+/**
+ * Each library a libraries table (its Markdown rows: need, `library`s, why) names that
+ * `declared` lacks, as a message naming the file and the row; empty when it names none.
+ */
+function undeclaredLibraries(table: string, declared: ReadonlySet<string>): string[] {
+  const rows = table
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| need |'));
+  return rows.flatMap((row) => {
+    const names = [...(row.split(' | ')[1] ?? '').matchAll(/`([^`]+)`/g)].map(
+      (match) => match[1] ?? '',
+    );
+    return names
+      .filter((name) => !declared.has(name))
+      .map(
+        (name) =>
+          `docs/architecture.md's libraries table names ${name}, which no workspace package.json declares (so nothing can import it): remove it from the row ${row}`,
+      );
+  });
 }
 
 /** README.md, docs/*.md and every package's README (relative to the repository root). */

@@ -13,7 +13,7 @@ const PATH_MAX_LENGTH = 100;
  * short whatever the request.
  *
  * @example
- * ERROR_MESSAGES.conflict(10n); // 'A plant with id 10 already exists with a different name or tag'
+ * ERROR_MESSAGES.conflict(10n); // `A plant with id 10 already exists with a different ${fieldNames('or')}`
  */
 export const ERROR_MESSAGES = {
   validationFailed: {

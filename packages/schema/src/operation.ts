@@ -15,8 +15,8 @@ type Parameters = z.ZodMiniType<Record<string, unknown>>;
  *
  * Path and query parameters arrive as text: their schemas take strings (a repeated query
  * parameter: an array of them) and may turn them into other values (`z.pipe` with
- * `z.transform`), which the handler receives. A client passes those values; it sends each as
- * `String(value)`, checked with the same schema first.
+ * `z.transform`), which the handler receives. A client passes those values and sends each as
+ * its text, unchecked: the server checks them (a client checks only the body, before sending).
  */
 export interface OperationCall {
   readonly operationId: string;

@@ -64,7 +64,7 @@ export const FIELD_LIST: readonly (Field & { readonly name: PlantField })[] =
  * are built with it.
  *
  * @example
- * fieldNames('or'); // 'name or tag'
+ * fieldNames('or'); // the names, the last after 'or': 'a or b' for fields a and b, 'a, b or c' for three
  */
 export function fieldNames(conjunction: 'and' | 'or', quote = (name: string) => name): string {
   const names = PLANT_FIELDS.map(quote);

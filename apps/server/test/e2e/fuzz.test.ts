@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, type RawReply } from '../security/exchange.ts';
 import type { PlantFields } from '../security/oracle.ts';
-import { type FuzzCase, fuzzCases } from '../security/requests.ts';
+import { type FuzzCase, fuzzCases, methodsAt } from '../security/requests.ts';
 import { OpenApiResponseValidator } from '../support/openapi-validator.ts';
 import { readPlantRows } from '../support/read-plant-rows.ts';
 import { startTestServer, type TestServer } from '../support/start-test-server.ts';
@@ -109,8 +109,12 @@ function check(c: FuzzCase, reply: RawReply): void {
   ) {
     throw new Error(`401 without a Bearer challenge: ${context()}`);
   }
-  if (status === 405 && reply.headers.allow !== 'POST')
-    throw new Error(`405 without Allow: ${context()}`);
+  // Allow: the methods the contract has at the path (requests.ts's methodsAt), in any order.
+  const allow = String(reply.headers.allow).split(', ').sort().join(', ');
+  const contractMethods = methodsAt(c.request.path).join(', ');
+  if (status === 405 && allow !== contractMethods) {
+    throw new Error(`405 with Allow ${allow}, the contract has ${contractMethods}: ${context()}`);
+  }
   seen.set(`${status} ${code}`, (seen.get(`${status} ${code}`) ?? 0) + 1);
 
   const expected = c.expected;

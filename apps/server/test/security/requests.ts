@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { contract, type OperationCall } from '@plant-store/schema';
 import fc from 'fast-check';
 import { DEFAULTS } from '../../src/config.ts';
 import { anyCodePoint, membersText, newPlantMembers, plainPlantMembers } from './arbitraries.ts';
@@ -198,33 +199,86 @@ function body(): fc.Arbitrary<Body> {
 
 type Route = { readonly method: string; readonly path: string; readonly expected?: Expected };
 
-/** Mostly POST /plants; sometimes another method (405) or a path that does not exist (404). */
+/** Where an operation is: what the model reads of the contract. */
+export type Place = Pick<OperationCall, 'method' | 'path'>;
+
+const CONTRACT_PLACES: readonly Place[] = Object.values(contract);
+
+/** Whether a request path (its query ignored) is the path template's, as @koa/router matches it. */
+function matches(template: string, path: string): boolean {
+  const pattern = template
+    .split(/(\{[^}]+\})/)
+    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${pattern}$`).test(path.split('?')[0] ?? '');
+}
+
+/**
+ * The methods the contract has at a request path (its query ignored), upper case and sorted,
+ * HEAD with GET as @koa/router answers it: what a 405's `Allow` lists; empty when no operation
+ * is there (a 404).
+ *
+ * @example
+ * methodsAt('/plants'); // ['POST']
+ */
+export function methodsAt(path: string, places: readonly Place[] = CONTRACT_PLACES): string[] {
+  const methods = places
+    .filter((place) => matches(place.path, path))
+    .flatMap((place) => (place.method === 'get' ? ['GET', 'HEAD'] : [place.method.toUpperCase()]));
+  return [...new Set(methods)].sort();
+}
+
+/** Methods a client may send to a path: those the contract has not there answer 405. */
+const METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/**
+ * Paths no operation of the contract has, each answering 404 to any method: near misses of
+ * `/plants` and probes. A unit test (requests.test.ts) checks that none matches an operation.
+ */
+export const UNKNOWN_PATHS = [
+  '/plant',
+  '/plants/1',
+  '//plants',
+  '/plants;x',
+  '/plantsx',
+  // `/` itself answers GET (a pointer to the docs), 405 for other methods.
+  '/index.html',
+  '/plants/..%2f',
+  '/%2e%2e/plants',
+  '/metrics',
+  '/admin',
+  '/plants/%00',
+] as const;
+
+/**
+ * Each of `UNKNOWN_PATHS` that an operation of `places` has, as a message naming this file and
+ * what to do; empty when none does.
+ */
+export function knownUnknownPaths(places: readonly Place[] = CONTRACT_PLACES): string[] {
+  return UNKNOWN_PATHS.flatMap((path) =>
+    places
+      .filter((place) => matches(place.path, path))
+      .map(
+        (place) =>
+          `apps/server/test/security/requests.ts: the unknown path ${path} is ${place.method.toUpperCase()} ${place.path} of the contract: replace it in UNKNOWN_PATHS with a path no operation has`,
+      ),
+  );
+}
+
+/**
+ * Mostly POST /plants; sometimes a method the contract has not at /plants (405), or a path
+ * that no operation has (404).
+ */
 function route(): fc.Arbitrary<Route> {
   const create = fc.constantFrom<Route>(
     { method: 'POST', path: '/plants' },
     { method: 'POST', path: '/plants?id=1&name=x' },
   );
   const otherMethod = fc
-    .constantFrom('GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS')
+    .constantFrom(...METHODS.filter((method) => !methodsAt('/plants').includes(method)))
     .map((method): Route => ({ method, path: '/plants', expected: error(405, 40501) }));
   const unknownPath = fc
-    .tuple(
-      fc.constantFrom('POST', 'GET', 'PUT'),
-      fc.constantFrom(
-        '/plant',
-        '/plants/1',
-        '//plants',
-        '/plants;x',
-        '/plantsx',
-        // `/` itself answers GET (a pointer to the docs), 405 for other methods.
-        '/index.html',
-        '/plants/..%2f',
-        '/%2e%2e/plants',
-        '/metrics',
-        '/admin',
-        '/plants/%00',
-      ),
-    )
+    .tuple(fc.constantFrom('POST', 'GET', 'PUT'), fc.constantFrom(...UNKNOWN_PATHS))
     .map(([method, path]): Route => ({ method, path, expected: error(404, 40401) }));
   return fc.oneof(
     { weight: 30, arbitrary: create },
