@@ -51,7 +51,7 @@ export type Plant = { [K in keyof Presence]: ValueOf<Fields[K]> };
  * the test helpers take theirs from.
  *
  * @example
- * PLANT_FIELDS; // ['name', 'tag']
+ * PLANT_FIELDS; // the keys of FIELDS, in order: ['name', 'tag', …]
  */
 export const PLANT_FIELDS = /* @__PURE__ */ Object.keys(FIELDS) as PlantField[];
 
