@@ -1,15 +1,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { runCliInProcess } from '../../test/support/run-cli.ts';
-import { createSqliteTokenStore } from '../../test/support/token-stores.ts';
-import { createManagedToken } from './manage-tokens.ts';
 import { digestToken } from './token-registry.ts';
 import { runCli } from './tokens-cli.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-cli-commands-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A fixed instant the tests that read the time set the clock to (only Date is faked). */
+const NOW = new Date('2030-01-02T03:04:05.678Z');
+const HOUR_MS = 3_600_000;
 
 /** Runs the command in this process against `db`, collecting what it prints. */
 const run = (db: string, ...args: string[]) => runWith(false, db, ...args);
@@ -99,6 +104,7 @@ describe('runCli', () => {
   });
 
   it('creates with an expiry, revokes by id, and says when a token was already revoked', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: NOW });
     const db = join(folder, 'flow.db');
     const created = await runOnTerminal(
       db,
@@ -111,8 +117,8 @@ describe('runCli', () => {
     );
     expect(created.stdout).toMatch(/^pst_[A-Za-z0-9_-]{49}\n$/);
     expect(created.stderr).toMatch(/^Created token 1 for "acme" in .*flow\.db, expires \S+Z\./);
-    const expires = Date.parse(/expires (\S+Z)\./.exec(created.stderr)?.[1] ?? '');
-    expect(Math.abs(expires - Date.now() - 12 * 3_600_000)).toBeLessThan(60_000);
+    const expires = new Date(NOW.getTime() + 12 * HOUR_MS).toISOString();
+    expect(created.stderr).toContain(`, expires ${expires}.\n`);
 
     const revoked = await run(db, 'tokens', 'revoke', '1');
     expect(revoked).toMatchObject({ status: 0, stderr: '' });
@@ -169,15 +175,13 @@ describe('runCli', () => {
     }
   });
 
-  it('shows an expired token as expired', async () => {
+  it('shows a token as expired from the instant it expires', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: NOW });
     const db = join(folder, 'expired.db');
-    const store = createSqliteTokenStore({ filename: db });
-    await createManagedToken(store, {
-      name: 'old',
-      expires: '1h',
-      now: new Date(Date.now() - 2 * 3_600_000),
-    });
-    await store.close();
+    expect((await run(db, 'tokens', 'create', '--name', 'old', '--expires', '1h')).status).toBe(0);
+    vi.setSystemTime(NOW.getTime() + HOUR_MS - 1);
+    expect((await run(db, 'tokens', 'list')).stdout).toMatch(/\n1\s+old\s+active\s/);
+    vi.setSystemTime(NOW.getTime() + HOUR_MS);
     expect((await run(db, 'tokens', 'list')).stdout).toMatch(/\n1\s+old\s+expired\s/);
   });
 

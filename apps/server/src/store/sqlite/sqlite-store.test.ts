@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { NewPlant } from '@plant-store/schema';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tempSqliteStores } from '../../../test/support/temp-sqlite-stores.ts';
 import { StartupError } from '../../config.ts';
 import { StoreUnavailableError } from '../plant-store.ts';
@@ -41,7 +41,8 @@ describe('create', () => {
   });
 
   it('rejects with StoreUnavailableError while another connection holds the write lock', async () => {
-    const store = openStore({ busyTimeoutMs: 50 });
+    // A busy timeout of 0: refused at the first SQLITE_BUSY, without a wait.
+    const store = openStore({ busyTimeoutMs: 0 });
     const other = openSqlite(temp.filename);
     other.exec('BEGIN IMMEDIATE');
     try {
@@ -145,6 +146,22 @@ describe('connection settings', () => {
 });
 
 describe('readiness: the database files still being the ones at the path', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /**
+   * Makes the store's directory look unchanged for a minute, so that the store trusts it (past
+   * 2 s): Date alone faked, at an instant before any real one, and the directory's mtime set a
+   * minute before it (a change the kernel stamps later looks new, as it is).
+   */
+  const directoryUnchangedForAMinute = () => {
+    const now = Date.parse('2020-01-02T03:04:05Z');
+    vi.useFakeTimers({ toFake: ['Date'], now });
+    const longAgo = new Date(now - 60_000);
+    fs.utimesSync(temp.dir, longAgo, longAgo);
+  };
+
   it('is ready after opening, and refuses commits once the files were deleted', async () => {
     const store = openStore({ probeIntervalMs: 60_000 });
     expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
@@ -166,8 +183,7 @@ describe('readiness: the database files still being the ones at the path', () =>
     // A directory unchanged for 2 s is trusted: one stat of it answers until it changes.
     const store = openStore({ probeIntervalMs: 60_000 });
     const wal = `${temp.filename}-wal`;
-    const longAgo = new Date(Date.now() - 60_000);
-    fs.utimesSync(temp.dir, longAgo, longAgo);
+    directoryUnchangedForAMinute();
     expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
     expect(await store.create({ id: 2n, name: 'Moss' })).toBe('created'); // the trusted path
     fs.copyFileSync(wal, `${wal}.copy`);
@@ -178,8 +194,7 @@ describe('readiness: the database files still being the ones at the path', () =>
 
   it('notices the -wal deleted alone though the directory was trusted', async () => {
     const store = openStore({ probeIntervalMs: 60_000 });
-    const longAgo = new Date(Date.now() - 60_000);
-    fs.utimesSync(temp.dir, longAgo, longAgo);
+    directoryUnchangedForAMinute();
     expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
     fs.rmSync(`${temp.filename}-wal`);
     await expect(store.create({ id: 2n, name: 'Moss' })).rejects.toThrow(StoreUnavailableError);
@@ -188,8 +203,7 @@ describe('readiness: the database files still being the ones at the path', () =>
 
   it('notices its directory moved away and another put in its place by the next probe', async () => {
     const store = openStore({ probeIntervalMs: 60_000 });
-    const longAgo = new Date(Date.now() - 60_000);
-    fs.utimesSync(temp.dir, longAgo, longAgo);
+    directoryUnchangedForAMinute();
     expect(await store.create({ id: 1n, name: 'Fern' })).toBe('created');
     fs.renameSync(temp.dir, `${temp.dir}.moved`);
     fs.mkdirSync(temp.dir);
