@@ -32,8 +32,6 @@ export function openDatabase(
       createPrivateFile(filename);
     } catch {} // SQLite's own open says why
     db = openSqlite(filename, { timeout: busyTimeoutMs });
-    // Takes effect on a new file only (an existing one needs a VACUUM): a sweep's pages go back.
-    db.pragma('auto_vacuum = INCREMENTAL');
     switchToWal(db, busyTimeoutMs);
     // After WAL: better-sqlite3's build gives a WAL connection NORMAL unless set explicitly.
     db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -55,14 +53,17 @@ export function writeBack(db: Database.Database): void {
 }
 
 /**
- * Retried while SQLITE_BUSY: on a new file the pragma's lock upgrade ignores the busy timeout,
- * so two processes creating the same file would fail at once. Between tries, a write lock
- * taken and given back waits for the other writer through SQLite's own busy timeout.
+ * Incremental auto-vacuum, then WAL; retried while SQLITE_BUSY: on a new file the pragmas'
+ * lock upgrade ignores the busy timeout, so two processes creating the same file would fail at
+ * once. Between tries, a write lock taken and given back waits for the other writer through
+ * SQLite's own busy timeout.
  */
 function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
   const deadline = Date.now() + busyTimeoutMs;
   for (;;) {
     try {
+      // Takes effect on a new file only (an existing one needs a VACUUM): a sweep's pages go back.
+      db.pragma('auto_vacuum = INCREMENTAL');
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (mode === 'wal') return;
       throw new Error(`SQLite did not switch to journal_mode=WAL (it reads back ${String(mode)})`);
