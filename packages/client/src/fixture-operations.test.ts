@@ -1,12 +1,9 @@
 import { ERROR_CATALOG } from '@plant-store/schema';
 import { buildOpenApiDocument } from '@plant-store/schema/openapi';
-import {
-  contractApp,
-  fixtureContract,
-  fixtureHandlers,
-  inProcessFetch,
-  OpenApiResponseValidator,
-} from '@plant-store/server/testing';
+// The in-process parts only, not the whole test support (which starts servers and browsers).
+import { fixtureContract, fixtureHandlers } from '@plant-store/server/testing/fixture-contract';
+import { contractApp, inProcessFetch } from '@plant-store/server/testing/in-process';
+import { OpenApiResponseValidator } from '@plant-store/server/testing/openapi-validator';
 import { describe, expect, it } from 'vitest';
 import { callOperation } from './client.ts';
 import { PlantStoreError } from './errors.ts';
