@@ -7,7 +7,7 @@ export default defineConfig({
     // The default reporter prints a test's console output only when that test fails.
     silent: 'passed-only',
     // Worker threads that keep their module cache between files: the files load the same
-    // modules, and loading them once per worker halves the tier's CPU.
+    // modules, and each worker loads them once.
     pool: 'threads',
     isolate: false,
     include: ['src/**/*.test.ts'],

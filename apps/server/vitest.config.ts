@@ -18,7 +18,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           // Worker threads that keep their module cache between files: in-process tests load
-          // the same server modules, and loading them once per worker halves the tier's time.
+          // the same server modules, and each worker loads them once.
           pool: 'threads',
           isolate: false,
           include: [

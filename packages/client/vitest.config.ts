@@ -15,7 +15,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           // Worker threads that keep their module cache between files: the files load the same
-          // modules, and loading them once per worker halves the tier's CPU.
+          // modules, and each worker loads them once.
           pool: 'threads',
           isolate: false,
           include: [
