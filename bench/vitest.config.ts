@@ -1,16 +1,35 @@
 import { defineConfig } from 'vitest/config';
 
-// The bench's own checks: the peers' conformance over real HTTP and SQLite, and the report's
-// arithmetic. Fast (no load is generated here).
+// Two tiers (see docs/architecture.md): `unit` checks the harness in process (the report's
+// arithmetic, the load's schedule, the CPU counters); `e2e` runs each peer as the bench does,
+// on a port with a real SQLite file, and checks it answers as the server does (a peer that
+// answered wrongly would make the bench's ratios lie).
 export default defineConfig({
   test: {
     // The default reporter prints a test's console output only when that test fails.
     silent: 'passed-only',
-    // Worker threads that keep their module cache between files: the files load the same
-    // modules, and each worker loads them once.
-    pool: 'threads',
-    isolate: false,
-    include: ['src/**/*.test.ts'],
-    testTimeout: 10_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          // Worker threads that keep their module cache between files: the files load the same
+          // modules, and each worker loads them once.
+          pool: 'threads',
+          isolate: false,
+          include: ['src/**/*.test.ts'],
+          exclude: ['src/peers/**'],
+          testTimeout: 10_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['src/peers/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+    ],
   },
 });
