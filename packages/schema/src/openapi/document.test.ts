@@ -22,6 +22,7 @@ import {
   buildOpenApiDocument,
   describeApi,
   EXAMPLE_BODY_LIMIT_BYTES,
+  statusDescription,
 } from './document.ts';
 import { FIELD_PLACEHOLDERS } from './prose.ts';
 import { serializeOpenApiDocument, serializeOpenApiYaml } from './serialize.ts';
@@ -159,6 +160,23 @@ describe('the generated document follows the contract', () => {
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       });
     }
+  });
+
+  it("describes a status by its catalog entries' summaries: the one's, else each after its code", () => {
+    const entries = [
+      { name: 'notFound', code: 40401, status: 404, summary: 'No operation here.' },
+      { name: 'plantNotFound', code: 40402, status: 404, summary: 'No plant has this id.' },
+      { name: 'unsaid', code: 40801, status: 408 },
+    ];
+    expect(statusDescription(404, entries.slice(0, 1))).toBe('No operation here.');
+    expect(statusDescription(404, entries)).toBe(
+      '40401: No operation here. 40402: No plant has this id.',
+    );
+    expect(() => statusDescription(408, entries)).toThrow(
+      'error-catalog.ts: unsaid needs a summary',
+    );
+    // A status prose.ts describes for all its codes keeps that description.
+    expect(statusDescription(400, [])).toBe('The request body is missing, malformed or invalid.');
   });
 });
 
