@@ -7,6 +7,7 @@ export * from './operation.ts';
 // `/* @__PURE__ */` operations it does not use, and `contract` with them).
 export { createPlant, createPlantCall } from './operations/create-plant.ts';
 export { getHealth, getIndex, getOpenApiDocument, getReadiness } from './operations/service.ts';
+export * from './params.ts';
 
 /**
  * Every operation of the API, by operationId: the server routes, the client calls and the

@@ -13,6 +13,7 @@ import {
 import { ErrorBody } from '../error-body.ts';
 import { ERROR_ENTRIES } from '../error-catalog.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
+import { int64Param } from '../params.ts';
 import { NewPlant, Plant } from '../plant.ts';
 import { FIELD_LIST, fieldNames, PLANT_FIELDS } from '../plant-fields.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
@@ -451,6 +452,13 @@ describe('operations with parameters', () => {
       { name: 'page', in: 'query', required: false, schema: { type: 'string' } },
     ]);
     expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '404', '405']);
+  });
+
+  it('states a textParam (a check JSON Schema cannot state) as text', () => {
+    const read = { ...thing, params: z.object({ id: int64Param }) };
+    expect(
+      buildOpenApiDocument({ getThing: read }).paths?.['/things/{id}']?.get?.parameters?.[0],
+    ).toEqual({ name: 'id', in: 'path', required: true, schema: { type: 'string' } });
   });
 
   it('refuses a path whose {name}s are not its path parameters, naming both', () => {

@@ -180,7 +180,8 @@ function parametersOf(operation: Operation) {
         in: where,
         required: where === 'path' || (json.required ?? []).includes(name),
         ...(typeof description === 'string' ? { description } : {}),
-        schema: rest,
+        // A parameter is text: one whose schema JSON Schema cannot state (a textParam) is a string.
+        schema: Object.keys(rest).length === 0 ? { type: 'string' } : rest,
       };
     });
   });
