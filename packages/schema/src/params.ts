@@ -28,7 +28,7 @@ export function textParam<T>(
       payload.value = value;
     }
   });
-  return schema as unknown as z.ZodMiniType<T, string>;
+  return schema as z.ZodMiniType<T, string>;
 }
 
 const INT64_TEXT = /^-?[0-9]{1,19}$/;
