@@ -192,7 +192,7 @@ export const ERROR_CATALOG = {
     status: 409,
     meaning: `A plant with this id already exists with a different ${fieldNames('or')}. (The same id with the same ${fieldNames('and')} is a safe replay and returns 200.)`,
     summary: `The id is taken by a plant with another ${fieldNames('or')}.`,
-    /** @example conflict(10n); // 'A plant with id 10 already exists with a different name or tag' */
+    /** @example conflict(10n); // `A plant with id 10 already exists with a different ${fieldNames('or')}` */
     message: (id: bigint) =>
       `A plant with id ${id} already exists with a different ${fieldNames('or')}`,
     example: (message) => message(10n),
