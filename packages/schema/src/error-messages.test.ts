@@ -108,7 +108,10 @@ function leaves(value: object, prefix = ''): string[] {
 const UNSENT = ['malformedRequest.tooManyHeaders', 'malformedRequest.tooManyPieces'];
 
 it('has a case here for each message some code sends', () => {
-  expect(Object.keys(MESSAGES).sort()).toEqual(
+  expect(
+    Object.keys(MESSAGES).sort(),
+    'packages/schema/src/error-messages.test.ts: give each message of error-catalog.ts a case in MESSAGES',
+  ).toEqual(
     leaves(M)
       .filter((key) => !UNSENT.includes(key))
       .sort(),
