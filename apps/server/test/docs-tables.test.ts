@@ -19,15 +19,6 @@ function section(text: string, name: string): string {
 }
 
 describe('the documentation', () => {
-  it('lists exactly the error catalog, in code order (docs/api.md)', () => {
-    const rows = section(read('docs/api.md'), 'error-table')
-      .split('\n')
-      .filter((line) => /^\| \d/.test(line));
-    expect(rows).toEqual(
-      ERROR_ENTRIES.map((entry) => `| ${entry.code} | ${entry.status} | ${entry.meaning} |`),
-    );
-  });
-
   it('gives POST /plants every error code it can answer, and no other (docs/api.md)', () => {
     // The operation's own errors, and the router's 404/405 that the document lists on it.
     const names: readonly ErrorName[] = [

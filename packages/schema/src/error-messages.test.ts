@@ -6,6 +6,7 @@ import {
   type MalformedJsonError,
   parseJson,
 } from './json.ts';
+import { fieldNames } from './plant-fields.ts';
 
 function thrownBy(text: string): Error {
   try {
@@ -66,7 +67,7 @@ const MESSAGES: Record<string, [message: string, expected: string]> = {
   requestTimeout: [M.requestTimeout(12.5), 'Request body did not arrive within 12.5 s'],
   conflict: [
     M.conflict(-(2n ** 63n)),
-    'A plant with id -9223372036854775808 already exists with a different name or tag',
+    `A plant with id -9223372036854775808 already exists with a different ${fieldNames('or')}`,
   ],
   payloadTooLarge: [M.payloadTooLarge(1234), 'Request body is larger than 1234 bytes'],
   'unsupportedMediaType.notJson': [
@@ -107,7 +108,10 @@ function leaves(value: object, prefix = ''): string[] {
 const UNSENT = ['malformedRequest.tooManyHeaders', 'malformedRequest.tooManyPieces'];
 
 it('has a case here for each message some code sends', () => {
-  expect(Object.keys(MESSAGES).sort()).toEqual(
+  expect(
+    Object.keys(MESSAGES).sort(),
+    'packages/schema/src/error-messages.test.ts: give each message of error-catalog.ts a case in MESSAGES',
+  ).toEqual(
     leaves(M)
       .filter((key) => !UNSENT.includes(key))
       .sort(),

@@ -1,26 +1,5 @@
-export {
-  type CallInput,
-  type Contract,
-  checkPart,
-  contract,
-  createPlant,
-  createPlantCall,
-  defineCall,
-  defineOperation,
-  type Example,
-  getHealth,
-  getIndex,
-  getOpenApiDocument,
-  getReadiness,
-  type HttpMethod,
-  type Operation,
-  type OperationCall,
-  type OperationDetails,
-  type OperationInput,
-  type OperationResult,
-  type PartVerdict,
-  ROUTING_ERRORS,
-} from './contract.ts';
+// The contract: every operation, its call and the helpers that declare them.
+export * from './contract.ts';
 export { describeValue } from './describe-value.ts';
 export { ErrorBody } from './error-body.ts';
 export {

@@ -14,9 +14,10 @@ type Parameters = z.ZodMiniType<Record<string, unknown>>;
  * bundle holds only the call (`createPlantCall` in `@plant-store/schema/shapes`).
  *
  * Path and query parameters arrive as text: their schemas take strings (a repeated query
- * parameter: an array of them) and may turn them into other values (`z.pipe` with
- * `z.transform`), which the handler receives. A client passes those values and sends each as
- * its text, unchecked: the server checks them (a client checks only the body, before sending).
+ * parameter: an array of them) and may turn them into other values, which the handler receives
+ * (`textParam` and `int64Param`, params.ts: one check that matches and converts). A client
+ * passes those values and sends each as its text, unchecked: the server checks them (a 400
+ * naming the parameter; a client checks only the body, before sending).
  */
 export interface OperationCall {
   readonly operationId: string;

@@ -2,7 +2,6 @@ import type { NewPlant } from '@plant-store/schema';
 import {
   type CreateOutcome,
   errorCode,
-  type PlantStore,
   type Readiness,
   type StoreObserver,
   StoreUnavailableError,
@@ -37,8 +36,10 @@ const CLOSED: Readiness = {
  * Group commit: the creates of one event-loop turn commit in one transaction; while `maxInFlight`
  * batches commit, new creates form the next, so batches grow with the load. Readiness is the
  * outcome of the latest write, a commit or the periodic probe (an idle store notices a fault).
+ * The writes and probes of the PlantStore port; each store `implements PlantStore` itself and
+ * adds the port's reads.
  */
-export abstract class BatchedStore implements PlantStore {
+export abstract class BatchedStore {
   readonly #options: BatchedStoreOptions;
   readonly #maxInFlight: number;
   #inFlight = 0;

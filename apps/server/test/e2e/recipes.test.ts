@@ -27,7 +27,10 @@ const OPERATION = '### Adding an operation';
 /** The step of "Adding a field" that appends the SQLite migration: left out, then added. */
 const SQLITE_MIGRATION = 2;
 
-/** An operation's budget, counted in source and docs (not tests, generated files, changesets). */
+/**
+ * An operation's budget, counted in source and docs (not tests, generated files, changesets):
+ * here a read from both stores, with a 404 code of its own.
+ */
 const BUDGET = { files: 8, lines: 250 };
 
 /** The commands both recipes name: the generators, the release, and the checks. */
@@ -101,16 +104,12 @@ const FIELD_EDITS: RecipeEdits = {
   4: {
     'docs/api.md': (text = '') =>
       replaced(
-        replaced(
-          text,
+        text,
+        '<!-- new-plant-fields:end -->',
+        '| `color` | string | no | 1–50 characters, same rules as `tag` |\n' +
+          '| `height` | integer | no | 1–10000 |\n' +
+          '| `indoor` | boolean | no | `true` or `false` |\n' +
           '<!-- new-plant-fields:end -->',
-          '| `color` | string | no | 1–50 characters, same rules as `tag` |\n' +
-            '| `height` | integer | no | 1–10000 |\n' +
-            '| `indoor` | boolean | no | `true` or `false` |\n' +
-            '<!-- new-plant-fields:end -->',
-        ),
-        'with a different name or tag. (The same id with the same name and tag is',
-        'with a different name, tag, color, height or indoor. (The same id with the same name, tag, color, height and indoor is',
       ),
   },
   6: {
@@ -137,117 +136,225 @@ const append =
   (text: string): Edit =>
   (old) =>
     `${old ?? ''}${text}`;
+/** Replaces the first `from` (a missing one names the step and file). */
+const replacedIn =
+  (from: string, to: string): Edit =>
+  (old) =>
+    replaced(old ?? '', from, to);
 
 /** "Adding an operation", step by step: the files each step edits, and how. */
 const OPERATION_EDITS: RecipeEdits = {
   1: {
-    'packages/schema/src/operations/get-thing.ts': create(`import * as z from 'zod/mini';
-import { defineCall, defineOperation } from '../operation.ts';
-import { Plant } from '../plant.ts';
-
-/** \`GET /things/{id}\`: what a client sends it with. */
-export const getThingCall = defineCall({
-  operationId: 'getThing',
-  method: 'get',
-  path: '/things/{id}',
-  auth: 'bearer',
-  params: z.object({
-    id: z.pipe(
-      z.string().check(z.regex(/^[0-9]{1,9}$/, 'must be a whole number of at most 9 digits')),
-      z.transform((text: string) => Number(text)),
-    ),
+    'packages/schema/src/error-catalog.ts': after(
+      "    example: (message) => message('GET', '/plant'),\n  }),\n",
+      `  plantNotFound: entry({
+    code: 40402,
+    status: 404,
+    meaning: 'No plant has this id.',
+    summary: 'No plant has the requested id.',
+    message: (id: bigint) => \`No plant with id \${id}\`,
+    example: (message) => message(12n),
   }),
-  response: { status: 200, schema: Plant },
-});
-
-/** \`GET /things/{id}\`: the thing with this id. */
-export const getThing = /* @__PURE__ */ defineOperation(getThingCall, {
-  tag: 'plants',
-  errors: ['validationFailed', 'unauthorized', 'rateLimited', 'internal'],
-  summary: 'Read a thing',
-  description: 'The thing with this id.',
-  success: 'The thing.',
-});
-`),
-  },
-  2: {
-    'packages/schema/src/contract.ts': (old) =>
-      after(
-        '  getIndex,\n',
-        '  getThing,\n',
-      )(
-        after(
-          "import { createPlant } from './operations/create-plant.ts';\n",
-          "import { getThing } from './operations/get-thing.ts';\n",
-        )(old),
-      ),
-  },
-  3: {
-    'apps/server/src/handlers.ts': after(
-      "    getIndex: async () => ({ docs: '/docs', openapi: '/openapi.json' }),\n",
-      `    getThing: async ({ params }) => {
-      if (params.id !== 1) throw new ApiError('notFound', \`No thing with id \${params.id}\`);
-      return { name: 'Fern' };
-    },
 `,
     ),
   },
-  4: {
-    'packages/schema/src/shapes.ts': append(
-      "export { getThingCall } from './operations/get-thing.ts';\n",
-    ),
-    'packages/client/src/client.ts': (old) =>
+  2: {
+    'packages/schema/src/operations/get-plant.ts': create(`import * as z from 'zod/mini';
+import { defineCall, defineOperation } from '../operation.ts';
+import { int64Param } from '../params.ts';
+import { Plant } from '../plant.ts';
+
+/** \`GET /plants/{id}\`: what a client sends it with. */
+export const getPlantCall = defineCall({
+  operationId: 'getPlant',
+  method: 'get',
+  path: '/plants/{id}',
+  auth: 'bearer',
+  params: z.object({ id: int64Param }),
+  response: { status: 200, schema: Plant },
+});
+
+/** \`GET /plants/{id}\`: the plant with this id. */
+export const getPlant = /* @__PURE__ */ defineOperation(getPlantCall, {
+  tag: 'plants',
+  errors: [
+    'validationFailed',
+    'unauthorized',
+    'plantNotFound',
+    'rateLimited',
+    'internal',
+    'storeUnavailable',
+  ],
+  summary: 'Read a plant',
+  description: 'Returns the plant with this id (without its id).',
+  success: 'Plant response',
+});
+`),
+  },
+  3: {
+    'packages/schema/src/contract.ts': (old) =>
       after(
-        '  createPlantCall,\n',
-        '  getThingCall,\n',
+        '  getIndex,\n',
+        '  getPlant,\n',
       )(
         after(
-          '  createPlant(newPlant: NewPlantInput): Promise<Plant>;\n',
-          '  /** `GET /things/{id}`: the thing with this id. */\n  getThing(id: number): Promise<Plant>;\n',
+          "export { createPlant, createPlantCall } from './operations/create-plant.ts';\n",
+          "export { getPlant, getPlantCall } from './operations/get-plant.ts';\n",
         )(
           after(
-            '    createPlant: (newPlant) => callOperation(config, createPlantCall, { body: newPlant }),\n',
-            '    getThing: (id) => callOperation(config, getThingCall, { params: { id } }),\n',
+            "import { createPlant } from './operations/create-plant.ts';\n",
+            "import { getPlant } from './operations/get-plant.ts';\n",
           )(old),
         ),
       ),
   },
+  4: {
+    'apps/server/src/store/plant-store.ts': (old) =>
+      after(
+        '  create(plant: NewPlant): Promise<CreateOutcome>;\n',
+        '  /** The plant with this id, or undefined when there is none. */\n  get(id: bigint): Promise<Plant | undefined>;\n',
+      )(after('  type NewPlant,\n', '  type Plant,\n')(old)),
+    'apps/server/src/store/sqlite/sqlite-store.ts': (old) =>
+      after(
+        '  protected translate = translateSqliteError;\n',
+        `
+  async get(id: bigint): Promise<Plant | undefined> {
+    try {
+      const row = this.#select.get(id);
+      return row && plantOf(row);
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+`,
+      )(
+        replacedIn(
+          "import type { NewPlant } from '@plant-store/schema';",
+          "import { type NewPlant, type Plant, plantOf } from '@plant-store/schema';",
+        )(old),
+      ),
+    'apps/server/src/store/postgres/postgres-store.ts': (old) =>
+      after(
+        '  protected translate = translatePostgresError;\n',
+        `
+  async get(id: bigint): Promise<Plant | undefined> {
+    try {
+      const [row] = await this.#query<PlantRow>(SELECT_MANY, [[id.toString()]]);
+      return row && plantOf(row);
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+`,
+      )(
+        replacedIn(
+          "import { FIELD_LIST, type NewPlant } from '@plant-store/schema';",
+          "import { FIELD_LIST, type NewPlant, type Plant, plantOf } from '@plant-store/schema';",
+        )(old),
+      ),
+    'apps/server/src/handlers.ts': after(
+      "    getIndex: async () => ({ docs: '/docs', openapi: '/openapi.json' }),\n",
+      `    getPlant: async ({ params }) => {
+      const plant = await store.get(params.id);
+      if (!plant) throw new ApiError('plantNotFound', ERROR_MESSAGES.plantNotFound(params.id));
+      return plant;
+    },
+`,
+    ),
+  },
   5: {
-    'docs/api.md': append(`
-## GET /things/{id}: read a thing
-
-The thing with this id (\`Authorization: Bearer <token>\`): 200 with a Plant, 404 (\`error\`
-40401) when there is none, 400 (\`error\` 40001) when \`id\` is not a whole number.
-`),
+    'packages/client/src/client.ts': (old) =>
+      after(
+        '  createPlantCall,\n',
+        '  getPlantCall,\n',
+      )(
+        after(
+          '  createPlant(newPlant: NewPlantInput): Promise<Plant>;\n',
+          '\n  /** `GET /plants/{id}`: the plant with this id; none is a 404 `PlantStoreError`. */\n  getPlant(id: bigint): Promise<Plant>;\n',
+        )(
+          after(
+            '    createPlant: (newPlant) => callOperation(config, createPlantCall, { body: newPlant }),\n',
+            '    getPlant: (id) => callOperation(config, getPlantCall, { params: { id } }),\n',
+          )(old),
+        ),
+      ),
   },
   7: {
-    'apps/server/src/handlers.test.ts': append(`
-describe('getThing', () => {
-  it('answers the thing by its id, 404 for another, 400 for an id that is not a number', async () => {
+    'apps/server/src/handlers.test.ts': (old) =>
+      append(`
+describe('getPlant', () => {
+  it('answers the stored plant by its id, 404 (plantNotFound) for another, 400 for a bad id', async () => {
     const { send } = appOver();
-    const found = await send({ method: 'GET', url: '/things/1' });
+    await send(create('Fern'));
+    const found = await send({ method: 'GET', url: '/plants/9223372036854775807' });
     expect(found.json()).toEqual({ name: 'Fern' });
-    expect((await send({ method: 'GET', url: '/things/2' })).statusCode).toBe(404);
-    const bad = await send({ method: 'GET', url: '/things/x' });
-    expect(bad.json()).toEqual({
-      error: ERROR_CATALOG.validationFailed.code,
-      message: 'path parameter id: must be a whole number of at most 9 digits',
+    const missing = await send({ method: 'GET', url: '/plants/-9223372036854775808' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({
+      error: ERROR_CATALOG.plantNotFound.code,
+      message: 'No plant with id -9223372036854775808',
     });
+    for (const id of ['fern', '9223372036854775808', '1.5']) {
+      const bad = await send({ method: 'GET', url: \`/plants/\${id}\` });
+      expect(bad.json(), id).toEqual({
+        error: ERROR_CATALOG.validationFailed.code,
+        message:
+          'path parameter id: must be a whole number from -9223372036854775808 to 9223372036854775807',
+      });
+    }
   });
 });
-`),
-    'packages/schema/src/openapi/document.test.ts': after(
-      "      '/readyz',\n",
-      "      '/things/{id}',\n",
+`)(
+        after(
+          '        create: (plant) => store.create(plant),\n',
+          '        get: (id) => store.get(id),\n',
+        )(old),
+      ),
+    'packages/schema/src/openapi/document.test.ts': replacedIn(
+      "      '/plants',\n      '/readyz',\n",
+      "      '/plants',\n      '/plants/{id}',\n      '/readyz',\n",
+    ),
+    'packages/schema/src/error-messages.test.ts': replacedIn(
+      '  methodNotAllowed: [\n',
+      "  plantNotFound: [M.plantNotFound(10n), 'No plant with id 10'],\n  methodNotAllowed: [\n",
+    ),
+    // GET /plants/{id} now answers /plants/1 and its like: the fuzz model's unknown paths
+    // move one segment down, and so does the hypothetical operation its self-check adds.
+    'apps/server/test/security/requests.ts': (old) =>
+      [
+        ['/plants/1', '/plants/1/2'],
+        ['/plants/..%2f', '/plants/1/..%2f'],
+        ['/plants/%00', '/plants/1/%00'],
+      ].reduce((text, [from, to]) => replacedIn(`  '${from}',\n`, `  '${to}',\n`)(text), old ?? ''),
+    'apps/server/test/security/requests.test.ts': (old) =>
+      replacedIn(
+        "      '/plants/1',\n      '/plants/..%2f',\n      '/plants/%00',\n",
+        "      '/plants/1/2',\n      '/plants/1/..%2f',\n      '/plants/1/%00',\n",
+      )(
+        replacedIn(
+          'the unknown path /plants/1 is GET /plants/{id} of the contract',
+          'the unknown path /plants/1/2 is GET /plants/{id}/{part} of the contract',
+        )(
+          replacedIn(
+            "{ method: 'get', path: '/plants/{id}' } as const",
+            "{ method: 'get', path: '/plants/{id}/{part}' } as const",
+          )(old),
+        ),
+      ),
+    'apps/server/test/error-examples.test.ts': after(
+      "  methodNotAllowed: () => send(server, '/plants', { method: 'GET' }),\n",
+      `  plantNotFound: () =>
+    send(server, '/plants/12', { headers: { authorization: \`Bearer \${server.token}\` } }),
+`,
     ),
   },
   8: {
-    '.changeset/get-thing.md': create(`---
+    '.changeset/get-plant.md': create(`---
 '@plant-store/schema': minor
 '@plant-store/client': minor
 ---
 
-\`GET /things/{id}\` and the client's \`getThing(id)\`.
+\`GET /plants/{id}\`, its 404 code 40402 and the client's \`getPlant(id)\`.
 `),
   },
 };
@@ -330,17 +437,25 @@ describe(`the recipes of ${RECIPES}`, () => {
     );
   }, 900_000);
 
-  it('an operation with a path parameter stays within budget', () => {
+  it('a store-backed read with a path parameter and its own 404 code stays within budget', () => {
     copyWithoutMigration();
-    let files = 0;
-    let lines = 0;
-    for (const { file, before, after } of operationChanges) {
-      if (!/\.test\.ts$|^\.changeset\//.test(file)) {
-        files += 1;
-        lines += changedLines(before ?? '', after);
-      }
-    }
-    expect(files).toBeLessThanOrEqual(BUDGET.files);
+    const counted = operationChanges.filter(
+      ({ file }) => !/\.test\.ts$|(^|\/)test\/|^\.changeset\//.test(file),
+    );
+    // The whole change: the new error, the operation, the PlantStore port and both stores.
+    expect(counted.map(({ file }) => file)).toEqual(
+      expect.arrayContaining([
+        'packages/schema/src/error-catalog.ts',
+        'apps/server/src/store/plant-store.ts',
+        'apps/server/src/store/sqlite/sqlite-store.ts',
+        'apps/server/src/store/postgres/postgres-store.ts',
+      ]),
+    );
+    const lines = counted.reduce(
+      (sum, { before, after }) => sum + changedLines(before ?? '', after),
+      0,
+    );
+    expect(counted.length).toBeLessThanOrEqual(BUDGET.files);
     expect(lines).toBeLessThanOrEqual(BUDGET.lines);
   });
 
@@ -353,14 +468,16 @@ describe(`the recipes of ${RECIPES}`, () => {
     expect(newPlant.height).toMatchObject({ type: 'integer', minimum: 1, maximum: 10000 });
     expect(newPlant.color).toMatchObject({ type: 'string', minLength: 1, maxLength: 50 });
     expect(newPlant.indoor).toMatchObject({ type: 'boolean' });
-    expect(document.paths['/things/{id}'].get.parameters).toEqual([
-      {
-        name: 'id',
-        in: 'path',
-        required: true,
-        schema: { type: 'string', pattern: '^[0-9]{1,9}$' },
-      },
+    expect(document.paths['/plants/{id}'].get.parameters).toEqual([
+      { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
     ]);
+    // The new code, from its catalog entry alone: an example and its part of the description.
+    const notFound = document.components.responses.NotFound;
+    expect(notFound.description).toContain('40402: No plant has the requested id.');
+    expect(notFound.content['application/json'].examples.plantNotFound.value).toEqual({
+      error: 40402,
+      message: 'No plant with id 12',
+    });
     const version = (root: string) =>
       JSON.parse(readFileSync(join(root, 'packages/schema/package.json'), 'utf8')).version;
     expect(version(copy)).not.toBe(version(ROOT));

@@ -13,6 +13,7 @@ import {
 import { ErrorBody } from '../error-body.ts';
 import { ERROR_ENTRIES } from '../error-catalog.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
+import { int64Param } from '../params.ts';
 import { NewPlant, Plant } from '../plant.ts';
 import { FIELD_LIST, fieldNames, PLANT_FIELDS } from '../plant-fields.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
@@ -22,6 +23,7 @@ import {
   buildOpenApiDocument,
   describeApi,
   EXAMPLE_BODY_LIMIT_BYTES,
+  statusDescription,
 } from './document.ts';
 import { FIELD_PLACEHOLDERS } from './prose.ts';
 import { serializeOpenApiDocument, serializeOpenApiYaml } from './serialize.ts';
@@ -159,6 +161,23 @@ describe('the generated document follows the contract', () => {
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       });
     }
+  });
+
+  it("describes a status by its catalog entries' summaries: the one's, else each after its code", () => {
+    const entries = [
+      { name: 'notFound', code: 40401, status: 404, summary: 'No operation here.' },
+      { name: 'plantNotFound', code: 40402, status: 404, summary: 'No plant has this id.' },
+      { name: 'unsaid', code: 40801, status: 408 },
+    ];
+    expect(statusDescription(404, entries.slice(0, 1))).toBe('No operation here.');
+    expect(statusDescription(404, entries)).toBe(
+      '40401: No operation here. 40402: No plant has this id.',
+    );
+    expect(() => statusDescription(408, entries)).toThrow(
+      'error-catalog.ts: unsaid needs a summary',
+    );
+    // A status prose.ts describes for all its codes keeps that description.
+    expect(statusDescription(400, [])).toBe('The request body is missing, malformed or invalid.');
   });
 });
 
@@ -433,6 +452,13 @@ describe('operations with parameters', () => {
       { name: 'page', in: 'query', required: false, schema: { type: 'string' } },
     ]);
     expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '404', '405']);
+  });
+
+  it('states a textParam (a check JSON Schema cannot state) as text', () => {
+    const read = { ...thing, params: z.object({ id: int64Param }) };
+    expect(
+      buildOpenApiDocument({ getThing: read }).paths?.['/things/{id}']?.get?.parameters?.[0],
+    ).toEqual({ name: 'id', in: 'path', required: true, schema: { type: 'string' } });
   });
 
   it('refuses a path whose {name}s are not its path parameters, naming both', () => {

@@ -3,12 +3,17 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import * as z from 'zod/mini';
 import { contract, type Operation, ROUTING_ERRORS } from '../contract.ts';
 import { ErrorBody } from '../error-body.ts';
-import { ERROR_CATALOG, ERROR_ENTRIES, ERROR_STATUSES, type ErrorName } from '../error-catalog.ts';
-import { ERROR_MESSAGES } from '../error-messages.ts';
-import { formatIssues } from '../format-issues.ts';
+import {
+  type CatalogEntry,
+  ERROR_CATALOG,
+  ERROR_ENTRIES,
+  ERROR_STATUSES,
+  type ErrorName,
+  EXAMPLE_BODY_LIMIT_BYTES,
+  EXAMPLE_REQUEST_TIMEOUT_SECONDS,
+  exampleMessage,
+} from '../error-catalog.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
-import { JsonTooDeepError, MAX_JSON_DEPTH, MalformedJsonError, parseJson } from '../json.ts';
-import { NewPlant } from '../plant.ts';
 import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../plant-fields.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
 import { documentedTwins } from './classic.ts';
@@ -46,66 +51,8 @@ function headersOf(status: number | 'authenticated success') {
   return headers.length === 0 ? undefined : Object.fromEntries(headers);
 }
 
-/** What `attempt` throws (it must throw): the examples take their text from the real failure. */
-function thrownBy(attempt: () => unknown): unknown {
-  try {
-    attempt();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('the example was expected to fail');
-}
-
-const notJson = thrownBy(() => parseJson('{"id": 10, "name": }'));
-const tooDeep = thrownBy(() =>
-  parseJson(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`),
-);
-const invalid = NewPlant.safeParse({ id: 10, wheels: 4 });
-if (
-  !(notJson instanceof MalformedJsonError && tooDeep instanceof JsonTooDeepError) ||
-  invalid.success
-) {
-  throw new Error('the error examples no longer fail as they should');
-}
-
-/**
- * The `BODY_LIMIT` the 413 example was answered with: a value chosen for the example (its
- * description names it), so the document carries no server default.
- */
-export const EXAMPLE_BODY_LIMIT_BYTES = 1000;
-/** The request timeout of the 408 example, likewise an example value (not the server's). */
-export const EXAMPLE_REQUEST_TIMEOUT_SECONDS = 10;
-
-/** What the document says of an example beyond its summary, by catalog name. */
-const EXAMPLE_DESCRIPTIONS: Partial<Record<ErrorName, string>> = {
-  payloadTooLarge: `As a server started with \`BODY_LIMIT=${EXAMPLE_BODY_LIMIT_BYTES}\` answers: the number in the message is the server's configured body limit.`,
-  requestTimeout: `As a server with a ${EXAMPLE_REQUEST_TIMEOUT_SECONDS}-s request timeout answers: the number in the message is the server's request timeout.`,
-};
-
-/**
- * One example message per catalog code, each built by the function the server answers with
- * (the validation and JSON examples by running the real schema and parser on a bad body).
- */
-const EXAMPLE_MESSAGES: Record<ErrorName, string> = {
-  validationFailed: formatIssues(invalid.error.issues),
-  malformedJson: ERROR_MESSAGES.malformedJson.notJson(notJson),
-  jsonTooDeep: ERROR_MESSAGES.jsonTooDeep(tooDeep),
-  missingBody: ERROR_MESSAGES.missingBody,
-  malformedRequest: ERROR_MESSAGES.malformedRequest.unparsable,
-  unauthorized: ERROR_MESSAGES.unauthorized.missing,
-  notFound: ERROR_MESSAGES.notFound('GET', '/plant'),
-  methodNotAllowed: ERROR_MESSAGES.methodNotAllowed('GET', '/plants', ['POST']),
-  requestTimeout: ERROR_MESSAGES.requestTimeout(EXAMPLE_REQUEST_TIMEOUT_SECONDS),
-  conflict: ERROR_MESSAGES.conflict(10n),
-  // What a server started with the example's BODY_LIMIT sends (apps/server/test/error-examples.test.ts
-  // starts one and compares): an example value, not the server's default.
-  payloadTooLarge: ERROR_MESSAGES.payloadTooLarge(EXAMPLE_BODY_LIMIT_BYTES),
-  unsupportedMediaType: ERROR_MESSAGES.unsupportedMediaType.notJson('text/plain'),
-  expectationFailed: ERROR_MESSAGES.expectationFailed,
-  rateLimited: ERROR_MESSAGES.rateLimited('credential', 1),
-  internal: ERROR_MESSAGES.internal,
-  storeUnavailable: ERROR_MESSAGES.storeUnavailable.unreachable,
-};
+/** The values of the examples, chosen for them (not the server's defaults): error-catalog.ts. */
+export { EXAMPLE_BODY_LIMIT_BYTES, EXAMPLE_REQUEST_TIMEOUT_SECONDS };
 
 /**
  * `info.description`: description.md beside this module (Markdown, edited as such), with each
@@ -137,15 +84,48 @@ export function describeApi(markdown: string): string {
 
 const DESCRIPTION_FILE = new URL('./description.md', import.meta.url);
 
+/**
+ * The description of an error status's response: prose.ts's where it gives one for all the
+ * status's codes; else its only code's `summary` (error-catalog.ts), or each code's after it.
+ *
+ * @example
+ * statusDescription(404); // 'No operation exists at the requested path: …'
+ * // with a second 404 code: '40401: No operation exists … 40402: No plant has this id.'
+ */
+export function statusDescription(
+  status: number,
+  entries: readonly Pick<
+    CatalogEntry & { name: string },
+    'name' | 'code' | 'status' | 'summary'
+  >[] = ERROR_ENTRIES,
+): string {
+  const shared = STATUS_RESPONSES[status]?.summary;
+  if (shared !== undefined) return shared;
+  const own = entries.filter((entry) => entry.status === status);
+  return own
+    .map(({ name, code, summary }) => {
+      if (summary === undefined) {
+        throw new Error(
+          `error-catalog.ts: ${name} needs a summary (or openapi/prose.ts a description of status ${status} for all its codes)`,
+        );
+      }
+      return own.length === 1 ? summary : `${code}: ${summary}`;
+    })
+    .join(' ');
+}
+
+/** The response of an error status: one example per code, each the message the server sends. */
 function errorResponse(status: number) {
   const meta = STATUS_RESPONSES[status];
-  if (!meta) throw new Error(`no response description for status ${status}`);
+  if (!meta) {
+    throw new Error(`openapi/prose.ts: STATUS_RESPONSES has no name for status ${status}`);
+  }
   const headers = headersOf(status);
   const entries = ERROR_ENTRIES.filter((entry) => entry.status === status);
   return {
     name: meta.name,
     component: {
-      description: meta.summary,
+      description: statusDescription(status),
       ...(headers ? { headers } : {}),
       content: {
         'application/json': {
@@ -155,10 +135,8 @@ function errorResponse(status: number) {
               entry.name,
               {
                 summary: `${entry.code}: ${entry.meaning}`,
-                ...(EXAMPLE_DESCRIPTIONS[entry.name]
-                  ? { description: EXAMPLE_DESCRIPTIONS[entry.name] }
-                  : {}),
-                value: { error: entry.code, message: EXAMPLE_MESSAGES[entry.name] },
+                ...(entry.exampleNote ? { description: entry.exampleNote } : {}),
+                value: { error: entry.code, message: exampleMessage(entry.name) },
               },
             ]),
           ),
@@ -202,7 +180,8 @@ function parametersOf(operation: Operation) {
         in: where,
         required: where === 'path' || (json.required ?? []).includes(name),
         ...(typeof description === 'string' ? { description } : {}),
-        schema: rest,
+        // A parameter is text: one whose schema JSON Schema cannot state (a textParam) is a string.
+        schema: Object.keys(rest).length === 0 ? { type: 'string' } : rest,
       };
     });
   });

@@ -1,18 +1,29 @@
 import { expect, it } from 'vitest';
 import { ERROR_STATUSES } from '../error-catalog.ts';
-import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../plant-fields.ts';
+import { FIELD_LIST, fieldNames, NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../plant-fields.ts';
 import { FIELD_PLACEHOLDERS, FIELD_PROSE, RESPONSE_HEADERS, STATUS_RESPONSES } from './prose.ts';
 
 it("fills the long description's field placeholders from the field list", () => {
-  expect(FIELD_PLACEHOLDERS).toEqual({
-    'fields:and': 'name and tag',
-    'fields:or': 'name or tag',
-    OPTIONAL_FIELDS: '`tag`',
-    STRING_FIELDS: '`name` or `tag`',
-    STRING_MAX_LENGTHS: `${NAME_MAX_LENGTH} / ${TAG_MAX_LENGTH}`,
-    STRING_LIMITS: `\`name\`: 1 to ${NAME_MAX_LENGTH} characters; \`tag\`: 1 to ${TAG_MAX_LENGTH} characters`,
-    OTHER_LIMITS: '',
-  });
+  const placeholders = FIELD_PLACEHOLDERS as Record<string, string>;
+  expect(placeholders['fields:and']).toBe(fieldNames('and'));
+  expect(placeholders['fields:or']).toBe(fieldNames('or'));
+  for (const field of FIELD_LIST) {
+    const named = (key: string) => placeholders[key]?.includes(`\`${field.name}\``);
+    expect(named('OPTIONAL_FIELDS'), field.name).toBe(!field.required);
+    expect(named('STRING_FIELDS'), field.name).toBe(field.type === 'string');
+    expect(named(field.type === 'string' ? 'STRING_LIMITS' : 'OTHER_LIMITS'), field.name).toBe(
+      true,
+    );
+  }
+  // The shipped fields first, as the description reads them (a recipe appends others).
+  expect(placeholders.STRING_LIMITS).toMatch(
+    new RegExp(
+      `^\`name\`: 1 to ${NAME_MAX_LENGTH} characters; \`tag\`: 1 to ${TAG_MAX_LENGTH} characters`,
+    ),
+  );
+  expect(
+    placeholders.STRING_MAX_LENGTHS?.startsWith(`${NAME_MAX_LENGTH} / ${TAG_MAX_LENGTH}`),
+  ).toBe(true);
 });
 
 it('names the int64 bounds of id digit for digit', () => {

@@ -156,38 +156,22 @@ export const RESPONSE_HEADERS: Record<string, ResponseHeader> = {
   },
 };
 
-/** Per error status: the response component's name and description. */
-export const STATUS_RESPONSES: Record<number, { name: string; summary: string }> = {
+/**
+ * Per error status: the response component's name, and a description only where one sentence
+ * covers every code of the status; any other status is described by its codes' `summary` in
+ * error-catalog.ts.
+ */
+export const STATUS_RESPONSES: Record<number, { name: string; summary?: string }> = {
   400: { name: 'BadRequest', summary: 'The request body is missing, malformed or invalid.' },
-  401: { name: 'Unauthorized', summary: 'The bearer credential is missing or not valid.' },
-  404: {
-    name: 'NotFound',
-    summary:
-      'No operation exists at the requested path: any unknown path answers this (for example a server URL without its path prefix).',
-  },
-  405: {
-    name: 'MethodNotAllowed',
-    summary:
-      'The path exists, but not with the method sent (e.g. `GET /plants`); `Allow` lists the methods it supports.',
-  },
-  408: {
-    name: 'RequestTimeout',
-    summary: 'The request body did not arrive within the request timeout.',
-  },
-  409: {
-    name: 'Conflict',
-    summary: `The id is taken by a plant with another ${fieldNames('or')}.`,
-  },
-  413: { name: 'PayloadTooLarge', summary: 'The request body is over the size limit.' },
-  415: { name: 'UnsupportedMediaType', summary: 'The request body is not application/json.' },
-  417: {
-    name: 'ExpectationFailed',
-    summary: 'The request expects something other than `100-continue`.',
-  },
-  429: {
-    name: 'TooManyRequests',
-    summary: 'Over a rate limit (per credential, or per client address for refused credentials).',
-  },
-  500: { name: 'InternalError', summary: 'An unexpected server failure.' },
-  503: { name: 'ServiceUnavailable', summary: 'The store is unreachable; retry later.' },
+  401: { name: 'Unauthorized' },
+  404: { name: 'NotFound' },
+  405: { name: 'MethodNotAllowed' },
+  408: { name: 'RequestTimeout' },
+  409: { name: 'Conflict' },
+  413: { name: 'PayloadTooLarge' },
+  415: { name: 'UnsupportedMediaType' },
+  417: { name: 'ExpectationFailed' },
+  429: { name: 'TooManyRequests' },
+  500: { name: 'InternalError' },
+  503: { name: 'ServiceUnavailable' },
 };

@@ -9,6 +9,7 @@ import {
   outcomeAgainst,
   PLANT_COLUMNS,
   type PlantRow,
+  type PlantStore,
 } from '../plant-store.ts';
 import { isPostgresUnavailable, isStaleConnection, translatePostgresError } from './errors.ts';
 
@@ -46,7 +47,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
  * are compared with the stored row. Within a batch the first plant of an id wins. Rows go in id
  * order, so concurrent batches wait for each other instead of deadlocking.
  */
-export class PostgresStore extends BatchedStore {
+export class PostgresStore extends BatchedStore implements PlantStore {
   readonly #handle: PostgresHandle;
   readonly #owned: boolean;
 

@@ -10,6 +10,7 @@ import {
   outcomeAgainst,
   PLANT_COLUMNS,
   type PlantRow,
+  type PlantStore,
 } from '../plant-store.ts';
 import { DatabaseFileGoneError, translateSqliteError } from './errors.ts';
 import { type OpenDatabaseOptions, openDatabase, writeBack } from './open-database.ts';
@@ -23,7 +24,7 @@ export interface SqliteStoreOptions extends BatchedStoreOptions, OpenDatabaseOpt
 export const createSqliteStore = (options: SqliteStoreOptions) => new SqliteStore(options);
 
 /** A commit is acknowledged only while the files at the path are still the ones open. */
-export class SqliteStore extends BatchedStore {
+export class SqliteStore extends BatchedStore implements PlantStore {
   readonly #db: Database.Database;
   readonly #ownsDb: boolean;
   readonly #insert: Database.Statement<[bigint, ...(string | number | null)[]]>;

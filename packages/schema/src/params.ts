@@ -1,0 +1,48 @@
+import * as z from 'zod/mini';
+import { INT64_MAX, INT64_MIN } from './int64.ts';
+
+/**
+ * A path or query parameter read from its text by `read` in one check on `z.unknown()`: the
+ * handler receives what `read` returns, and `undefined` refuses the text with `problem` (a 400
+ * naming the parameter). One check both matches and converts, because zod runs every check even
+ * when an earlier one failed: a second check would parse text the first refused. The document
+ * states it as `type: string` (its rule is in `problem`, which a 400 says). A browser bundle
+ * needs no `z.string`, `z.pipe`, `z.transform` or zod metadata for it: every client method
+ * bundles its call's parameters (packages/client/test/e2e/consumer.test.ts weighs the bundle).
+ *
+ * @example
+ * const slug = textParam(
+ *   (text) => (/^[a-z-]{1,40}$/.test(text) ? text : undefined),
+ *   'must be 1 to 40 lowercase letters or hyphens',
+ * );
+ */
+export function textParam<T>(
+  read: (text: string) => T | undefined,
+  problem: string,
+): z.ZodMiniType<T, string> {
+  const schema = z.unknown().check((payload) => {
+    const value = typeof payload.value === 'string' ? read(payload.value) : undefined;
+    if (value === undefined) {
+      payload.issues.push({ code: 'custom', input: payload.value, message: problem });
+    } else {
+      payload.value = value;
+    }
+  });
+  return schema as z.ZodMiniType<T, string>;
+}
+
+const INT64_TEXT = /^-?[0-9]{1,19}$/;
+
+/**
+ * A signed 64-bit integer written in decimal (an id in a path), received as a `bigint`.
+ *
+ * @example
+ * int64Param.safeParse('-42'); // { success: true, data: -42n }
+ * int64Param.safeParse('9223372036854775808'); // refused: over 2^63 - 1
+ */
+export const int64Param = /* @__PURE__ */ (() =>
+  textParam((text) => {
+    if (!INT64_TEXT.test(text)) return undefined;
+    const value = BigInt(text);
+    return value >= INT64_MIN && value <= INT64_MAX ? value : undefined;
+  }, `must be a whole number from ${INT64_MIN} to ${INT64_MAX}`))();
