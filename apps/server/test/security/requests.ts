@@ -251,11 +251,14 @@ export const UNKNOWN_PATHS = [
 ] as const;
 
 /**
- * Each of `UNKNOWN_PATHS` that an operation of `places` has, as a message naming this file and
- * what to do; empty when none does.
+ * Each of `unknown` that an operation of `places` has, as a message naming this file and what
+ * to do; empty when none does.
  */
-export function knownUnknownPaths(places: readonly Place[] = CONTRACT_PLACES): string[] {
-  return UNKNOWN_PATHS.flatMap((path) =>
+export function knownUnknownPaths(
+  places: readonly Place[] = CONTRACT_PLACES,
+  unknown: readonly string[] = UNKNOWN_PATHS,
+): string[] {
+  return unknown.flatMap((path) =>
     places
       .filter((place) => matches(place.path, path))
       .map(
