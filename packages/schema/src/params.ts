@@ -2,13 +2,13 @@ import * as z from 'zod/mini';
 import { INT64_MAX, INT64_MIN } from './int64.ts';
 
 /**
- * A path or query parameter read from its text by `read` in one check on `z.unknown()`: the
- * handler receives what `read` returns, and `undefined` refuses the text with `problem` (a 400
- * naming the parameter). One check both matches and converts, because zod runs every check even
- * when an earlier one failed: a second check would parse text the first refused. The document
- * states it as `type: string` (its rule is in `problem`, which a 400 says). A browser bundle
- * needs no `z.string`, `z.pipe`, `z.transform` or zod metadata for it: every client method
- * bundles its call's parameters (packages/client/test/e2e/consumer.test.ts weighs the bundle).
+ * A path or query parameter read from its text by `read`: the handler receives what `read`
+ * returns, and `undefined` refuses the text with `problem` (a 400 naming the parameter). The
+ * refinement aborts on a refusal, so the conversion after it never sees text it refused (zod
+ * otherwise runs every check, even after one failed). The document states it as `type: string`
+ * (its rule is in `problem`, which a 400 says). A browser bundle needs no `z.string`, `z.pipe`,
+ * `z.transform` or zod metadata for it: every client method bundles its call's parameters
+ * (packages/client/test/e2e/consumer.test.ts weighs the bundle).
  *
  * @example
  * const slug = textParam(
@@ -20,14 +20,12 @@ export function textParam<T>(
   read: (text: string) => T | undefined,
   problem: string,
 ): z.ZodMiniType<T, string> {
-  const schema = z.unknown().check((payload) => {
-    const value = typeof payload.value === 'string' ? read(payload.value) : undefined;
-    if (value === undefined) {
-      payload.issues.push({ code: 'custom', input: payload.value, message: problem });
-    } else {
-      payload.value = value;
-    }
-  });
+  const readable = (value: unknown) => typeof value === 'string' && read(value) !== undefined;
+  const schema = z.unknown().check(
+    z.refine(readable, { error: problem, abort: true }),
+    z.overwrite((value) => read(value as string)),
+  );
+  // `z.overwrite` keeps the declared type: the output is what `read` returns.
   return schema as z.ZodMiniType<T, string>;
 }
 
