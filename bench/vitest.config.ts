@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { unitProject } from '../test-support/unit-project.ts';
 
 // Two tiers (see docs/architecture.md): `unit` checks the harness in process (the report's
 // arithmetic, the load's schedule, the CPU counters); `e2e` runs each peer as the bench does,
@@ -9,19 +10,7 @@ export default defineConfig({
     // The default reporter prints a test's console output only when that test fails.
     silent: 'passed-only',
     projects: [
-      {
-        extends: true,
-        test: {
-          name: 'unit',
-          // Worker threads that keep their module cache between files: the files load the same
-          // modules, and each worker loads them once.
-          pool: 'threads',
-          isolate: false,
-          include: ['src/**/*.test.ts'],
-          exclude: ['src/peers/**'],
-          testTimeout: 10_000,
-        },
-      },
+      unitProject({ include: ['src/**/*.test.ts'], exclude: ['src/peers/**'] }),
       {
         extends: true,
         test: {

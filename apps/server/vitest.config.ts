@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { unitProject } from '../../test-support/unit-project.ts';
 
 // The unit tier's temporary files (SQLite stores, token files) in memory where the machine has a
 // tmpfs: a real SQLite file whose fsyncs cost nothing. Durability on a disk is the e2e tier's.
@@ -13,32 +14,24 @@ export default defineConfig({
     // The default reporter prints a test's console output only when that test fails.
     silent: 'passed-only',
     projects: [
-      {
-        extends: true,
-        test: {
-          name: 'unit',
-          // Worker threads that keep their module cache between files: in-process tests load
-          // the same server modules, and each worker loads them once.
-          pool: 'threads',
-          isolate: false,
-          include: [
-            'src/**/*.test.ts',
-            'scripts/**/*.test.ts',
-            'test/*.test.ts',
-            'test/security/**/*.test.ts',
-            'test/support/**/*.test.ts',
-          ],
-          // A source file's sibling test on a real PostgreSQL is the e2e tier's.
-          exclude: [...configDefaults.exclude, 'src/**/*.e2e.test.ts'],
-          // The API reference files the servers send, built (compressed) once, not per test.
-          globalSetup: ['./test/support/docs-assets-global-setup.ts'],
-          ...(existsSync(MEMORY_TMPDIR) ? { env: { TMPDIR: MEMORY_TMPDIR } } : {}),
-          // A guard against a hang, on a busy machine (command 2 runs five tasks on 2 cores):
-          // speed is measured quiet (`pnpm test:unit`) and in `pnpm bench`, not here.
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
-        },
-      },
+      unitProject({
+        include: [
+          'src/**/*.test.ts',
+          'scripts/**/*.test.ts',
+          'test/*.test.ts',
+          'test/security/**/*.test.ts',
+          'test/support/**/*.test.ts',
+        ],
+        // A source file's sibling test on a real PostgreSQL is the e2e tier's.
+        exclude: [...configDefaults.exclude, 'src/**/*.e2e.test.ts'],
+        // The API reference files the servers send, built (compressed) once, not per test.
+        globalSetup: ['./test/support/docs-assets-global-setup.ts'],
+        ...(existsSync(MEMORY_TMPDIR) ? { env: { TMPDIR: MEMORY_TMPDIR } } : {}),
+        // A guard against a hang, on a busy machine (command 2 runs five tasks on 2 cores):
+        // speed is measured quiet (`pnpm test:unit`) and in `pnpm bench`, not here.
+        testTimeout: 30_000,
+        hookTimeout: 30_000,
+      }),
       {
         extends: true,
         test: {

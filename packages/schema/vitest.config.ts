@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { unitProject } from '../../test-support/unit-project.ts';
 
 // Two tiers (see docs/architecture.md): `unit` runs in-process beside the code, the contract
 // check (`redocly diff` in a worker thread) included; `e2e` runs the tools that spawn processes
@@ -8,18 +9,7 @@ export default defineConfig({
     // The default reporter prints a test's console output only when that test fails.
     silent: 'passed-only',
     projects: [
-      {
-        extends: true,
-        test: {
-          name: 'unit',
-          // Worker threads that keep their module cache between files: the files load the same
-          // modules, and each worker loads them once.
-          pool: 'threads',
-          isolate: false,
-          include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'],
-          testTimeout: 10_000,
-        },
-      },
+      unitProject({ include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'] }),
       {
         extends: true,
         test: {
