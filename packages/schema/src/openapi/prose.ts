@@ -170,7 +170,7 @@ export const STATUS_RESPONSES: Record<
   400: {
     name: 'BadRequest',
     shared: {
-      summary: 'The request body is missing, malformed or invalid.',
+      summary: 'The request is malformed, or its body is missing, malformed or invalid.',
       errors: [
         'validationFailed',
         'malformedJson',
