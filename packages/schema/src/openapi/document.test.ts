@@ -407,10 +407,17 @@ describe('the document states what the server enforces', () => {
         );
       }
     }
+    // An operation with a 404 of its own lists notFound in a response of its own.
+    type Examples = { content: { 'application/json': { examples: Record<string, unknown> } } };
+    const examplesOf = (response?: Response) =>
+      Object.keys(
+        (responses[response?.$ref?.replace('#/components/responses/', '') ?? ''] as Examples)
+          ?.content['application/json'].examples ?? {},
+      );
     for (const [path, item] of Object.entries(generated.paths ?? {})) {
       for (const operation of Object.values(item as Record<string, { responses: object }>)) {
         const listed = operation.responses as Record<string, Response>;
-        expect(listed['404']?.$ref, path).toBe('#/components/responses/NotFound');
+        expect(examplesOf(listed['404']), path).toContain('notFound');
         expect(listed['405']?.$ref, path).toBe('#/components/responses/MethodNotAllowed');
       }
     }
@@ -562,10 +569,9 @@ describe('error responses, per operation', () => {
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
   });
 
-  it("gives the contract's operations only the statuses' shared responses, as published", () => {
+  it('gives one operation only the shared responses of its statuses', () => {
+    const alone = buildOpenApiDocument({ createPlant: contract.createPlant });
     const names = Object.values(STATUS_RESPONSES).map((response) => response.name);
-    expect(names).toEqual(
-      expect.arrayContaining(Object.keys(generated.components?.responses ?? {})),
-    );
+    expect(names).toEqual(expect.arrayContaining(Object.keys(alone.components?.responses ?? {})));
   });
 });
