@@ -11,7 +11,7 @@ import {
   defineOperation,
 } from '../contract.ts';
 import { ErrorBody } from '../error-body.ts';
-import { ERROR_ENTRIES, type ErrorName } from '../error-catalog.ts';
+import { ERROR_CATALOG, ERROR_ENTRIES, type ErrorName } from '../error-catalog.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { int64Param } from '../params.ts';
 import { NewPlant, Plant } from '../plant.ts';
@@ -481,10 +481,10 @@ describe('operations with parameters', () => {
 });
 
 describe('error responses, per operation', () => {
-  // A second 404 code, as "Adding an operation" (docs/architecture.md) adds one.
+  // A 404 code of its own, as "Adding an operation" (docs/architecture.md) adds one.
   const thingNotFound: DocumentedError = {
     name: 'thingNotFound',
-    code: 40402,
+    code: 40499,
     status: 404,
     meaning: 'No thing has this id.',
     summary: 'No thing has the requested id.',
@@ -531,15 +531,16 @@ describe('error responses, per operation', () => {
   }
 
   it("lists in each operation's 404 only the codes it can answer with", () => {
+    const { notFound } = ERROR_CATALOG;
     expect(errorResponse('/plants', 'post', 404)).toEqual({
       name: 'NotFound',
-      description: statusDescription(404),
+      description: notFound.summary,
       codes: [40401],
     });
     expect(errorResponse('/things/{id}', 'get', 404)).toEqual({
       name: 'GetThingNotFound',
-      description: `40401: ${ERROR_ENTRIES.find((e) => e.code === 40401)?.summary} 40402: No thing has the requested id.`,
-      codes: [40401, 40402],
+      description: `40401: ${notFound.summary} 40499: No thing has the requested id.`,
+      codes: [40401, 40499],
     });
   });
 
@@ -550,7 +551,7 @@ describe('error responses, per operation', () => {
     });
     expect(errorResponse('/things/{id}', 'get', 400)).toEqual({
       name: 'GetThingBadRequest',
-      description: ERROR_ENTRIES.find((e) => e.name === 'validationFailed')?.summary,
+      description: ERROR_CATALOG.validationFailed.summary,
       codes: [40001],
     });
   });
