@@ -44,9 +44,9 @@ export interface CatalogEntry<
   /** What it means: the error tables (the document's, docs/api.md's) and its example's summary. */
   readonly meaning: string;
   /**
-   * The description of the document's `status` response while this is the status's only code
-   * (openapi/prose.ts may give one for every code of a status instead); with several codes, each
-   * one's after its code. Required unless prose.ts describes the status.
+   * The description of a document's `status` response that lists only this code; with several
+   * codes, each one's after its code. Required unless every such response is described by
+   * openapi/prose.ts's shared sentence for the status (the document's build names a missing one).
    */
   readonly summary?: string;
   /**
@@ -81,6 +81,7 @@ export const ERROR_CATALOG = {
     status: 400,
     meaning:
       'The body is JSON but not a valid NewPlant; the message names the problems by field (the first five, then how many more).',
+    summary: 'The body or a parameter is not valid; the message names the problems.',
     // Any other message is `formatIssues` of the problems (the example: the real schema's).
     message: {
       /** A body whose object has more than `maxMembers` members: not read past the one too many. */
@@ -100,6 +101,7 @@ export const ERROR_CATALOG = {
     code: 40002,
     status: 400,
     meaning: 'The body is not well-formed JSON (or repeats a key with different values).',
+    summary: 'The request body is not well-formed JSON.',
     message: {
       /** `error` is what `parseJson` threw, e.g. `is not valid JSON (at character 17)`. */
       notJson: (error: MalformedJsonError) => `Request body ${error.message}`,
@@ -114,6 +116,7 @@ export const ERROR_CATALOG = {
     code: 40003,
     status: 400,
     meaning: 'The request has no body, or an empty one; a NewPlant is required.',
+    summary: 'The request has no body.',
     message: 'Request body is required: send a NewPlant as application/json',
     example: (message) => message,
   }),
@@ -122,6 +125,7 @@ export const ERROR_CATALOG = {
     status: 400,
     meaning:
       'The HTTP request itself is malformed (request line, headers, chunked framing of the body, headers over 16 KiB, or no Host header in HTTP/1.1); the connection is closed.',
+    summary: 'The HTTP request itself is malformed; the connection is closed.',
     message: {
       noHost: 'HTTP/1.1 requests must have a Host header',
       tooManyHeaders: (max: number) => `Request has more than ${max} header fields`,
@@ -137,6 +141,7 @@ export const ERROR_CATALOG = {
     status: 400,
     meaning:
       'The body is JSON that nests arrays and objects deeper than 64 levels (a NewPlant needs 1).',
+    summary: 'The request body nests arrays and objects too deeply.',
     message: (error: JsonTooDeepError) => `Request body ${error.message}`,
     example: (message) =>
       message(

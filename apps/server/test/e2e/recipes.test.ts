@@ -456,13 +456,21 @@ describe(`the recipes of ${RECIPES}`, () => {
     expect(document.paths['/plants/{id}'].get.parameters).toEqual([
       { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
     ]);
-    // The new code, from its catalog entry alone: an example and its part of the description.
-    const notFound = document.components.responses.NotFound;
+    // The new code, from its catalog entry alone: an example and its part of the description,
+    // in getPlant's 404 only (createPlant never sends it).
+    const responseOf = (operation: { responses: Record<string, { $ref: string }> }) =>
+      document.components.responses[
+        operation.responses['404']?.$ref.replace('#/components/responses/', '') ?? ''
+      ];
+    const notFound = responseOf(document.paths['/plants/{id}'].get);
     expect(notFound.description).toContain('40402: No plant has the requested id.');
     expect(notFound.content['application/json'].examples.plantNotFound.value).toEqual({
       error: 40402,
       message: 'No plant with id 12',
     });
+    expect(
+      Object.keys(responseOf(document.paths['/plants'].post).content['application/json'].examples),
+    ).toEqual(['notFound']);
     const version = (root: string) =>
       JSON.parse(readFileSync(join(root, 'packages/schema/package.json'), 'utf8')).version;
     expect(version(copy)).not.toBe(version(ROOT));

@@ -181,7 +181,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request body is missing, malformed or invalid. */
+        /** @description The request is malformed, or its body is missing, malformed or invalid. */
         BadRequest: {
             headers: {
                 /** @description Requests per second this credential may sustain. Sent with every answer to a request whose credential was accepted, while the server limits requests per credential (see "Limits"). */

@@ -11,7 +11,7 @@ import {
   defineOperation,
 } from '../contract.ts';
 import { ErrorBody } from '../error-body.ts';
-import { ERROR_ENTRIES } from '../error-catalog.ts';
+import { ERROR_CATALOG, ERROR_ENTRIES, type ErrorName } from '../error-catalog.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { int64Param } from '../params.ts';
 import { NewPlant, Plant } from '../plant.ts';
@@ -21,11 +21,12 @@ import { NO_CONTROL_CHARACTERS_PATTERN } from '../text.ts';
 import {
   API_VERSION,
   buildOpenApiDocument,
+  type DocumentedError,
   describeApi,
   EXAMPLE_BODY_LIMIT_BYTES,
   statusDescription,
 } from './document.ts';
-import { FIELD_PLACEHOLDERS } from './prose.ts';
+import { FIELD_PLACEHOLDERS, STATUS_RESPONSES } from './prose.ts';
 import { serializeOpenApiDocument, serializeOpenApiYaml } from './serialize.ts';
 
 const COMMITTED = new URL('../../openapi.json', import.meta.url);
@@ -176,8 +177,11 @@ describe('the generated document follows the contract', () => {
     expect(() => statusDescription(408, entries)).toThrow(
       'error-catalog.ts: unsaid needs a summary',
     );
-    // A status prose.ts describes for all its codes keeps that description.
-    expect(statusDescription(400, [])).toBe('The request body is missing, malformed or invalid.');
+    // prose.ts's shared sentence describes exactly the codes it was written for; fewer are
+    // described by their summaries.
+    const shared = STATUS_RESPONSES[400]?.shared;
+    expect(statusDescription(400)).toBe(shared?.summary);
+    expect(statusDescription(400, ERROR_ENTRIES.slice(0, 1))).toBe(ERROR_ENTRIES[0]?.summary);
   });
 });
 
@@ -403,10 +407,17 @@ describe('the document states what the server enforces', () => {
         );
       }
     }
+    // An operation with a 404 of its own lists notFound in a response of its own.
+    type Examples = { content: { 'application/json': { examples: Record<string, unknown> } } };
+    const examplesOf = (response?: Response) =>
+      Object.keys(
+        (responses[response?.$ref?.replace('#/components/responses/', '') ?? ''] as Examples)
+          ?.content['application/json'].examples ?? {},
+      );
     for (const [path, item] of Object.entries(generated.paths ?? {})) {
       for (const operation of Object.values(item as Record<string, { responses: object }>)) {
         const listed = operation.responses as Record<string, Response>;
-        expect(listed['404']?.$ref, path).toBe('#/components/responses/NotFound');
+        expect(examplesOf(listed['404']), path).toContain('notFound');
         expect(listed['405']?.$ref, path).toBe('#/components/responses/MethodNotAllowed');
       }
     }
@@ -466,5 +477,102 @@ describe('operations with parameters', () => {
     expect(() => buildOpenApiDocument({ getThing: wrong })).toThrow(
       'getThing: the path /things/{thingId} names {thingId} but its params schema has id',
     );
+  });
+});
+
+describe('error responses, per operation', () => {
+  // A 404 code of its own, as "Adding an operation" (docs/architecture.md) adds one.
+  const thingNotFound: DocumentedError = {
+    name: 'thingNotFound',
+    code: 40499,
+    status: 404,
+    meaning: 'No thing has this id.',
+    summary: 'No thing has the requested id.',
+    message: 'No thing with id 12',
+    example: (message) => String(message),
+  };
+  const getThing = defineOperation(
+    defineCall({
+      operationId: 'getThing',
+      method: 'get',
+      path: '/things/{id}',
+      auth: 'none',
+      params: z.object({ id: int64Param }),
+      response: { status: 200, schema: Plant },
+    }),
+    {
+      tag: 'plants',
+      errors: ['validationFailed', 'thingNotFound' as ErrorName, 'internal'],
+      summary: 'Read',
+      description: 'A thing.',
+      success: 'It.',
+    },
+  );
+  const doc = buildOpenApiDocument({ createPlant: contract.createPlant, getThing }, [
+    ...ERROR_ENTRIES,
+    thingNotFound,
+  ] as DocumentedError[]);
+  type Response = {
+    description: string;
+    content: { 'application/json': { examples: Record<string, { value: { error: number } }> } };
+  };
+  const responses = doc.components?.responses as Record<string, Response>;
+  const paths = doc.paths as Record<
+    string,
+    Record<string, { responses: Record<string, { $ref?: string }> }>
+  >;
+  /** The component an operation's response for `status` refers to: its name, description and codes. */
+  function errorResponse(path: string, method: 'get' | 'post', status: number) {
+    const $ref = paths[path]?.[method]?.responses[status]?.$ref ?? '';
+    const name = $ref.replace('#/components/responses/', '');
+    const response = responses[name];
+    const examples = Object.values(response?.content['application/json'].examples ?? {});
+    return { name, description: response?.description, codes: examples.map((e) => e.value.error) };
+  }
+
+  it("lists in each operation's 404 only the codes it can answer with", () => {
+    const { notFound } = ERROR_CATALOG;
+    expect(errorResponse('/plants', 'post', 404)).toEqual({
+      name: 'NotFound',
+      description: notFound.summary,
+      codes: [40401],
+    });
+    expect(errorResponse('/things/{id}', 'get', 404)).toEqual({
+      name: 'GetThingNotFound',
+      description: `40401: ${notFound.summary} 40499: No thing has the requested id.`,
+      codes: [40401, 40499],
+    });
+  });
+
+  it("describes a status by prose.ts's shared sentence only for the codes it was written for", () => {
+    expect(errorResponse('/plants', 'post', 400)).toMatchObject({
+      name: 'BadRequest',
+      description: STATUS_RESPONSES[400]?.shared?.summary,
+    });
+    expect(errorResponse('/things/{id}', 'get', 400)).toEqual({
+      name: 'GetThingBadRequest',
+      description: ERROR_CATALOG.validationFailed.summary,
+      codes: [40001],
+    });
+  });
+
+  it('shares the response of a status whose codes are the same for both operations', () => {
+    for (const [status, name] of [
+      [405, 'MethodNotAllowed'],
+      [500, 'InternalError'],
+    ] as const) {
+      expect(errorResponse('/plants', 'post', status).name).toBe(name);
+      expect(errorResponse('/things/{id}', 'get', status).name).toBe(name);
+    }
+  });
+
+  it('stays a valid OpenAPI 3.1 document', async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+  });
+
+  it('gives one operation only the shared responses of its statuses', () => {
+    const alone = buildOpenApiDocument({ createPlant: contract.createPlant });
+    const names = Object.values(STATUS_RESPONSES).map((response) => response.name);
+    expect(names).toEqual(expect.arrayContaining(Object.keys(alone.components?.responses ?? {})));
   });
 });

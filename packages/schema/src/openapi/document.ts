@@ -7,11 +7,8 @@ import {
   type CatalogEntry,
   ERROR_CATALOG,
   ERROR_ENTRIES,
-  ERROR_STATUSES,
-  type ErrorName,
   EXAMPLE_BODY_LIMIT_BYTES,
   EXAMPLE_REQUEST_TIMEOUT_SECONDS,
-  exampleMessage,
 } from '../error-catalog.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../plant-fields.ts';
@@ -84,9 +81,13 @@ export function describeApi(markdown: string): string {
 
 const DESCRIPTION_FILE = new URL('./description.md', import.meta.url);
 
+/** A catalog entry as the document reads it: error-catalog.ts's, or a test's. */
+export type DocumentedError = CatalogEntry & { readonly name: string };
+
 /**
- * The description of an error status's response: prose.ts's where it gives one for all the
- * status's codes; else its only code's `summary` (error-catalog.ts), or each code's after it.
+ * The description of an error status's response listing `entries`' codes of `status`:
+ * prose.ts's shared sentence where it was written for exactly those codes; else the only code's
+ * `summary` (error-catalog.ts), or each code's after it.
  *
  * @example
  * statusDescription(404); // 'No operation exists at the requested path: …'
@@ -94,19 +95,16 @@ const DESCRIPTION_FILE = new URL('./description.md', import.meta.url);
  */
 export function statusDescription(
   status: number,
-  entries: readonly Pick<
-    CatalogEntry & { name: string },
-    'name' | 'code' | 'status' | 'summary'
-  >[] = ERROR_ENTRIES,
+  entries: readonly Pick<DocumentedError, 'name' | 'code' | 'status' | 'summary'>[] = ERROR_ENTRIES,
 ): string {
-  const shared = STATUS_RESPONSES[status]?.summary;
-  if (shared !== undefined) return shared;
   const own = entries.filter((entry) => entry.status === status);
+  const shared = STATUS_RESPONSES[status]?.shared;
+  if (shared && names(own) === [...shared.errors].sort().join()) return shared.summary;
   return own
     .map(({ name, code, summary }) => {
       if (summary === undefined) {
         throw new Error(
-          `error-catalog.ts: ${name} needs a summary (or openapi/prose.ts a description of status ${status} for all its codes)`,
+          `error-catalog.ts: ${name} needs a summary (or openapi/prose.ts a shared sentence for the ${status} codes ${names(own)})`,
         );
       }
       return own.length === 1 ? summary : `${code}: ${summary}`;
@@ -114,46 +112,86 @@ export function statusDescription(
     .join(' ');
 }
 
-/** The response of an error status: one example per code, each the message the server sends. */
-function errorResponse(status: number) {
-  const meta = STATUS_RESPONSES[status];
-  if (!meta) {
-    throw new Error(`openapi/prose.ts: STATUS_RESPONSES has no name for status ${status}`);
-  }
+/** The names of some catalog entries, sorted and joined: equal lists, equal texts. */
+const names = (entries: readonly { name: string }[]) =>
+  entries
+    .map((entry) => entry.name)
+    .sort()
+    .join();
+
+/** The response of an error status: one example per code of `entries`, each as the server sends it. */
+function errorResponse(status: number, entries: readonly DocumentedError[]) {
   const headers = headersOf(status);
-  const entries = ERROR_ENTRIES.filter((entry) => entry.status === status);
   return {
-    name: meta.name,
-    component: {
-      description: statusDescription(status),
-      ...(headers ? { headers } : {}),
-      content: {
-        'application/json': {
-          schema: { $ref: '#/components/schemas/Error' },
-          examples: Object.fromEntries(
-            entries.map((entry) => [
-              entry.name,
-              {
-                summary: `${entry.code}: ${entry.meaning}`,
-                ...(entry.exampleNote ? { description: entry.exampleNote } : {}),
-                value: { error: entry.code, message: exampleMessage(entry.name) },
-              },
-            ]),
-          ),
-        },
+    description: statusDescription(status, entries),
+    ...(headers ? { headers } : {}),
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Error' },
+        examples: Object.fromEntries(
+          entries.map((entry) => [
+            entry.name,
+            {
+              summary: `${entry.code}: ${entry.meaning}`,
+              ...(entry.exampleNote ? { description: entry.exampleNote } : {}),
+              value: { error: entry.code, message: entry.example(entry.message) },
+            },
+          ]),
+        ),
       },
     },
   };
 }
 
-/** The error statuses an operation can answer: its own errors and the router's. */
-function statusesOf(operation: Operation): number[] {
-  const errors: readonly ErrorName[] = [...operation.errors, ...ROUTING_ERRORS];
-  const statuses = new Set<number>();
-  for (const entry of ERROR_ENTRIES) {
-    if (errors.includes(entry.name)) statuses.add(entry.status);
+/** The catalog errors an operation can answer with (its own and the router's), by status. */
+function errorsByStatus(
+  operation: Operation,
+  errors: readonly DocumentedError[],
+): Map<number, DocumentedError[]> {
+  const named: readonly string[] = [...operation.errors, ...ROUTING_ERRORS];
+  const byStatus = new Map<number, DocumentedError[]>();
+  for (const entry of errors) {
+    if (named.includes(entry.name)) {
+      byStatus.set(entry.status, [...(byStatus.get(entry.status) ?? []), entry]);
+    }
   }
-  return [...statuses].sort((a, b) => a - b);
+  return byStatus;
+}
+
+/**
+ * The error responses of the operations, each listing exactly the codes its operation can
+ * answer with that status. A status's response (`NotFound`, prose.ts) lists the codes of the
+ * first operation that answers it, and every operation answering it with the same codes refers
+ * to it; an operation answering it with other codes has its own (`GetPlantNotFound`).
+ */
+function errorResponses(operations: readonly Operation[], errors: readonly DocumentedError[]) {
+  const components = new Map<string, { status: number; entries: DocumentedError[] }>();
+  const refs = new Map<Operation, Record<number, { $ref: string }>>();
+  for (const operation of operations) {
+    const own: Record<number, { $ref: string }> = {};
+    for (const [status, entries] of errorsByStatus(operation, errors)) {
+      const shared = STATUS_RESPONSES[status]?.name;
+      if (!shared) {
+        throw new Error(`openapi/prose.ts: STATUS_RESPONSES has no name for status ${status}`);
+      }
+      const taken = components.get(shared);
+      const name =
+        !taken || names(taken.entries) === names(entries)
+          ? shared
+          : `${operation.operationId.charAt(0).toUpperCase()}${operation.operationId.slice(1)}${shared}`;
+      components.set(name, { status, entries });
+      own[status] = { $ref: `#/components/responses/${name}` };
+    }
+    refs.set(operation, own);
+  }
+  const byStatus = [...components].sort(([, a], [, b]) => a.status - b.status);
+  return {
+    components: byStatus.map(([name, { status, entries }]) => ({
+      name,
+      component: errorResponse(status, entries),
+    })),
+    refs,
+  };
 }
 
 /** A schema of the contract as the document states it (see `buildOpenApiDocument`). */
@@ -198,6 +236,7 @@ function registerOperation(
   registry: OpenAPIRegistry,
   operation: Operation,
   schemaOf: SchemaOf,
+  errorRefs: Record<number, { $ref: string }>,
 ): void {
   const { examples = {} } = operation;
   const parameters = parametersOf(operation);
@@ -239,12 +278,7 @@ function registerOperation(
           },
         },
       },
-      ...Object.fromEntries(
-        statusesOf(operation).map((status) => [
-          status,
-          { $ref: `#/components/responses/${STATUS_RESPONSES[status]?.name}` },
-        ]),
-      ),
+      ...errorRefs,
     },
   });
 }
@@ -252,7 +286,8 @@ function registerOperation(
 /**
  * Builds the OpenAPI 3.1 document from the contract's operations: the one place the published
  * document comes from. A schema with a documented twin (classic.ts: names, prose, bounds) is
- * stated by it; any other by zod's own JSON Schema of it.
+ * stated by it; any other by zod's own JSON Schema of it. `errors`: the catalog the operations'
+ * errors are named in (a test passes its own).
  *
  * @example
  * const doc = buildOpenApiDocument();
@@ -260,6 +295,7 @@ function registerOperation(
  */
 export function buildOpenApiDocument(
   operations: Readonly<Record<string, Operation>> = contract,
+  errors: readonly DocumentedError[] = ERROR_ENTRIES as readonly DocumentedError[],
 ): OpenApiDocument {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', BEARER, {
@@ -276,12 +312,13 @@ export function buildOpenApiDocument(
   };
   const listed = Object.values(operations);
   // Only the error responses some operation refers to: no unused component.
-  const used = new Set(listed.flatMap((operation) => statusesOf(operation)));
-  for (const status of ERROR_STATUSES.filter((status) => used.has(status))) {
-    const { name, component } = errorResponse(status);
+  const { components, refs } = errorResponses(listed, errors);
+  for (const { name, component } of components) {
     registry.registerComponent('responses', name, component);
   }
-  for (const operation of listed) registerOperation(registry, operation, schemaOf);
+  for (const operation of listed) {
+    registerOperation(registry, operation, schemaOf, refs.get(operation) ?? {});
+  }
 
   // Error is named by its documented `id`; it is listed here because the operations reach it
   // only through the `$ref`s of the error responses (`registry.register` would need zod

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { ERROR_STATUSES } from '../error-catalog.ts';
+import { ERROR_ENTRIES, ERROR_STATUSES } from '../error-catalog.ts';
 import { FIELD_LIST, fieldNames, NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../plant-fields.ts';
 import { FIELD_PLACEHOLDERS, FIELD_PROSE, RESPONSE_HEADERS, STATUS_RESPONSES } from './prose.ts';
 
@@ -38,5 +38,17 @@ it('describes each error status once, and declares headers only on those', () =>
   expect(new Set(names).size).toBe(names.length);
   for (const [name, header] of Object.entries(RESPONSE_HEADERS)) {
     expect(ERROR_STATUSES, name).toEqual(expect.arrayContaining([...header.statuses]));
+  }
+});
+
+it("says a status's shared sentence of exactly the catalog's codes of the status", () => {
+  for (const [status, { shared }] of Object.entries(STATUS_RESPONSES)) {
+    if (!shared) continue;
+    const catalog = ERROR_ENTRIES.filter((entry) => entry.status === Number(status));
+    const names = catalog.map((entry) => entry.name);
+    expect(
+      [...shared.errors].sort(),
+      `packages/schema/src/openapi/prose.ts: STATUS_RESPONSES[${status}].shared.summary was written for ${shared.errors.join(', ')}, but the catalog's ${status} codes are ${names.join(', ')}: make the sentence true of each of them (or drop it: each code's summary in error-catalog.ts then describes the response), then list them in its errors`,
+    ).toEqual(names.sort());
   }
 });

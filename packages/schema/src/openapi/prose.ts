@@ -1,3 +1,4 @@
+import type { ErrorName } from '../error-catalog.ts';
 import { INT64_MAX, INT64_MIN } from '../int64.ts';
 import { FIELD_LIST, fieldNames } from '../plant-fields.ts';
 import { RATE_LIMIT_HEADERS } from '../rate-limit-headers.ts';
@@ -157,12 +158,28 @@ export const RESPONSE_HEADERS: Record<string, ResponseHeader> = {
 };
 
 /**
- * Per error status: the response component's name, and a description only where one sentence
- * covers every code of the status; any other status is described by its codes' `summary` in
- * error-catalog.ts.
+ * Per error status: the response component's name, and a `shared` sentence where one covers
+ * every code of the status: `errors` names the codes it was written for (a unit test compares
+ * them with the catalog's), and a response listing exactly those is described by it. Any other
+ * response is described by its codes' `summary` in error-catalog.ts.
  */
-export const STATUS_RESPONSES: Record<number, { name: string; summary?: string }> = {
-  400: { name: 'BadRequest', summary: 'The request body is missing, malformed or invalid.' },
+export const STATUS_RESPONSES: Record<
+  number,
+  { name: string; shared?: { summary: string; errors: readonly ErrorName[] } }
+> = {
+  400: {
+    name: 'BadRequest',
+    shared: {
+      summary: 'The request is malformed, or its body is missing, malformed or invalid.',
+      errors: [
+        'validationFailed',
+        'malformedJson',
+        'missingBody',
+        'malformedRequest',
+        'jsonTooDeep',
+      ],
+    },
+  },
   401: { name: 'Unauthorized' },
   404: { name: 'NotFound' },
   405: { name: 'MethodNotAllowed' },
