@@ -35,7 +35,8 @@ const TOKEN = 'consumer-test-token-0123456789';
 
 /**
  * The most the browser bundle (the client with every dependency, minified) may weigh gzipped,
- * for an app that only calls createPlant. The test prints the figure and the largest inputs.
+ * for an app that only calls createPlant. The test prints the figure and what each input costs
+ * gzipped (`gzipCosts`).
  */
 const BROWSER_BUNDLE_BUDGET_GZIP = 12_000;
 
