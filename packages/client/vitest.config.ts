@@ -16,6 +16,7 @@ export default defineConfig({
           'src/**/*.test.ts',
           'test/consumer-types/**/*.test.ts',
           'test/release/**/*.test.ts',
+          'test/support/**/*.test.ts',
         ],
       }),
       {

@@ -10,9 +10,10 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { ERROR_ENTRIES, ERROR_MESSAGES } from '@plant-store/schema';
 import { launchChromium } from '@plant-store/server/testing';
-import { build, type Metafile } from 'esbuild';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { copyRepository } from '../../../../test-support/recipes.ts';
+import { gzipCosts } from '../support/gzip-cost.ts';
 import { markdownSteps, type Step } from '../support/markdown-steps.ts';
 
 // What another team does with the packages: the client README's steps word for word (`pnpm
@@ -34,7 +35,8 @@ const TOKEN = 'consumer-test-token-0123456789';
 
 /**
  * The most the browser bundle (the client with every dependency, minified) may weigh gzipped,
- * for an app that only calls createPlant. The test prints the figure and the largest inputs.
+ * for an app that only calls createPlant. The test prints the figure and what each input costs
+ * gzipped (`gzipCosts`).
  */
 const BROWSER_BUNDLE_BUDGET_GZIP = 12_000;
 
@@ -372,21 +374,26 @@ describe('a consumer of the installed packages', () => {
       format: 'esm',
       target: 'es2022',
       metafile: true,
+      // The map only prices each input (`gzipCosts`); the bundle the page loads is `code`.
+      sourcemap: 'external',
+      outfile: 'app.js',
       write: false,
       logLevel: 'silent',
     });
-    const code = result.outputFiles[0]?.text ?? '';
+    const output = (extension: string) =>
+      result.outputFiles.find((file) => file.path.endsWith(extension))?.text ?? '';
+    const code = output('.js');
     const gzipped = gzipSync(code, { level: 9 }).length;
     console.log(
-      `browser bundle: ${code.length} B minified, ${gzipped} B gzipped; top inputs:`,
-      topInputs(result.metafile),
+      `browser bundle: ${code.length} B minified, ${gzipped} B gzipped; each input's cost:`,
+      gzipCosts(code, output('.js.map')),
     );
     expect(gzipped).toBeLessThanOrEqual(BROWSER_BUNDLE_BUDGET_GZIP);
     // Nothing of the OpenAPI builder, no zod locale, no JSON library: the responses hold no int64,
     // and the request body is written by the schema's own exact `stringifyJson`.
     // (The files that put bytes in the bundle: `metafile.inputs` also lists every file resolved
     // and then left out, such as each zod locale that zod/mini's index names.)
-    const inputs = Object.entries(Object.values(result.metafile.outputs)[0]?.inputs ?? {})
+    const inputs = Object.entries(result.metafile.outputs['app.js']?.inputs ?? {})
       .filter(([, input]) => input.bytesInOutput > 0)
       .map(([path]) => path)
       .join('\n');
@@ -493,15 +500,4 @@ async function proseOfTheDocument(): Promise<string[]> {
   visit(document);
   expect(texts.length).toBeGreaterThan(50);
   return [...texts, ...ERROR_ENTRIES.map((entry) => entry.meaning)];
-}
-
-/** The bundle's bytes per package (or file of this repository), largest first. */
-function topInputs(metafile: Metafile): [string, number][] {
-  const output = Object.values(metafile.outputs)[0];
-  const sizes = new Map<string, number>();
-  for (const [path, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
-    const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path;
-    sizes.set(name, (sizes.get(name) ?? 0) + bytesInOutput);
-  }
-  return [...sizes].sort((a, b) => b[1] - a[1]).slice(0, 8);
 }
