@@ -19,6 +19,8 @@ export interface ParsedRequest {
   readonly body: string;
   /** Its headers as Node reads them (names in lower case, repeated ones joined). */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The trailer fields of a chunked body, as Node reads them. */
+  readonly trailers: Readonly<Record<string, string | undefined>>;
   /** True when Node handed it over as an Upgrade or a CONNECT, not as a request. */
   readonly upgraded: boolean;
   /** Its place among the requests all parsing upstreams of this process read. */
@@ -57,6 +59,7 @@ export async function startParsingUpstream(port: number): Promise<ParsingUpstrea
         url: request.url ?? '',
         body: Buffer.concat(chunks).toString('latin1'),
         headers: request.headers,
+        trailers: request.trailers,
         upgraded: false,
         order: readSoFar++,
       };
@@ -71,6 +74,7 @@ export async function startParsingUpstream(port: number): Promise<ParsingUpstrea
       url: request.url ?? '',
       body: '',
       headers: request.headers,
+      trailers: {},
       upgraded: true,
       order: readSoFar++,
     };
