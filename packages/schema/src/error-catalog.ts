@@ -297,9 +297,3 @@ export const messagesOf = (): ErrorMessages =>
   Object.fromEntries(
     Object.entries(ERROR_CATALOG).map(([name, { message }]) => [name, message]),
   ) as ErrorMessages;
-
-/** Each entry's example message, by name: what the document shows. */
-export const exampleMessage = (name: ErrorName): string => {
-  const { example, message } = ERROR_CATALOG[name] as CatalogEntry;
-  return example(message);
-};
