@@ -16,6 +16,7 @@ import {
   shippedConfig,
   startProxy,
 } from './proxy-process.ts';
+import { splitRaw } from './raw-answers.ts';
 
 // The shipped deploy/nginx.conf and deploy/haproxy.cfg answer their own refusals and failures
 // (400, 408, 413, 429, 502, 503, 504) in the server's Error shape with application/json, not
@@ -52,25 +53,6 @@ async function expectUnavailable(response: Response, status: number): Promise<vo
     error: 50301,
     message: expect.stringContaining('retry after the Retry-After seconds'),
   });
-}
-
-interface RawAnswer {
-  readonly status: number;
-  readonly type: string;
-  readonly head: string;
-  readonly body: string;
-}
-
-/** A raw answer's status, Content-Type, head and body. */
-function splitRaw(answer: string): RawAnswer {
-  const end = answer.indexOf('\r\n\r\n');
-  const head = end >= 0 ? answer.slice(0, end) : answer;
-  return {
-    status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]),
-    type: /^content-type: *(.*)$/im.exec(head)?.[1] ?? '',
-    head,
-    body: end >= 0 ? answer.slice(end + 4) : '',
-  };
 }
 
 /** A raw answer in the Error shape: its status, Content-Type and body. */

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 import { openSocket, receivedUntilClose } from '../support/raw-socket.ts';
 import { answerFor, type ParsingUpstream, startParsingUpstream } from './parsing-upstream.ts';
-import { type ProxyKind, type ProxyProcess, shippedConfig, startProxy } from './proxy-process.ts';
+import { type ProxyProcess, shippedConfig, startProxy } from './proxy-process.ts';
+import { answersIn } from './raw-answers.ts';
 
 // What reaches an instance through deploy/nginx.conf and deploy/haproxy.cfg as shipped (ports
 // changed only), read by Node's own HTTP parser (parsing-upstream.ts): request smuggling and
@@ -19,24 +20,6 @@ import { type ProxyKind, type ProxyProcess, shippedConfig, startProxy } from './
 // cannot take with its 400, on the same boundary).
 
 const HOST = 'Host: x\r\n';
-
-/** Each answer in `raw` (a keep-alive stream of answers with a Content-Length): status, body. */
-function answersIn(raw: string): { status: number; type: string; body: string }[] {
-  const answers: { status: number; type: string; body: string }[] = [];
-  let rest = raw;
-  for (;;) {
-    const end = rest.indexOf('\r\n\r\n');
-    if (end < 0) return answers;
-    const head = rest.slice(0, end);
-    const length = Number(/^content-length: *(\d+)/im.exec(head)?.[1] ?? 0);
-    answers.push({
-      status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]),
-      type: /^content-type: *(.*)$/im.exec(head)?.[1] ?? '',
-      body: rest.slice(end + 4, end + 4 + length),
-    });
-    rest = rest.slice(end + 4 + length);
-  }
-}
 
 /**
  * Writes `bytes` on a new connection, then a last request that closes it, and resolves with
@@ -201,7 +184,7 @@ describe.each(['nginx', 'haproxy'] as const)('%s as shipped: what an instance re
     const port = await freePort();
     const ports = [await freePort(), await freePort()] as const;
     upstreams = await Promise.all(ports.map((p) => startParsingUpstream(p)));
-    running = await startProxy(proxy, port, () => shippedConfig(proxy as ProxyKind, port, ports));
+    running = await startProxy(proxy, port, () => shippedConfig(proxy, port, ports));
   }, 60_000);
   afterAll(async () => {
     await running?.stop();
